@@ -1,0 +1,1 @@
+"""Benchmark engine: streaming client, metric math, prompt sets, result history."""

@@ -1,0 +1,1 @@
+"""Command line: argument parsing and headless subcommands (no Textual at import time)."""

@@ -1,0 +1,51 @@
+"""`mtptui profiles list|show`: the configured hosts and their launch profiles."""
+
+from __future__ import annotations
+
+import sys
+
+from mtptui.cli.commands._common import add, print_json
+
+NAME = "profiles"
+
+
+def register(sub, parent) -> None:
+    p = add(sub, parent, NAME, "list hosts or show a host's launch profiles")
+    actions = p.add_subparsers(dest="profiles_command", metavar="ACTION", required=True)
+    lst = actions.add_parser("list", parents=[parent], help="list the configured hosts and their profiles")
+    lst.add_argument("--json", action="store_true")
+    lst.set_defaults(run=run_list)
+    show = actions.add_parser("show", parents=[parent], help="show a host and its launch profiles")
+    show.add_argument("host", metavar="NAME", help="host name, e.g. ct129")
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(run=run_show)
+
+
+def run_list(args) -> int:
+    from mtptui.config import list_hosts
+
+    hosts, errors = list_hosts(args.config)
+    for error in errors:
+        print(f"mtptui: skipped: {error}", file=sys.stderr)
+    if args.json:
+        print_json([{"name": h.name, "file": str(p), "known_good": h.known_good, "profiles": list(h.profiles)}
+                    for p, h in hosts])
+        return 0
+    for path, host in hosts:
+        profiles = ", ".join(f"{n}*" if n == host.known_good else n for n in host.profiles) or "(none)"
+        print(f"{host.name:<12} {profiles:<40} {path}")
+    if hosts:
+        print("(* = known-good profile)")
+    return 0
+
+
+def run_show(args) -> int:
+    from mtptui.cli.render_profiles import render_host
+    from mtptui.config import find_host
+
+    path, host = find_host(args.host, args.config)
+    if args.json:
+        print_json({"file": str(path), **host.model_dump(mode="json", exclude_none=True)})
+    else:
+        sys.stdout.write(render_host(host, path))
+    return 0

@@ -1,0 +1,139 @@
+"""Load host files with tomllib, save them with tomli-w, and find a host by name."""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Iterable
+
+import tomli_w
+from pydantic import ValidationError
+
+from mtptui.config.models import HostConfig
+from mtptui.config.paths import search_path
+from mtptui.errors import ConfigError
+
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+_KEY = re.compile(r'^\s*("[^"]*"|[A-Za-z0-9_-]+)\s*=')
+
+
+def _key_lines(text: str) -> dict[tuple[str, ...], int]:
+    """Map every table header and key path in the text to its 1-based line (first occurrence)."""
+    found: dict[tuple[str, ...], int] = {}
+    table: tuple[str, ...] = ()
+    for number, line in enumerate(text.splitlines(), start=1):
+        if header := _HEADER.match(line):
+            table = tuple(part.strip().strip('"') for part in header.group(1).split("."))
+            found.setdefault(table, number)
+        elif key := _KEY.match(line):
+            found.setdefault(table + (key.group(1).strip('"'),), number)
+    return found
+
+
+def _key_line(text: str, loc: Iterable[Any]) -> int | None:
+    """Line of the deepest part of ``loc`` present in the file (tomllib keeps no positions)."""
+    path = tuple(str(k) for k in loc if isinstance(k, str) and not k.startswith("function-"))
+    lines = _key_lines(text)
+    for end in range(len(path), 0, -1):
+        if path[:end] in lines:
+            return lines[path[:end]]
+    return None
+
+
+def _clean_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Drop pydantic's union-tag step (``server.systemd.unit`` is ``server.unit`` in the file)."""
+    if len(loc) > 1 and loc[0] == "server" and loc[1] in ("systemd", "process"):
+        return loc[:1] + loc[2:]
+    return loc
+
+
+def _describe(error: dict[str, Any]) -> str:
+    loc = ".".join(str(part) for part in _clean_loc(error["loc"]) if not str(part).startswith("function-"))
+    message = error["msg"]
+    if error["type"] == "extra_forbidden":
+        message = "unknown field"
+    elif error["type"] == "missing":
+        message = "required field is missing"
+    return f"field {loc!r}: {message}" if loc else message
+
+
+def parse_host(text: str, source: str = "<string>") -> HostConfig:
+    """Parse and validate host TOML text; ``source`` names the file in error messages."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: invalid TOML: {exc}") from None
+    data.setdefault("name", Path(source).stem)
+    try:
+        return HostConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        line = _key_line(text, _clean_loc(first["loc"]))
+        where = f"{source}:{line}" if line else source
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise ConfigError(f"{where}: {_describe(first)}{more}") from None
+
+
+def load_host_file(path: str | os.PathLike[str]) -> HostConfig:
+    """Read one host file; every failure is a ConfigError naming the file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    return parse_host(text, str(path))
+
+
+def dump_host(host: HostConfig) -> str:
+    """TOML text for a host, with only the fields that were set (so files stay short)."""
+    data = host.model_dump(mode="json", exclude_unset=True, exclude_none=True)
+    data["name"] = host.name
+    data.setdefault("server", {})["manager"] = host.server.manager
+    return tomli_w.dumps(data)
+
+
+def save_host(host: HostConfig, path: str | os.PathLike[str]) -> None:
+    """Write a host file atomically (temp file + rename), keeping a backup of the old one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(dump_host(host), encoding="utf-8")
+    if path.exists():
+        path.with_name(path.name + ".bak").write_bytes(path.read_bytes())
+    os.replace(tmp, path)
+
+
+def list_hosts(config_file: str | None = None) -> tuple[list[tuple[Path, HostConfig]], list[ConfigError]]:
+    """Every readable host on the search path (first one wins per name) and the errors met."""
+    hosts: dict[str, tuple[Path, HostConfig]] = {}
+    errors: list[ConfigError] = []
+    for path in search_path(config_file):
+        try:
+            host = load_host_file(path)
+        except ConfigError as exc:
+            errors.append(exc)
+            continue
+        hosts.setdefault(host.name, (path, host))
+    return list(hosts.values()), errors
+
+
+def find_host(name: str, config_file: str | None = None) -> tuple[Path, HostConfig]:
+    """The host called ``name``, searched in lookup order; a broken candidate file is reported."""
+    files = search_path(config_file)
+    for path in files:
+        if path.stem == name:  # a file named after the host: its errors are the user's errors
+            host = load_host_file(path)
+        else:
+            try:
+                host = load_host_file(path)
+            except ConfigError:
+                continue
+        if host.name == name:
+            return path, host
+    searched = ", ".join(str(p) for p in files) or "no host files found"
+    raise ConfigError(f"unknown host {name!r}: no host file defines it (searched: {searched})")

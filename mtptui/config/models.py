@@ -1,0 +1,108 @@
+"""Pydantic models for a host profile and its launch profiles (no Textual, no I/O)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+FlagValue = Union[bool, int, float, str, list[str]]
+"""A launch flag value as written in TOML: true for store_true flags, lists for nargs='+'."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class SSHConfig(_Strict):
+    """How to reach the GPU host. Secrets never live here: keys come from the agent or a file path."""
+
+    target: str = Field(description="Host name, address or ~/.ssh/config alias.")
+    port: int | None = Field(default=None, ge=1, le=65535, description="SSH port; None uses ~/.ssh/config or 22.")
+    user: str | None = Field(default=None, description="Login user; None uses ~/.ssh/config or the local user.")
+    identity_file: str | None = Field(default=None, description="Path of a private key; the agent is tried too.")
+    known_hosts: Literal["strict", "ask"] = Field(
+        default="strict",
+        description="strict refuses unknown or changed host keys; ask lets the user accept an unknown key explicitly.",
+    )
+    known_hosts_file: str | None = Field(default=None, description="known_hosts file; None uses ~/.ssh/known_hosts.")
+    keepalive_s: int = Field(default=15, ge=0, description="Keepalive interval in seconds (0 disables).")
+
+
+class SystemdServer(_Strict):
+    """The server runs as a systemd unit."""
+
+    manager: Literal["systemd"] = "systemd"
+    unit: str = Field(description="Unit name, e.g. sglang-qwen.service.")
+    command_prefix: list[str] = Field(default_factory=list, description='Prefix for systemctl, e.g. ["sudo"].')
+
+
+class ProcessServer(_Strict):
+    """The server was started by hand (nohup); mtptui finds it by pid file or command line."""
+
+    manager: Literal["process"] = "process"
+    launch_command: str | None = Field(default=None, description="Command that starts the server, if not a profile.")
+    pid_file: str | None = Field(default=None, description="File holding the server's pid.")
+    log_file: str = Field(description="Where the server's stdout and stderr go.")
+    workdir: str | None = Field(default=None, description="Working directory for a relaunch.")
+
+
+ServerConfig = Annotated[Union[SystemdServer, ProcessServer], Field(discriminator="manager")]
+
+
+class LogSource(_Strict):
+    """Where the server log is read from."""
+
+    kind: Literal["journal", "file"] = Field(description="journal follows the unit's journal; file tails a path.")
+    path: str | None = Field(default=None, description="Log file path when kind is file.")
+
+    @model_validator(mode="after")
+    def _file_needs_path(self) -> "LogSource":
+        if self.kind == "file" and not self.path:
+            raise ValueError("a file log source needs a path")
+        return self
+
+
+class LaunchProfile(_Strict):
+    """One way to launch SGLang: model, flags, environment and a note."""
+
+    model_path: str = Field(description="--model-path of the server.")
+    flags: dict[str, FlagValue] = Field(
+        default_factory=dict,
+        description='SGLang flags by long name without "--", e.g. "speculative-num-steps" = 3.',
+    )
+    env: dict[str, str] = Field(default_factory=dict, description="Environment variables, e.g. SGLANG_ENABLE_SPEC_V2.")
+    python: str = Field(default="python3", description="Interpreter used to render `python3 -m sglang.launch_server`.")
+    note: str = Field(default="", description="Why this profile exists.")
+
+
+class HostConfig(_Strict):
+    """A GPU host running SGLang, and the launch profiles known for it."""
+
+    name: str = Field(description="Short name used on the command line: `mtptui NAME`.")
+    description: str = ""
+    gpus: str = Field(default="", description="Human description of the GPUs, e.g. 2x NVIDIA A6000 48 GB.")
+    gpu_memory_gb: float | None = Field(default=None, gt=0, description="Memory per GPU.")
+    sglang_version: str = Field(default="0.5.12.post1", description="SGLang release the host runs (flag rules).")
+    api_url: str = Field(description="OpenAI-compatible API base, e.g. http://10.0.0.5:30000.")
+    ssh: SSHConfig | None = Field(default=None, description="How to reach the host; None means this machine.")
+    server: ServerConfig
+    log: LogSource
+    known_good: str | None = Field(default=None, description="Name of the profile the one-key restore uses.")
+    profiles: dict[str, LaunchProfile] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _known_good_exists(self) -> "HostConfig":
+        if self.known_good is not None and self.known_good not in self.profiles:
+            raise ValueError(f"known_good names profile {self.known_good!r}, which is not defined")
+        return self
+
+    def profile(self, name: str) -> LaunchProfile:
+        """The named profile, or a ConfigError listing the ones that exist."""
+        from mtptui.errors import ConfigError
+
+        try:
+            return self.profiles[name]
+        except KeyError:
+            known = ", ".join(sorted(self.profiles)) or "none"
+            raise ConfigError(f"host {self.name!r} has no profile {name!r} (profiles: {known})") from None

@@ -1,0 +1,1 @@
+"""Transports (SSH via asyncssh, local subprocesses) and service managers (systemd, process)."""

@@ -1,0 +1,1 @@
+"""A simulated SGLang server: same flags, log lines and HTTP API as the real one, no GPU."""

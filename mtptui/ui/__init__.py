@@ -1,0 +1,1 @@
+"""Textual app, screens and widgets: the only layer that imports Textual."""

@@ -1,0 +1,34 @@
+"""Shared fixtures: every test runs isolated from the user's real config, data and caches."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("MTPTUI_SHARED", ROOT.parent / "shared"))
+REAL_LOGS = SHARED / "real-logs"
+REFERENCE = SHARED / "reference"
+CONFIGS = ROOT / "configs"
+
+
+@pytest.fixture(autouse=True)
+def isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point XDG config/data/cache/state at a fresh tmp dir and drop MTPTUI_CONFIG."""
+    home = tmp_path_factory.mktemp("xdg")
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+        path = home / var.lower()
+        path.mkdir()
+        monkeypatch.setenv(var, str(path))
+    monkeypatch.delenv("MTPTUI_CONFIG", raising=False)
+    return home
+
+
+@pytest.fixture
+def real_logs() -> Path:
+    """The real SGLang logs in ../shared/real-logs (read in place, never copied)."""
+    if not REAL_LOGS.is_dir():
+        pytest.fail(f"real logs not found at {REAL_LOGS}; set MTPTUI_SHARED to the shared/ folder")
+    return REAL_LOGS
