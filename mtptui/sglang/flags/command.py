@@ -1,0 +1,112 @@
+"""Read a whole shell launch command into a FlagSet, and render a FlagSet back as a canonical command."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+
+from mtptui.sglang.flags.errors import FlagError
+from mtptui.sglang.flags.flagset import MODEL_PATH, FlagSet, Value, parse_argv
+from mtptui.sglang.flags.shellwords import Token, simple_commands, tokenize
+from mtptui.sglang.flags.table import DEFAULT_VERSION, FlagSpec
+
+_PYTHON = re.compile(r"python[0-9.]*$")
+_NAME_VALUE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.DOTALL)
+LAUNCH_MODULE = "sglang.launch_server"
+NOT_FOUND = ("no SGLang launch command found: expected `python -m sglang.launch_server ...` "
+             "or `sglang serve ...`")
+
+
+def find_entry(words: list[str]) -> tuple[int, int] | None:
+    """(start, end) of the program part: ``[/path/]python[3] [opts] -m sglang.launch_server`` or ``sglang serve``."""
+    for index, word in enumerate(words):
+        if os.path.basename(word) == "sglang" and words[index + 1:index + 2] == ["serve"]:
+            return index, index + 2
+        if word == "-m" and words[index + 1:index + 2] == [LAUNCH_MODULE]:
+            for start in range(index - 1, -1, -1):
+                if _PYTHON.match(os.path.basename(words[start])):
+                    return start, index + 2
+            return None
+    return None
+
+
+def prefix_env(tokens: list[Token]) -> dict[str, str]:
+    """Assignments before the program: ``VAR=x`` words and the arguments of an ``env`` wrapper."""
+    env: dict[str, str] = {}
+    after_env = False
+    for token in tokens:
+        if os.path.basename(token.text) == "env":
+            after_env = True
+        elif token.assignment or (after_env and _NAME_VALUE.match(token.text)):
+            name, value = _NAME_VALUE.match(token.text).groups()
+            env[name] = value
+    return env
+
+
+def split_launch(words: list[Token]) -> tuple[dict[str, str], str, list[str]] | None:
+    """(env, entry, SGLang args) of one simple command, or None when it does not start SGLang."""
+    texts = [token.text for token in words]
+    found = find_entry(texts)
+    if found is None:
+        return None
+    start, end = found
+    return prefix_env(words[:start]), shlex.join(texts[start:end]), texts[end:]
+
+
+def parse_command(text: str, version: str = DEFAULT_VERSION, *, require_model: bool = True) -> FlagSet:
+    """The flag set of a shell command line (env prefixes, wrappers such as nohup, redirections, continuations)."""
+    try:
+        commands = simple_commands(tokenize(text))
+    except ValueError as exc:
+        raise FlagError(f"cannot read the command line: {exc}") from None
+    for words in commands:
+        launch = split_launch(words)
+        if launch is not None:
+            env, entry, argv = launch
+            flagset = parse_argv(argv, version, require_model=require_model)
+            flagset.env, flagset.entry = env, entry
+            return flagset
+    if len(commands) == 1 and commands[0][0].text.startswith("--"):
+        return parse_argv([t.text for t in commands[0]], version, require_model=require_model)
+    raise FlagError(NOT_FOUND)
+
+
+def value_text(value: object) -> str:
+    """A value as one argv word: floats by repr (round-trips), everything else by str."""
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def flag_tokens(spec: FlagSpec, value: Value) -> list[str]:
+    """argv words for one flag; values that start with "-" use ``--opt=value`` so argparse takes them."""
+    if spec.flag_kind in ("store_true", "const"):
+        return [spec.name] if value else []
+    if spec.flag_kind == "boolean_optional":
+        return [spec.name] if value else [spec.negative]
+    if spec.is_list:
+        return [spec.name, *(value_text(item) for item in value)]
+    if value is True and spec.nargs == "?":
+        return [spec.name]
+    text = value_text(value)
+    return [f"{spec.name}={text}"] if text.startswith("-") else [spec.name, text]
+
+
+def _groups(fs: FlagSet) -> list[list[str]]:
+    """argv words grouped per flag: --model-path first, then the table's order (stable and canonical)."""
+    table = fs.table
+    groups = [[MODEL_PATH, fs.model_path]] if fs.model_path is not None else []
+    for name in sorted(fs.flags, key=lambda n: table.order.get(table[n].name, 0)):
+        groups.append(flag_tokens(table[name], fs.flags[name]))
+    return [group for group in groups if group]
+
+
+def render_argv(fs: FlagSet) -> list[str]:
+    """SGLang's arguments in canonical form (no program, no env)."""
+    return [word for group in _groups(fs) for word in group]
+
+
+def render_command(fs: FlagSet, multiline: bool = False) -> str:
+    """A shell-safe command line: ``VAR=value ... ENTRY --flag value ...``; ``multiline`` puts a flag per line."""
+    head = [f"{name}={shlex.quote(value)}" for name, value in sorted(fs.env.items())] + [fs.entry]
+    parts = [" ".join(head)] + [" ".join(shlex.quote(word) for word in group) for group in _groups(fs)]
+    return (" \\\n    " if multiline else " ").join(parts)

@@ -1,0 +1,194 @@
+"""What SGLang will actually use for the speculative and memory flags, and whether it chose it itself.
+
+Follows sglang-flags.md §2.2 (``handle_speculative_decoding`` / ``_handle_eagle_family`` / ``_handle_ngram``)
+and §3 (memory defaults). Values SGLang derives from the GPU or the checkpoint are reported as auto without a
+number, since they cannot be known offline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mtptui.sglang.flags.flagset import FlagSet
+from mtptui.sglang.flags.models import model_info
+
+EAGLE_FAMILY = frozenset({"EAGLE", "EAGLE3", "STANDALONE"})
+NEW_AUTO_TABLE = frozenset({"0.5.12.post1", "0.5.23"})
+TYPE_ERROR_VERSIONS = NEW_AUTO_TABLE
+MRR_SPEC = 48
+STEPS, TOPK, DRAFT = "--speculative-num-steps", "--speculative-eagle-topk", "--speculative-num-draft-tokens"
+ALGO, MRR = "--speculative-algorithm", "--max-running-requests"
+MRR_WARNING = ("Max running requests is reset to 48 for speculative decoding. You can override this by "
+               "explicitly setting --max-running-requests.")
+DRAFT_WARNING = ("speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when "
+                 "speculative_eagle_topk == 1")
+NGRAM_WARNING = ("speculative_num_draft_tokens is set to 12 by default for ngram speculative decoding. You can "
+                 "override this by explicitly setting --speculative-num-draft-tokens.")
+TYPE_ERROR = "TypeError: '>' not supported between instances of 'NoneType' and 'int'"
+
+_SMALL_ARCHS = ("DeepseekV32", "DeepseekV3", "DeepseekV2", "GptOss", "Glm4Moe", "GlmMoeDsa", "BailingMoe",
+                "MistralLarge3", "Pixtral", "MiMoV2")
+_LARGE_ARCHS = ("LlamaForCausalLM", "Grok1")
+
+
+@dataclass(frozen=True)
+class Effective:
+    """One resolved value: ``source`` is set (as written), auto (SGLang chose), default, unset or error."""
+
+    value: object = None
+    source: str = "set"
+    note: str | None = None
+
+    @property
+    def auto(self) -> bool:
+        return self.source == "auto"
+
+    def __str__(self) -> str:
+        text = _text(self.value)
+        if self.source == "set":
+            return text
+        if self.source == "auto":
+            return f"{text} (auto)" if self.value is not None else f"auto ({self.note})" if self.note else "auto"
+        if self.source == "default":
+            return f"unset (default {text})"
+        if self.source == "error":
+            return f"error ({self.note})"
+        return f"unset ({self.note})" if self.note else "unset"
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return " ".join(_text(v) for v in value)
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+@dataclass
+class SpecResolution:
+    """The speculative settings after SGLang's hooks, with the failure or warnings they produce."""
+
+    algorithm: str | None = None
+    values: dict[str, Effective] = field(default_factory=dict)
+    error: tuple[str, str] | None = None  # (flag, exact SGLang message)
+    warnings: list[tuple[str, str]] = field(default_factory=list)  # (flag, SGLang warning text)
+
+
+def auto_spec_params(version: str, algorithm: str, arch: str | None) -> tuple[int, int, int]:
+    """``_auto_choose_speculative_params``: (num_steps, topk, num_draft_tokens) for an architecture."""
+    arch = arch or ""
+    if version in NEW_AUTO_TABLE:
+        if algorithm == "STANDALONE" or arch.startswith(_SMALL_ARCHS):
+            return 3, 1, 4
+        return (5, 4, 8) if arch.startswith(_LARGE_ARCHS) else (3, 1, 4)
+    return (3, 1, 4) if arch.startswith(("DeepseekV3", "DeepseekV2", "GptOss")) else (5, 4, 8)
+
+
+def resolve_spec(fs: FlagSet, model_arch: str | None = None) -> SpecResolution:
+    written = fs.get(ALGO)
+    if written is None:
+        return SpecResolution()
+    name = str(written).upper()
+    algorithm = "EAGLE" if name == "NEXTN" else name
+    result = SpecResolution(algorithm=algorithm)
+    result.values[ALGO] = Effective(algorithm)
+    if name not in {b.upper() for b in fs.table.spec_builtins}:
+        result.error = (ALGO, f"ValueError: Unknown speculative algorithm name: {name}")
+    elif algorithm in EAGLE_FAMILY:
+        _eagle(fs, result, model_arch)
+    elif algorithm == "NGRAM":
+        _ngram(fs, result)
+    return result
+
+
+def _max_running(fs: FlagSet, result: SpecResolution) -> None:
+    if fs.get(MRR) is None:
+        result.values[MRR] = Effective(MRR_SPEC, "auto")
+        result.warnings.append((MRR, MRR_WARNING))
+
+
+def _eagle(fs: FlagSet, result: SpecResolution, model_arch: str | None) -> None:
+    _max_running(fs, result)
+    steps, topk, draft = fs.get(STEPS), fs.get(TOPK), fs.get(DRAFT)
+    if fs.get("--speculative-adaptive") and steps is None:
+        return
+    if steps is None:
+        if topk is not None or draft is not None:
+            result.error = (DRAFT if draft is not None else TOPK, "AssertionError")
+            return
+        arch = model_info(fs.model_path, model_arch).arch
+        auto = auto_spec_params(fs.version, result.algorithm or "", arch)
+        for flag, value in zip((STEPS, TOPK, DRAFT), auto):
+            result.values[flag] = Effective(value, "auto")
+        return
+    result.values[STEPS] = Effective(steps)
+    if topk is None:
+        if fs.version in TYPE_ERROR_VERSIONS:
+            result.error = (TOPK, TYPE_ERROR)
+        return
+    result.values[TOPK] = Effective(topk)
+    result.values[DRAFT] = Effective(draft) if draft is not None else Effective(None, "unset")
+    if topk == 1 and draft != steps + 1:
+        result.values[DRAFT] = Effective(steps + 1, "auto")
+        result.warnings.append((DRAFT, DRAFT_WARNING))
+
+
+def _ngram(fs: FlagSet, result: SpecResolution) -> None:
+    _max_running(fs, result)
+    topk = fs.get("--speculative-ngram-max-bfs-breadth", 10)
+    draft = fs.get(DRAFT)
+    result.values[TOPK] = Effective(topk, "auto")
+    if draft is None:
+        draft = 12
+        result.values[DRAFT] = Effective(12, "auto")
+        result.warnings.append((DRAFT, NGRAM_WARNING))
+    else:
+        result.values[DRAFT] = Effective(draft)
+    result.values[STEPS] = Effective(draft // topk, "auto")
+
+
+def _memory(fs: FlagSet) -> dict[str, Effective]:
+    """Memory-related flags: as written, or what SGLang falls back to."""
+    unset_notes = {
+        "--mem-fraction-static": ("auto", "from GPU memory"),
+        "--context-length": ("unset", "from the model's config.json"),
+        "--chunked-prefill-size": ("auto", "from GPU memory"),
+        "--max-running-requests": ("auto", "from the KV cache size"),
+        "--cuda-graph-max-bs": ("auto", "from GPU memory"),
+        "--cuda-graph-max-bs-decode": ("auto", "from GPU memory"),
+        "--max-total-tokens": ("auto", "from the KV cache size"),
+    }
+    out: dict[str, Effective] = {}
+    for name, (source, note) in unset_notes.items():
+        if name in fs.table:
+            value = fs.get(name)
+            out[name] = Effective(value) if value is not None else Effective(None, source, note)
+    out.update(_mamba(fs))
+    return out
+
+
+def _mamba(fs: FlagSet) -> dict[str, Effective]:
+    out: dict[str, Effective] = {}
+    if "--mamba-full-memory-ratio" in fs.table:
+        ratio = fs.get("--mamba-full-memory-ratio")
+        out["--mamba-full-memory-ratio"] = Effective(ratio) if ratio is not None else Effective(0.9, "default")
+    for name, auto in (("--mamba-scheduler-strategy", "no_buffer"), ("--mamba-radix-cache-strategy", None)):
+        if name in fs.table:
+            value = fs.get(name, "auto")
+            if value != "auto":
+                out[name] = Effective(value)
+            else:
+                out[name] = Effective(auto, "auto", None if auto else "extra_buffer when the model supports it")
+    return out
+
+
+def resolve_effective(fs: FlagSet, model_arch: str | None = None) -> dict[str, Effective]:
+    """Speculative and memory flags as SGLang will use them, keyed by canonical name; ``str(v)`` e.g. "2 (auto)"."""
+    out = _memory(fs)
+    spec = resolve_spec(fs, model_arch)
+    if spec.algorithm is not None:
+        out.update(spec.values)
+        if spec.error is not None:
+            flag, message = spec.error
+            out[flag] = Effective(fs.get(flag), "error", message)
+    return out

@@ -1,0 +1,139 @@
+"""Split POSIX shell text into words and operators, remembering what was quoted.
+
+Enough of the shell for launch commands: single and double quotes, backslash escapes, backslash-newline
+continuations, comments, and the operators that end a simple command or redirect it. Nothing is expanded:
+``$VAR`` and backticks stay literal text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+SEPARATORS = frozenset({";", "&", "|", "&&", "||", ";;", "(", ")", "\n"})
+REDIRECTIONS = frozenset({"<", ">", ">>", ">&", "<&", "&>", "&>>", ">|", "<<", "<<<", "<>"})
+_OPERATORS = sorted(SEPARATORS | REDIRECTIONS, key=len, reverse=True)
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_DOUBLE_ESCAPES = '$`"\\\n'
+
+
+@dataclass(frozen=True)
+class Token:
+    """A word (``op`` False) or an operator; ``assignment`` marks an unquoted ``NAME=`` prefix."""
+
+    text: str
+    op: bool = False
+    assignment: bool = False
+
+
+class _Word:
+    def __init__(self) -> None:
+        self.chars: list[str] = []
+        self.plain = ""  # the unquoted, unescaped prefix
+        self.quoted = False
+        self.started = False
+
+    def add(self, text: str, quoted: bool) -> None:
+        self.started = True
+        if quoted:
+            self.quoted = True
+        elif not self.quoted:
+            self.plain += text
+        self.chars.append(text)
+
+    def token(self) -> Token:
+        return Token("".join(self.chars), assignment=bool(_ASSIGNMENT.match(self.plain)))
+
+
+def _single(text: str, i: int, word: _Word) -> int:
+    end = text.find("'", i + 1)
+    if end < 0:
+        raise ValueError("unterminated single quote")
+    word.add(text[i + 1:end], quoted=True)
+    return end + 1
+
+
+def _double(text: str, i: int, word: _Word) -> int:
+    i += 1
+    word.add("", quoted=True)
+    while i < len(text):
+        char = text[i]
+        if char == '"':
+            return i + 1
+        if char == "\\" and i + 1 < len(text) and text[i + 1] in _DOUBLE_ESCAPES:
+            if text[i + 1] != "\n":
+                word.add(text[i + 1], quoted=True)
+            i += 2
+            continue
+        word.add(char, quoted=True)
+        i += 1
+    raise ValueError("unterminated double quote")
+
+
+def _operator(text: str, i: int) -> str | None:
+    for op in _OPERATORS:
+        if text.startswith(op, i):
+            return op
+    return None
+
+
+def tokenize(text: str) -> list[Token]:
+    """Words and operators of ``text``; ValueError on an unterminated quote."""
+    tokens: list[Token] = []
+    word = _Word()
+    i = 0
+
+    def flush() -> None:
+        nonlocal word
+        if word.started:
+            tokens.append(word.token())
+        word = _Word()
+
+    while i < len(text):
+        char = text[i]
+        if char == "\\":
+            if text.startswith("\\\r\n", i):
+                i += 3
+            elif i + 1 < len(text) and text[i + 1] == "\n":
+                i += 2
+            else:
+                word.add(text[i + 1:i + 2], quoted=True)
+                i += 2
+        elif char == "'":
+            i = _single(text, i, word)
+        elif char == '"':
+            i = _double(text, i, word)
+        elif char == "#" and not word.started:
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end
+        elif (op := _operator(text, i)) is not None:
+            if op[0] in "<>" and word.started and not word.quoted and word.plain.isdigit():
+                word = _Word()  # an fd number such as the 2 of 2>&1
+            flush()
+            tokens.append(Token(op, op=True))
+            i += len(op)
+        elif char in " \t\r":
+            flush()
+            i += 1
+        else:
+            word.add(char, quoted=False)
+            i += 1
+    flush()
+    return tokens
+
+
+def simple_commands(tokens: list[Token]) -> list[list[Token]]:
+    """Words of each simple command, with redirections (and their targets) removed."""
+    commands: list[list[Token]] = [[]]
+    skip_next = False
+    for token in tokens:
+        if skip_next and not token.op:
+            skip_next = False
+            continue
+        if token.op and token.text in SEPARATORS:
+            commands.append([])
+        elif token.op:
+            skip_next = True
+        else:
+            commands[-1].append(token)
+    return [command for command in commands if command]
