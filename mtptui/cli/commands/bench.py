@@ -1,23 +1,129 @@
-"""`mtptui bench`: fire prompts at the OpenAI-compatible API and measure like bench_serving."""
+"""`mtptui bench`: fire prompts at the OpenAI-compatible API and measure like bench_serving.
+
+Heavy imports (httpx, prometheus_client) happen inside `run`, so `mtptui --help` stays fast.
+"""
 
 from __future__ import annotations
 
-from mtptui.cli.commands._common import add, not_implemented
+import argparse
+import sys
+
+from mtptui.cli.commands._common import add
+from mtptui.errors import UserError
 
 NAME = "bench"
+EPILOG = ("Every run is appended to the history in $XDG_DATA_HOME/mtptui/ and compared with the best earlier run "
+          "of the same workload on the same target.")
 
 
 def register(sub, parent) -> None:
     p = add(sub, parent, NAME, "benchmark a server: TTFT, TPOT, ITL, tok/s, accept length")
+    p.epilog = EPILOG
     p.add_argument("host", nargs="?", metavar="HOST", help="host whose API to measure")
     p.add_argument("--url", default=None, help="API base URL instead of a host")
-    p.add_argument("--prompts", default=None, help="prompt set name or TOML file")
-    p.add_argument("--concurrency", type=int, default=1)
-    p.add_argument("--requests", type=int, default=None)
-    p.add_argument("--max-tokens", type=int, default=None)
+    p.add_argument("--prompts", default=None, help="prompt set name or TOML file (default: rbtree)")
+    p.add_argument("--concurrency", type=int, default=1, help="requests in flight at once (default 1)")
+    p.add_argument("--requests", type=int, default=None, help="measured requests (default: max(4, 2 x concurrency))")
+    p.add_argument("--max-tokens", type=int, default=512, help="output tokens per request (default 512)")
     p.add_argument("--json", dest="json_file", metavar="FILE", default=None, help="write the full result here")
+    p.add_argument("--warmup", type=int, default=1, help="warm-up requests, not measured (default 1)")
+    p.add_argument("--rate", type=float, default=None, help="Poisson arrivals per second (default: all at once)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the arrival times (default 0)")
+    p.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0)")
+    p.add_argument("--top-p", type=float, default=None, help="nucleus sampling (default: not sent)")
+    p.add_argument("--ignore-eos", action="store_true", help="generate max-tokens even past end of sequence")
+    p.add_argument("--model", default=None, help="model name to send (default: the server's)")
+    p.add_argument("--repeat", type=int, default=1, help="run K times: the spread is the run-to-run noise")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds without data before a request fails")
+    p.add_argument("--no-history", action="store_true", help="do not record this run")
+    p.add_argument("--compare", action="store_true", help="show the baseline and the flags that differ")
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
-    return not_implemented("bench")
+def _check_numbers(args: argparse.Namespace) -> None:
+    checks = [(args.concurrency >= 1, "--concurrency"), (args.requests is None or args.requests >= 1, "--requests"),
+              (args.max_tokens >= 1, "--max-tokens"), (args.warmup >= 0, "--warmup"), (args.repeat >= 1, "--repeat"),
+              (args.rate is None or args.rate > 0, "--rate"), (args.timeout > 0, "--timeout")]
+    for good, flag in checks:
+        if not good:
+            raise UserError(f"{flag} must be positive")
+
+
+def _target(args: argparse.Namespace) -> tuple[str, str]:
+    """(target name for history, API base URL) from HOST or --url."""
+    if bool(args.host) == bool(args.url):
+        raise UserError("give either a HOST or --url URL")
+    if args.url:
+        if not args.url.startswith(("http://", "https://")):
+            raise UserError(f"--url must start with http:// or https://, not {args.url!r}")
+        return args.url.rstrip("/"), args.url
+    from mtptui.config import find_host
+
+    _, host = find_host(args.host, args.config)
+    if host.ssh is not None:
+        raise UserError(f"host {host.name!r} is reached over SSH: benchmarking over SSH needs the remote-ops layer; "
+                        "use --url")
+    return host.name, host.api_url
+
+
+def _config(args: argparse.Namespace):
+    from mtptui.bench.load import LoadPlan
+    from mtptui.bench.payload import Sampling
+    from mtptui.bench.prompts import load_prompt_set
+    from mtptui.bench.runner import BenchConfig
+
+    target, url = _target(args)
+    plan = LoadPlan(requests=args.requests or max(4, 2 * args.concurrency), concurrency=args.concurrency,
+                    warmup=args.warmup, rate=args.rate, seed=args.seed)
+    sampling = Sampling(temperature=args.temperature, top_p=args.top_p, ignore_eos=args.ignore_eos)
+    return BenchConfig(url=url, prompts=load_prompt_set(args.prompts), plan=plan, max_tokens=args.max_tokens,
+                       sampling=sampling, model=args.model, target=target, timeout=args.timeout)
+
+
+async def _run_all(config, repeat: int) -> list:
+    from mtptui.bench.report import ProgressBar
+    from mtptui.bench.runner import BenchRunner
+
+    results = []
+    for k in range(repeat):
+        bar = ProgressBar(sys.stderr, label=f"run {k + 1}/{repeat} " if repeat > 1 else "")
+        results.append(await BenchRunner(config).run(on_event=bar))
+        bar.finish()
+    return results
+
+
+def _write_json(path: str, document: dict) -> None:
+    import json
+
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(document, handle, indent=2, ensure_ascii=False)
+            handle.write("\n")
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from mtptui.bench import history
+    from mtptui.bench.compare import compare
+    from mtptui.bench.report import comparison_text, results_table
+
+    _check_numbers(args)
+    config = _config(args)
+    runs = [result.to_json() for result in asyncio.run(_run_all(config, args.repeat))]
+    earlier = history.load_runs()
+    if not args.no_history:
+        runs = [history.append_run(run) for run in runs]
+    comparison = compare(runs, earlier)
+    print(results_table(runs[-1]))
+    if len(runs) > 1:
+        print("repeats (output tok/s): " + ", ".join(f"{r['summary']['output_tok_s']:.1f}" for r in runs))
+    print(comparison_text(comparison, detail=args.compare))
+    if args.json_file:
+        document = dict(runs[-1], comparison=comparison.to_json())
+        if len(runs) > 1:
+            document["repeats"] = [r["summary"] for r in runs]
+        _write_json(args.json_file, document)
+    return 0

@@ -1,0 +1,77 @@
+"""Every benchmark run appended to a local JSONL store, so "70 before" is a recorded number.
+
+The store is `$XDG_DATA_HOME/mtptui/bench-history.jsonl`: one Bench JSON object per line, plus `id`,
+`recorded_at` and the class and configuration keys of its fingerprint. Appending is one `write` of one line
+on a file opened in append mode, so concurrent runs do not interleave lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+from mtptui.bench.fingerprint import class_key, config_key
+from mtptui.config.paths import data_home
+from mtptui.errors import UserError
+
+FILE_NAME = "bench-history.jsonl"
+
+
+def history_path() -> Path:
+    return data_home() / FILE_NAME
+
+
+def append_run(run: dict[str, Any], path: Path | None = None) -> dict[str, Any]:
+    """Store one run (its Bench JSON) and return the stored record, which carries its new `id`."""
+    path = path or history_path()
+    record = dict(run)
+    record["id"] = uuid.uuid4().hex[:12]
+    record["recorded_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    record["class_key"] = class_key(run["fingerprint"])
+    record["config_key"] = config_key(run["fingerprint"])
+    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line.encode("utf-8"))
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise UserError(f"cannot write the benchmark history {path}: {exc.strerror or exc}") from None
+    return record
+
+
+def _lines(path: Path) -> Iterator[str]:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            yield from handle
+    except FileNotFoundError:
+        return
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read the benchmark history {path}: {exc}") from None
+
+
+def load_runs(path: Path | None = None) -> list[dict[str, Any]]:
+    """Every stored run, oldest first; a damaged line (e.g. a crash mid-write) is skipped."""
+    runs = []
+    for line in _lines(path or history_path()):
+        try:
+            run = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(run, dict) and isinstance(run.get("fingerprint"), dict) and "summary" in run:
+            run.setdefault("class_key", class_key(run["fingerprint"]))
+            run.setdefault("config_key", config_key(run["fingerprint"]))
+            runs.append(run)
+    return runs
+
+
+def same_class(runs: list[dict[str, Any]], fingerprint: dict[str, Any]) -> list[dict[str, Any]]:
+    """The runs comparable with a run of this fingerprint."""
+    key = class_key(fingerprint)
+    return [run for run in runs if run["class_key"] == key]

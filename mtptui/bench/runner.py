@@ -1,0 +1,190 @@
+"""One benchmark run: probe the server, warm up, fire the measured requests, feed live samples, build the result.
+
+A UI subscribes either with a callback, `await BenchRunner(config).run(on_event=post)` (the callback must return
+at once, e.g. `queue.put_nowait` or Textual's `post_message`), or with `async for event in runner.events()`.
+Reading tasks only timestamp and book tokens into `RateBins`; samples are made by a separate task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from time import perf_counter
+from typing import AsyncIterator, Callable
+
+import httpx
+
+from mtptui.bench.client import ChatClient
+from mtptui.bench.events import BenchEvent, Notice, RateSample, RequestDone, RunFinished, RunStarted
+from mtptui.bench.fingerprint import make_fingerprint
+from mtptui.bench.live import Bin, Progress, RateBins
+from mtptui.bench.load import LoadPlan, arrival_offsets, fire
+from mtptui.bench.metrics import RequestMetrics, request_metrics
+from mtptui.bench.metrics_poll import MetricsPoller, Scrape, accept_len_between
+from mtptui.bench.payload import Sampling, build_payload
+from mtptui.bench.prompts import PromptSet
+from mtptui.bench.result import BenchResult, RequestResult
+from mtptui.bench.server import ServerInfo, probe_server
+from mtptui.bench.summary import summarize
+from mtptui.bench.tokens import TokenCounter
+from mtptui.bench.checks import run_warnings
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """Everything a run needs. `target` names the host in history (defaults to the URL)."""
+
+    url: str
+    prompts: PromptSet
+    plan: LoadPlan
+    max_tokens: int = 512
+    sampling: Sampling = Sampling()
+    model: str | None = None
+    target: str | None = None
+    timeout: float | None = 300.0
+    bin_s: float = 1.0
+    tick_s: float = 0.25
+    warmup_max_tokens: int = 32
+
+
+@dataclass
+class _Measured:
+    """State shared by the request tasks and the sampler during the measured part of a run."""
+
+    bins: RateBins
+    progress: Progress
+    results: dict[int, RequestResult] = field(default_factory=dict)
+    samples: list[RateSample] = field(default_factory=list)
+
+
+class BenchRunner:
+    """Runs one benchmark; see the module docstring for how to follow it live."""
+
+    def __init__(self, config: BenchConfig, *, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.config = config
+        self._transport = transport
+        self._emit: Callable[[BenchEvent], None] = lambda event: None
+        self._poller: MetricsPoller | None = None
+        self._model = config.model or "default"
+
+    async def events(self) -> AsyncIterator[BenchEvent]:
+        """The run's events as an async iterator; the last one is `RunFinished`. Errors are re-raised here."""
+        queue: asyncio.Queue = asyncio.Queue()
+        task = asyncio.create_task(self.run(on_event=queue.put_nowait))
+        task.add_done_callback(lambda t: queue.put_nowait(t))
+        try:
+            while not isinstance(item := await queue.get(), asyncio.Task):
+                yield item
+            item.result()
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def run(self, on_event: Callable[[BenchEvent], None] | None = None) -> BenchResult:
+        """Run the benchmark and return its result; raises UserError if the server cannot be reached."""
+        self._emit = on_event or (lambda event: None)
+        cfg = self.config
+        async with ChatClient(cfg.url, concurrency=cfg.plan.concurrency, timeout=cfg.timeout,
+                              transport=self._transport) as client:
+            server = await probe_server(client, cfg.model)
+            self._model = server.model or self._model
+            fingerprint = make_fingerprint(target=cfg.target or cfg.url, url=cfg.url, server=server,
+                                           sampling=cfg.sampling, prompts=cfg.prompts, plan=cfg.plan,
+                                           max_tokens=cfg.max_tokens)
+            self._emit(RunStarted(cfg.url, cfg.plan.requests, cfg.plan.warmup, cfg.plan.concurrency, fingerprint))
+            started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            await self._warmup(client)
+            result = await self._measure(client, server, fingerprint)
+        result.started_at = started_at
+        self._emit(RunFinished(result))
+        return result
+
+    def _payload(self, index: int, max_tokens: int) -> dict:
+        prompt = self.config.prompts.cycle(index)
+        return build_payload(prompt, model=self._model, max_tokens=max_tokens, sampling=self.config.sampling)
+
+    async def _warmup(self, client: ChatClient) -> None:
+        plan = self.config.plan
+        max_tokens = min(self.config.max_tokens, self.config.warmup_max_tokens)
+
+        async def one(index: int) -> None:
+            metrics = request_metrics(await client.stream(self._payload(index, max_tokens)))
+            self._emit(RequestDone(index, self.config.prompts.cycle(index).name, True, metrics))
+
+        await fire(plan.warmup, plan.concurrency, [0.0] * plan.warmup, one)
+
+    async def _measure(self, client: ChatClient, server: ServerInfo, fingerprint: dict) -> BenchResult:
+        cfg, plan = self.config, self.config.plan
+        self._poller = MetricsPoller(client)
+        before = await self._poller.scrape()
+        origin = perf_counter()
+        state = _Measured(RateBins(origin, cfg.bin_s), Progress(total=plan.requests))
+        background = [asyncio.create_task(self._sampler(state)), asyncio.create_task(self._scraper())]
+        try:
+            await fire(plan.requests, plan.concurrency, arrival_offsets(plan.requests, plan.rate, plan.seed),
+                       lambda index: self._one(client, state, index))
+            end = perf_counter()
+        finally:
+            for task in background:
+                task.cancel()
+            await asyncio.gather(*background, return_exceptions=True)
+        self._book(state, state.bins.flush(end))
+        after = await self._poller.scrape()
+        return self._result(state, end - origin, fingerprint, server, before, after)
+
+    async def _one(self, client: ChatClient, state: _Measured, index: int) -> None:
+        counter = TokenCounter()
+        state.progress.in_flight += 1
+        try:
+            record = await client.stream(self._payload(index, self.config.max_tokens),
+                                         lambda chunk: state.bins.add(chunk.t, counter.step(chunk)))
+            metrics = request_metrics(record)
+        except Exception as exc:  # noqa: BLE001 - one request's bug must not end the run
+            metrics = RequestMetrics(ok=False, error=f"client error: {exc!r}")
+        finally:
+            state.progress.in_flight -= 1
+        state.progress.finished += 1
+        state.progress.failed += not metrics.ok
+        name = self.config.prompts.cycle(index).name
+        state.results[index] = RequestResult(index, name, metrics)
+        self._emit(RequestDone(index, name, False, metrics))
+
+    async def _sampler(self, state: _Measured) -> None:
+        while True:
+            await asyncio.sleep(self.config.tick_s)
+            self._book(state, state.bins.completed(perf_counter()))
+
+    async def _scraper(self) -> None:
+        while self._poller is not None and self._poller.enabled:
+            await asyncio.sleep(self.config.bin_s)
+            await self._poller.scrape()
+
+    def _book(self, state: _Measured, bins: list[Bin]) -> None:
+        """Turn finished bins into samples, keep them and emit them."""
+        p = state.progress
+        live = self._poller.live_accept_len() if self._poller else None
+        queue = self._poller.latest.queue if self._poller and self._poller.latest else None
+        for b in bins:
+            sample = RateSample(b.start + b.width, b.width, b.reasoning / b.width, b.content / b.width,
+                                p.in_flight, p.finished, p.failed, p.total, live, queue)
+            state.samples.append(sample)
+            self._emit(sample)
+
+    def _result(self, state: _Measured, duration: float, fingerprint: dict, server: ServerInfo,
+                before: Scrape | None, after: Scrape | None) -> BenchResult:
+        requests = [state.results[i] for i in sorted(state.results)]
+        summary = summarize([r.metrics for r in requests], duration)
+        from_metrics = accept_len_between(before, after) if server.speculative else None
+        summary["accept_len_sglext"] = summary["accept_len"]
+        summary["accept_len_metrics"] = from_metrics
+        summary["accept_len_source"] = "sglext" if summary["accept_len"] else ("metrics" if from_metrics else None)
+        summary["accept_len"] = summary["accept_len"] or from_metrics
+        full = [s.output_tok_s for s in state.samples if s.width >= self.config.bin_s * 0.999]
+        summary["peak_output_tok_s"] = max(full, default=None)
+        warnings = run_warnings(requests, server, self._poller is not None and self._poller.enabled)
+        for message in warnings:
+            self._emit(Notice(message))
+        return BenchResult(fingerprint, summary, requests, state.samples, warnings)

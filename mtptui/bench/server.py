@@ -1,0 +1,76 @@
+"""What the benchmark asks the server before a run: version, launch flags and model (`/server_info`, `/v1/models`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from mtptui.bench.client import ChatClient, describe_http_error
+from mtptui.errors import UserError
+
+# Resolved server args that decide speed; recorded in the fingerprint and shown when two runs differ.
+KEY_ARGS = (
+    "model_path", "served_model_name", "tp_size", "dp_size", "speculative_algorithm", "speculative_num_steps",
+    "speculative_eagle_topk", "speculative_num_draft_tokens", "mem_fraction_static", "context_length",
+    "max_running_requests", "chunked_prefill_size", "mamba_full_memory_ratio", "mamba_scheduler_strategy",
+    "reasoning_parser", "tool_call_parser", "stream_interval", "attention_backend", "kv_cache_dtype",
+    "quantization", "dtype", "cuda_graph_max_bs", "disable_cuda_graph", "enable_metrics",
+)
+
+
+@dataclass
+class ServerInfo:
+    """The facts of the server a run measured."""
+
+    version: str | None = None
+    model: str | None = None
+    launch_flags: dict[str, Any] = field(default_factory=dict)
+    launch_command: str | None = None
+
+    @property
+    def speculative(self) -> bool:
+        return bool(self.launch_flags.get("speculative_algorithm"))
+
+
+def _unreachable(url: str, exc: httpx.HTTPError) -> UserError:
+    return UserError(f"cannot reach the server at {url}: {describe_http_error(exc, None)}")
+
+
+async def _first_json(client: ChatClient, *paths: str) -> dict[str, Any] | None:
+    for path in paths:
+        status, body = await client.get_json(path)
+        if status == 200 and isinstance(body, dict):
+            return body
+    return None
+
+
+def _model_from(models: dict[str, Any] | None) -> str | None:
+    data = (models or {}).get("data")
+    if isinstance(data, list) and data and isinstance(data[0], dict):
+        return data[0].get("id")
+    return None
+
+
+def _info_from(raw: dict[str, Any]) -> ServerInfo:
+    flags = {key: raw[key] for key in KEY_ARGS if key in raw}
+    command = raw.get("launch_command")
+    return ServerInfo(version=raw.get("version"), launch_flags=flags,
+                      launch_command=command if isinstance(command, str) else None)
+
+
+async def probe_server(client: ChatClient, model: str | None = None) -> ServerInfo:
+    """Read `/server_info` (or the old `/get_server_info`) and the served model name.
+
+    An unreachable server is a UserError (one sentence, exit 1); a server without these endpoints still runs.
+    """
+    try:
+        raw = await _first_json(client, "/server_info", "/get_server_info")
+        models = await _first_json(client, "/v1/models")
+    except httpx.HTTPError as exc:
+        raise _unreachable(client.base_url, exc) from None
+    info = _info_from(raw or {})
+    info.model = model or _model_from(models) or info.launch_flags.get("served_model_name") \
+        or info.launch_flags.get("model_path") or "default"
+    return info
