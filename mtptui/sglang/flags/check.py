@@ -1,11 +1,18 @@
-"""What a server start does with its arguments: parse them, then fail on the first SGLang error."""
+"""What a server start does with its arguments, and a lint that keeps going past the first problem."""
 
 from __future__ import annotations
 
+import re
+
 from mtptui.sglang.flags.errors import FlagError
-from mtptui.sglang.flags.flagset import FlagSet, parse_argv
-from mtptui.sglang.flags.rules import lint
-from mtptui.sglang.flags.table import DEFAULT_VERSION
+from mtptui.sglang.flags.flagset import MODEL_PATH, FlagSet, parse_argv
+from mtptui.sglang.flags.options import explain_option, rejected_options, value_words
+from mtptui.sglang.flags.resolve import match_option, missing_required, parse_values
+from mtptui.sglang.flags.rules import Finding, lint
+from mtptui.sglang.flags.table import DEFAULT_VERSION, load_table
+
+_ARGUMENT = re.compile(r"error: argument ([^/:\s]+)")
+MAX_ROUNDS = 50
 
 
 def check_launch(argv: list[str], version: str = DEFAULT_VERSION, model_arch: str | None = None) -> FlagSet:
@@ -19,3 +26,80 @@ def check_launch(argv: list[str], version: str = DEFAULT_VERSION, model_arch: st
         if finding.stops_server:
             raise FlagError(finding.sglang_message or finding.message, flag=finding.flag, fix=finding.fix)
     return flagset
+
+
+def lint_argv(argv: list[str], version: str = DEFAULT_VERSION,
+              model_arch: str | None = None) -> tuple[FlagSet | None, list[Finding]]:
+    """Findings for SGLang arguments, including the ones argparse rejects (with their new names)."""
+    argv = list(argv)
+    findings: list[Finding] = []
+    for _ in range(MAX_ROUNDS):
+        try:
+            flagset = parse_argv(argv, version, require_model=False)
+            break
+        except FlagError as exc:
+            dropped = _explain_failure(argv, version, str(exc), findings)
+            if not dropped:
+                return None, findings
+            argv = [word for index, word in enumerate(argv) if index not in dropped]
+    else:
+        return None, findings
+    return flagset, findings + _missing_model(flagset) + lint(flagset, model_arch)
+
+
+def lint_flagset(flagset: FlagSet, model_arch: str | None = None) -> list[Finding]:
+    """Findings for a flag set built elsewhere (a profile, a unit), including a missing --model-path."""
+    return _missing_model(flagset) + lint(flagset, model_arch)
+
+
+def _missing_model(flagset: FlagSet) -> list[Finding]:
+    if flagset.model_path is not None:
+        return []
+    message = missing_required({}, load_table(flagset.version))
+    return [Finding("error", MODEL_PATH, "SGLang needs the model to serve.", "add --model-path PATH", message)]
+
+
+def _span(argv: list[str], index: int) -> set[int]:
+    """An option word and the values argparse would give it."""
+    count = 0 if "=" in argv[index] else len(value_words(argv, index))
+    return set(range(index, index + 1 + count))
+
+
+def _explain_failure(argv: list[str], version: str, message: str, findings: list[Finding]) -> set[int]:
+    """Add findings for one argparse failure; the word indices to drop before trying again."""
+    rejected = rejected_options(argv, version)
+    if rejected:
+        dropped: set[int] = set()
+        for index, match in rejected:
+            values = value_words(argv, index) if "=" not in argv[index] else []
+            alone = _message_alone([argv[index], *values], version) or message
+            findings.append(explain_option(argv[index], match, version, values, alone))
+            dropped |= _span(argv, index)
+        return dropped
+    return _value_failure(argv, version, message, findings)
+
+
+def _message_alone(words: list[str], version: str) -> str | None:
+    """What argparse says about these words on their own (the message SGLang gives for this option)."""
+    try:
+        parse_values(words, version)
+    except FlagError as exc:
+        return str(exc)
+    return None
+
+
+def _value_failure(argv: list[str], version: str, message: str, findings: list[Finding]) -> set[int]:
+    """A bad value (type, choice, count): one finding, and the option's words to drop."""
+    detail = message.split("error: ", 1)[-1]
+    found = _ARGUMENT.search(message)
+    table = load_table(version)
+    spec = table.get(found.group(1)) if found else None
+    flag = spec.name if spec else None
+    fix = f"see `{spec.name}` in SGLang {version}'s --help" if spec else None
+    if spec is not None and spec.choices:
+        fix = "use one of: " + ", ".join(map(str, spec.choices))
+    findings.append(Finding("error", flag, f"SGLang {version} rejects it: {detail}.", fix, message))
+    if spec is None:
+        return set()
+    return {i for index in range(len(argv)) if argv[index].startswith("--")
+            and match_option(argv[index], table).spec == spec for i in _span(argv, index)}

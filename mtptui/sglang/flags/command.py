@@ -72,6 +72,20 @@ def parse_command(text: str, version: str = DEFAULT_VERSION, *, require_model: b
     raise FlagError(NOT_FOUND)
 
 
+def parse_words(words: list[str], version: str = DEFAULT_VERSION, *, require_model: bool = True) -> FlagSet:
+    """The flag set of an argv that was already split (ExecStart=, /proc/PID/cmdline, a shell's "$@")."""
+    tokens = [Token(word, assignment=bool(_NAME_VALUE.match(word))) for word in words]
+    launch = split_launch(tokens)
+    if launch is None:
+        if words and words[0].startswith("--"):
+            return parse_argv(words, version, require_model=require_model)
+        raise FlagError(NOT_FOUND)
+    env, entry, argv = launch
+    flagset = parse_argv(argv, version, require_model=require_model)
+    flagset.env, flagset.entry = env, entry
+    return flagset
+
+
 def value_text(value: object) -> str:
     """A value as one argv word: floats by repr (round-trips), everything else by str."""
     return repr(value) if isinstance(value, float) else str(value)
@@ -91,7 +105,7 @@ def flag_tokens(spec: FlagSpec, value: Value) -> list[str]:
     return [f"{spec.name}={text}"] if text.startswith("-") else [spec.name, text]
 
 
-def _groups(fs: FlagSet) -> list[list[str]]:
+def flag_groups(fs: FlagSet) -> list[list[str]]:
     """argv words grouped per flag: --model-path first, then the table's order (stable and canonical)."""
     table = fs.table
     groups = [[MODEL_PATH, fs.model_path]] if fs.model_path is not None else []
@@ -102,11 +116,11 @@ def _groups(fs: FlagSet) -> list[list[str]]:
 
 def render_argv(fs: FlagSet) -> list[str]:
     """SGLang's arguments in canonical form (no program, no env)."""
-    return [word for group in _groups(fs) for word in group]
+    return [word for group in flag_groups(fs) for word in group]
 
 
 def render_command(fs: FlagSet, multiline: bool = False) -> str:
     """A shell-safe command line: ``VAR=value ... ENTRY --flag value ...``; ``multiline`` puts a flag per line."""
     head = [f"{name}={shlex.quote(value)}" for name, value in sorted(fs.env.items())] + [fs.entry]
-    parts = [" ".join(head)] + [" ".join(shlex.quote(word) for word in group) for group in _groups(fs)]
+    parts = [" ".join(head)] + [" ".join(shlex.quote(word) for word in group) for group in flag_groups(fs)]
     return (" \\\n    " if multiline else " ").join(parts)

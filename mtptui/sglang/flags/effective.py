@@ -151,7 +151,7 @@ def _memory(fs: FlagSet) -> dict[str, Effective]:
     """Memory-related flags: as written, or what SGLang falls back to."""
     unset_notes = {
         "--mem-fraction-static": ("auto", "from GPU memory"),
-        "--context-length": ("unset", "from the model's config.json"),
+        "--context-length": ("auto", "from the model's config.json"),
         "--chunked-prefill-size": ("auto", "from GPU memory"),
         "--max-running-requests": ("auto", "from the KV cache size"),
         "--cuda-graph-max-bs": ("auto", "from GPU memory"),

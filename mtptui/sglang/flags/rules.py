@@ -7,122 +7,15 @@ nothing and the rule is ours). An error with an SGLang message stops the server 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Callable, Iterator
-
-from mtptui.sglang.flags.effective import ALGO, DRAFT, MRR, STEPS, TOPK, resolve_spec
+from mtptui.sglang.flags.finding import SEVERITIES, Finding
 from mtptui.sglang.flags.flagset import FlagSet
-from mtptui.sglang.flags.models import model_info
+from mtptui.sglang.flags.rules_mamba import hybrid_mamba
+from mtptui.sglang.flags.rules_misc import misc
+from mtptui.sglang.flags.rules_spec import Rule, deprecated_options, spec_backends, speculative
 
-SEVERITIES = ("error", "warning", "info")
+__all__ = ["Finding", "RULES", "SEVERITIES", "lint"]
 
-
-@dataclass(frozen=True)
-class Finding:
-    """One lint result: severity ("error" | "warning" | "info"), the flag, one sentence, a fix, SGLang's text."""
-
-    severity: str
-    flag: str | None
-    message: str
-    fix: str | None = None
-    sglang_message: str | None = None
-
-    @property
-    def stops_server(self) -> bool:
-        """True when SGLang itself fails on this (an error carrying SGLang's message)."""
-        return self.severity == "error" and self.sglang_message is not None
-
-    def to_dict(self) -> dict[str, object]:
-        return asdict(self)
-
-    def __str__(self) -> str:
-        text = f"{self.severity}: {self.flag + ': ' if self.flag else ''}{self.message}"
-        if self.fix:
-            text += f" Fix: {self.fix}."
-        if self.sglang_message and self.severity != "info":
-            text += f" (SGLang: {self.sglang_message})"
-        return text
-
-
-Rule = Callable[[FlagSet, "str | None"], Iterator[Finding]]
-
-
-def deprecated_options(fs: FlagSet, model_arch: str | None) -> Iterator[Finding]:
-    """SGLang's DeprecatedAction raises ValueError(help) while parsing; DeprecatedStoreTrueAction only warns."""
-    for name in fs.flags:
-        spec = fs.spec(name)
-        if spec.action == "DeprecatedAction":
-            yield Finding("error", name, f"{name} is no longer accepted by SGLang {fs.version}.",
-                          f"remove {name} ({spec.message})", f"ValueError: {spec.message}")
-        elif spec.action in ("DeprecatedStoreTrueAction", "DeprecatedStoreConstAction"):
-            yield Finding("warning", name, f"{name} is deprecated in SGLang {fs.version}.", spec.message, spec.message)
-
-
-def _steps_fix(fs: FlagSet) -> str:
-    draft, topk = fs.get(DRAFT), fs.get(TOPK)
-    if draft is not None and (topk in (None, 1)) and draft >= 2:
-        return (f"add {STEPS} {draft - 1} {TOPK} 1 ({draft} draft tokens = steps + 1 with top-k 1), "
-                f"or remove {DRAFT} and {TOPK} to let SGLang choose all three")
-    return f"add {STEPS} N (and {TOPK}), or remove {DRAFT} and {TOPK} to let SGLang choose all three"
-
-
-def speculative(fs: FlagSet, model_arch: str | None) -> Iterator[Finding]:
-    """handle_speculative_decoding: NEXTN alias, unknown names, the bare assert, the topk TypeError, auto values."""
-    spec = resolve_spec(fs, model_arch)
-    if spec.algorithm is None:
-        yield from _spec_without_algorithm(fs)
-        return
-    written = str(fs.get(ALGO))
-    if written.upper() == "NEXTN":
-        yield Finding("info", ALGO, "NEXTN is SGLang's name for MTP heads and is resolved to EAGLE.")
-    if spec.error is not None:
-        yield _spec_error(fs, *spec.error)
-        return
-    yield from _spec_auto(fs, spec.values)
-    for flag, warning in spec.warnings:
-        yield _spec_warning(fs, flag, warning, spec.values)
-
-
-def _spec_error(fs: FlagSet, flag: str, message: str) -> Finding:
-    if message.startswith("ValueError: Unknown"):
-        known = ", ".join(fs.table.spec_builtins)
-        return Finding("error", ALGO, f"{fs.get(ALGO)!s} is not a speculative algorithm SGLang {fs.version} knows.",
-                       f"use one of {known}", message)
-    if message == "AssertionError":
-        return Finding("error", flag, f"{flag} without {STEPS} fails SGLang's argument check "
-                       f"(a bare assert: steps, top-k and draft tokens are set together or not at all).",
-                       _steps_fix(fs), message)
-    return Finding("error", TOPK, f"{STEPS} without {TOPK} makes SGLang crash comparing None with an int.",
-                   f"add {TOPK} 1", message)
-
-
-def _spec_auto(fs: FlagSet, values: dict) -> Iterator[Finding]:
-    chosen = [f"{flag} {values[flag].value}" for flag in (STEPS, TOPK, DRAFT)
-              if flag in values and values[flag].auto and fs.get(flag) is None and flag != DRAFT]
-    if len(chosen) == 2:
-        yield Finding("info", STEPS, f"unset speculative parameters resolve to {' '.join(chosen)} "
-                      f"{DRAFT} {values[DRAFT].value}.", "set them explicitly to pin them")
-
-
-def _spec_warning(fs: FlagSet, flag: str, warning: str, values: dict) -> Finding:
-    if flag == MRR:
-        return Finding("info", MRR, f"{MRR} is unset, so SGLang uses {values[MRR].value} for speculative decoding.",
-                       f"set {MRR} explicitly", warning)
-    if flag == DRAFT and fs.get(DRAFT) is not None and fs.get(TOPK) == 1:
-        return Finding("warning", DRAFT, f"with {TOPK} 1, SGLang replaces {DRAFT} {fs.get(DRAFT)} by "
-                       f"{STEPS} + 1 = {values[DRAFT].value}.", f"set {DRAFT} {values[DRAFT].value} "
-                       f"or change {STEPS}", warning)
-    return Finding("info", DRAFT, f"{DRAFT} resolves to {values[DRAFT].value}.", f"set {DRAFT} explicitly", warning)
-
-
-def _spec_without_algorithm(fs: FlagSet) -> Iterator[Finding]:
-    for flag in (STEPS, TOPK, DRAFT):
-        if fs.get(flag) is not None:
-            yield Finding("warning", flag, f"{flag} has no effect without {ALGO}.",
-                          f"add {ALGO} (e.g. NEXTN for an MTP head) or remove {flag}")
-
-
-RULES: list[Rule] = [deprecated_options, speculative]
+RULES: list[Rule] = [deprecated_options, speculative, spec_backends, hybrid_mamba, misc]
 
 
 def lint(fs: FlagSet, model_arch: str | None = None) -> list[Finding]:

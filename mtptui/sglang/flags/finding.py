@@ -1,0 +1,34 @@
+"""A lint result: severity, flag, one sentence, a fix, and what SGLang itself says."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+SEVERITIES = ("error", "warning", "info")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One lint result: severity ("error" | "warning" | "info"), the flag, one sentence, a fix, SGLang's text."""
+
+    severity: str
+    flag: str | None
+    message: str
+    fix: str | None = None
+    sglang_message: str | None = None
+
+    @property
+    def stops_server(self) -> bool:
+        """True when SGLang itself fails on this (an error carrying SGLang's message)."""
+        return self.severity == "error" and self.sglang_message is not None
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        text = f"{self.severity}: {self.flag + ': ' if self.flag else ''}{self.message}"
+        if self.fix:
+            text += f" Fix: {self.fix}."
+        if self.sglang_message and self.severity != "info":
+            text += f" (SGLang: {self.sglang_message})"
+        return text

@@ -1,0 +1,136 @@
+"""Rules of SGLang's argument parsing and speculative-decoding hook (sglang-flags.md §2.2)."""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+from mtptui.sglang.flags.effective import ALGO, DRAFT, MRR, STEPS, TOPK, resolve_spec
+from mtptui.sglang.flags.finding import Finding
+from mtptui.sglang.flags.flagset import FlagSet
+
+Rule = Callable[[FlagSet, "str | None"], Iterator[Finding]]
+
+
+def deprecated_options(fs: FlagSet, model_arch: str | None) -> Iterator[Finding]:
+    """SGLang's DeprecatedAction raises ValueError(help) while parsing; DeprecatedStoreTrueAction only warns."""
+    for name in fs.flags:
+        spec = fs.spec(name)
+        if spec.action == "DeprecatedAction":
+            yield Finding("error", name, f"{name} is no longer accepted by SGLang {fs.version}.",
+                          f"remove {name} ({spec.message})", f"ValueError: {spec.message}")
+        elif spec.action in ("DeprecatedStoreTrueAction", "DeprecatedStoreConstAction"):
+            yield Finding("warning", name, f"{name} is deprecated in SGLang {fs.version}.", spec.message, spec.message)
+
+
+def _steps_fix(fs: FlagSet) -> str:
+    draft, topk = fs.get(DRAFT), fs.get(TOPK)
+    if draft is not None and (topk in (None, 1)) and draft >= 2:
+        return (f"add {STEPS} {draft - 1} {TOPK} 1 ({draft} draft tokens = steps + 1 with top-k 1), "
+                f"or remove {DRAFT} and {TOPK} to let SGLang choose all three")
+    return f"add {STEPS} N (and {TOPK}), or remove {DRAFT} and {TOPK} to let SGLang choose all three"
+
+
+def speculative(fs: FlagSet, model_arch: str | None) -> Iterator[Finding]:
+    """handle_speculative_decoding: NEXTN alias, unknown names, the bare assert, the topk TypeError, auto values."""
+    spec = resolve_spec(fs, model_arch)
+    if spec.algorithm is None:
+        yield from _spec_without_algorithm(fs)
+        return
+    written = str(fs.get(ALGO))
+    if written.upper() == "NEXTN":
+        yield Finding("info", ALGO, "NEXTN is SGLang's name for MTP heads and is resolved to EAGLE.")
+    if spec.error is not None:
+        yield _spec_error(fs, *spec.error)
+        return
+    yield from _spec_auto(fs, spec.values)
+    for flag, warning in spec.warnings:
+        yield _spec_warning(fs, flag, warning, spec.values)
+
+
+def _spec_error(fs: FlagSet, flag: str, message: str) -> Finding:
+    if message.startswith("ValueError: Unknown"):
+        known = ", ".join(fs.table.spec_builtins)
+        return Finding("error", ALGO, f"{fs.get(ALGO)!s} is not a speculative algorithm SGLang {fs.version} knows.",
+                       f"use one of {known}", message)
+    if message == "AssertionError":
+        return Finding("error", flag, f"{flag} without {STEPS} fails SGLang's argument check "
+                       f"(a bare assert: steps, top-k and draft tokens are set together or not at all).",
+                       _steps_fix(fs), message)
+    return Finding("error", TOPK, f"{STEPS} without {TOPK} makes SGLang crash comparing None with an int.",
+                   f"add {TOPK} 1", message)
+
+
+def _spec_auto(fs: FlagSet, values: dict) -> Iterator[Finding]:
+    """All three parameters unset: say what SGLang's auto-choice picks for this model."""
+    if any(fs.get(flag) is not None for flag in (STEPS, TOPK, DRAFT)):
+        return
+    if all(flag in values and values[flag].auto for flag in (STEPS, TOPK, DRAFT)):
+        chosen = " ".join(f"{flag} {values[flag].value}" for flag in (STEPS, TOPK, DRAFT))
+        yield Finding("info", STEPS, f"unset speculative parameters resolve to {chosen}.",
+                      "set them explicitly to pin them")
+
+
+def _spec_warning(fs: FlagSet, flag: str, warning: str, values: dict) -> Finding:
+    if flag == MRR:
+        return Finding("info", MRR, f"{MRR} is unset, so SGLang uses {values[MRR].value} for speculative decoding.",
+                       f"set {MRR} explicitly", warning)
+    if flag == DRAFT and fs.get(DRAFT) is not None and fs.get(TOPK) == 1:
+        return Finding("warning", DRAFT, f"with {TOPK} 1, SGLang replaces {DRAFT} {fs.get(DRAFT)} by "
+                       f"{STEPS} + 1 = {values[DRAFT].value}.", f"set {DRAFT} {values[DRAFT].value} "
+                       f"or change {STEPS}", warning)
+    return Finding("info", DRAFT, f"{DRAFT} resolves to {values[DRAFT].value}.", f"set {DRAFT} explicitly", warning)
+
+
+def _spec_without_algorithm(fs: FlagSet) -> Iterator[Finding]:
+    """Without an algorithm SGLang ignores these; draft tokens or top-k without steps fail once one is set."""
+    for flag in (STEPS, TOPK, DRAFT):
+        if fs.get(flag) is None:
+            continue
+        if flag != STEPS and fs.get(STEPS) is None:
+            yield Finding("error", flag, f"{flag} without {STEPS} has no effect without {ALGO} and fails "
+                          f"SGLang's argument check (AssertionError) as soon as an algorithm is set.",
+                          f"add {ALGO} NEXTN and " + _steps_fix(fs).removeprefix("add "))
+        else:
+            yield Finding("warning", flag, f"{flag} has no effect without {ALGO}.",
+                          f"add {ALGO} (e.g. NEXTN for an MTP head) or remove {flag}")
+
+
+PAGE_TREE_BACKENDS = {"0.5.23": ("flashinfer", "fa3", "triton"), "0.5.12.post1": ("flashinfer", "fa3")}
+PAGE_TREE_MESSAGES = {
+    "0.5.23": "ValueError: speculative_eagle_topk > 1 with page_size > 1 is only supported on {allowed}; "
+              "got attention_backend={backend!r}. Use page_size == 1 or one of those backends.",
+    "0.5.12.post1": "ValueError: speculative_eagle_topk > 1 with page_size > 1 is unstable and produces incorrect "
+                    "results for paged attention backends. This combination is only supported for the "
+                    "'flashinfer' backend.",
+}
+
+
+def spec_backends(fs: FlagSet, model_arch: str | None) -> Iterator[Finding]:
+    """_handle_eagle_family's backend checks: DP attention, trtllm_mha, paged top-k, rejection sampling."""
+    spec = resolve_spec(fs, model_arch)
+    if spec.algorithm is None or spec.error is not None:
+        return
+    topk = spec.values.get(TOPK)
+    topk = topk.value if topk is not None else None
+    backend = fs.get("--attention-backend")
+    if spec.algorithm == "STANDALONE" and fs.get("--enable-dp-attention"):
+        yield Finding("error", "--enable-dp-attention", "STANDALONE speculative decoding cannot run with DP attention.",
+                      "remove --enable-dp-attention", "ValueError: Currently standalone speculative decoding "
+                      "does not support dp attention.")
+    if isinstance(topk, int) and topk > 1:
+        yield from _topk_backends(fs, backend)
+    if fs.get("--speculative-use-rejection-sampling") and topk != 1:
+        yield Finding("error", TOPK, "rejection sampling needs top-k 1.", f"set {TOPK} 1",
+                      "ValueError: --speculative-use-rejection-sampling requires --speculative-eagle-topk=1.")
+
+
+def _topk_backends(fs: FlagSet, backend: str | None) -> Iterator[Finding]:
+    if backend == "trtllm_mha":
+        yield Finding("error", TOPK, "the trtllm_mha attention backend only supports top-k 1.", f"set {TOPK} 1",
+                      "ValueError: trtllm_mha backend only supports topk = 1 for speculative decoding.")
+    allowed = PAGE_TREE_BACKENDS.get(fs.version)
+    page = fs.get("--page-size")
+    if allowed and backend is not None and isinstance(page, int) and page > 1 and backend not in allowed:
+        message = PAGE_TREE_MESSAGES[fs.version].format(allowed=allowed, backend=backend)
+        yield Finding("error", TOPK, f"top-k > 1 with page size {page} is not supported by the {backend} backend.",
+                      f"use --page-size 1, {TOPK} 1, or --attention-backend {' / '.join(allowed)}", message)

@@ -1,0 +1,5 @@
+"""systemd units that run SGLang: read ExecStart=/Environment=/EnvironmentFile=, write a new launch back."""
+
+from mtptui.sglang.unit.unit import Unit, read_unit, unit_flagset
+
+__all__ = ["Unit", "read_unit", "unit_flagset"]

@@ -1,0 +1,53 @@
+"""Write a launch back into a unit: a new ExecStart= and Environment= lines, every other line untouched."""
+
+from __future__ import annotations
+
+from mtptui.sglang.flags.command import flag_groups
+from mtptui.sglang.flags.errors import FlagError
+from mtptui.sglang.unit.syntax import quote_word
+from mtptui.sglang.unit.unit import Unit
+
+
+def exec_start_lines(fs, prefix: str = "", multiline: bool = True) -> list[str]:
+    """``ExecStart=`` for a flag set, one flag per continuation line when ``multiline``."""
+    parts = [" ".join(quote_word(w) for w in fs.entry_argv)]
+    parts += [" ".join(quote_word(w) for w in group) for group in flag_groups(fs)]
+    if not multiline:
+        return [f"ExecStart={prefix}{' '.join(parts)}\n"]
+    lines = [f"    {part} \\\n" for part in parts[1:]]
+    if lines:
+        lines[-1] = lines[-1][:-3] + "\n"
+    return [f"ExecStart={prefix}{parts[0]}" + (" \\\n" if lines else "\n"), *lines]
+
+
+def environment_lines(env: dict[str, str]) -> list[str]:
+    """One ``Environment="NAME=value"`` line per variable, sorted."""
+    return [f"Environment={_env_word(name, value)}\n" for name, value in sorted(env.items())]
+
+
+def _env_word(name: str, value: str) -> str:
+    word = quote_word(f"{name}={value}", exec_line=False)
+    return word if word.startswith('"') else f'"{word}"'
+
+
+def with_launch(unit: Unit, fs, multiline: bool = True) -> str:
+    exec_start = unit.exec_start
+    if exec_start is None:
+        raise FlagError("the unit has no ExecStart= in [Service] to replace")
+    replaced: dict[int, list[str]] = {exec_start.start: exec_start_lines(fs, unit.exec_prefix, multiline)}
+    dropped = set(range(exec_start.start, exec_start.end + 1))
+    env_settings = unit.service("Environment")
+    env_lines = environment_lines(fs.env)
+    if env_settings:
+        replaced[env_settings[0].start] = env_lines + replaced.get(env_settings[0].start, [])
+    else:
+        replaced[exec_start.start] = env_lines + replaced[exec_start.start]
+    for setting in env_settings:
+        dropped |= set(range(setting.start, setting.end + 1))
+    out: list[str] = []
+    for index, line in enumerate(unit.lines):
+        out += replaced.get(index, [])
+        if index not in dropped:
+            out.append(line)
+    text = "".join(out)
+    return text if text.endswith("\n") or not text else text + "\n"
