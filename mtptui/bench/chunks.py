@@ -40,6 +40,7 @@ class StreamRecord:
     done: bool = False
     error: str | None = None
     status: int | None = None
+    content_type: str | None = None
     usage: dict[str, Any] | None = None
     spec: dict[str, Any] | None = None
 

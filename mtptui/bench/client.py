@@ -73,10 +73,11 @@ class ChatClient:
         record = StreamRecord(start=perf_counter())
         try:
             await self._read(record, payload, on_chunk)
+        except SSEError:
+            content_type = record.content_type or "none"
+            record.error = record.error or f"not an event stream (content-type {content_type!r})"
         except httpx.HTTPError as exc:
             record.error = record.error or describe_http_error(exc, self.timeout)
-        except SSEError as exc:
-            record.error = record.error or f"not an event stream: {exc}"
         if record.error is None and not record.done:
             record.error = "stream ended before [DONE]"
         return record
@@ -85,6 +86,7 @@ class ChatClient:
                     on_chunk: Callable[[Chunk], None] | None) -> None:
         async with aconnect_sse(self._http, "POST", CHAT_PATH, json=payload) as source:
             record.status = source.response.status_code
+            record.content_type = source.response.headers.get("content-type")
             if record.status >= 400:
                 record.error = await _status_error(source.response)
                 return

@@ -78,7 +78,7 @@ def _final_tokens(record: StreamRecord, counter: TokenCounter) -> tuple[int, int
         reasoning = usage.get("reasoning_tokens")
         reasoning = reasoning if isinstance(reasoning, int) else counter.reasoning
         return completion, min(reasoning, completion), False
-    return counter.completion, counter.reasoning, counter.approximate or not record.usage
+    return counter.completion, counter.reasoning, counter.approximate
 
 
 def _accept(record: StreamRecord, tokens: int) -> tuple[float | None, float | None]:
