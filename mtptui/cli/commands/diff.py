@@ -2,20 +2,51 @@
 
 from __future__ import annotations
 
-from mtptui.cli.commands._common import add, not_implemented
+from mtptui.cli.commands._common import add, print_json
+from mtptui.errors import UserError
 
 NAME = "diff"
 
 
 def register(sub, parent) -> None:
-    p = add(sub, parent, NAME, "launch flags side by side: running vs unit vs profile, or --left/--right")
+    p = add(sub, parent, NAME, "launch flags side by side: running vs unit vs profile, or --left/--right",
+            description="Launch flags side by side. Offline: --left and --right each name a systemd unit file, a "
+                        "TOML profile (FILE.toml[:PROFILE]), a file holding a command line, or HOST:PROFILE "
+                        "(e.g. ct129:restored).")
     p.add_argument("host", nargs="?", metavar="HOST", help="host to compare live")
     p.add_argument("--profile", default=None, help="profile to compare (default: the known-good one)")
-    p.add_argument("--left", default=None, help="offline: unit file, TOML profile or command-line file")
-    p.add_argument("--right", default=None, help="offline: unit file, TOML profile or command-line file")
+    p.add_argument("--left", default=None, help="offline: unit file, TOML profile, command-line file or HOST:PROFILE")
+    p.add_argument("--right", default=None, help="offline: unit file, TOML profile, command-line file or HOST:PROFILE")
+    p.add_argument("--version", dest="sglang_version", default=None,
+                   help="SGLang version for both sides (default: the host's, else 0.5.12.post1)")
     p.add_argument("--json", action="store_true", help="print the diff as JSON")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
-    return not_implemented("diff")
+    if args.left is None and args.right is None:
+        if args.host:
+            raise UserError("live diff of a host is not implemented yet; compare offline with --left A --right B "
+                            f"(e.g. --left {args.host}:{args.profile or 'restored'} --right UNIT_FILE)")
+        raise UserError("give HOST, or --left A --right B")
+    if args.left is None or args.right is None:
+        raise UserError("--left and --right go together")
+    if args.host:
+        raise UserError("give either HOST or --left/--right, not both")
+    return _offline(args)
+
+
+def _offline(args) -> int:
+    from mtptui.sglang.flags.diff import diff_flagsets
+    from mtptui.sglang.flags.sources import load_source
+    from mtptui.sglang.flags.table import load_table
+
+    if args.sglang_version:
+        load_table(args.sglang_version)
+    sides = [load_source(spec, args.sglang_version, args.config) for spec in (args.left, args.right)]
+    diff = diff_flagsets(sides)
+    if args.json:
+        print_json(diff.to_json())
+    else:
+        print(diff.render_text())
+    return 0

@@ -28,9 +28,12 @@ def check_launch(argv: list[str], version: str = DEFAULT_VERSION, model_arch: st
     return flagset
 
 
-def lint_argv(argv: list[str], version: str = DEFAULT_VERSION,
-              model_arch: str | None = None) -> tuple[FlagSet | None, list[Finding]]:
-    """Findings for SGLang arguments, including the ones argparse rejects (with their new names)."""
+def lint_argv(argv: list[str], version: str = DEFAULT_VERSION, model_arch: str | None = None,
+              env: dict[str, str] | None = None) -> tuple[FlagSet | None, list[Finding]]:
+    """Findings for SGLang arguments, including the ones argparse rejects (with their new names).
+
+    Returns the flag set that is left once rejected options are set aside (None when it cannot be read).
+    """
     argv = list(argv)
     findings: list[Finding] = []
     for _ in range(MAX_ROUNDS):
@@ -44,6 +47,7 @@ def lint_argv(argv: list[str], version: str = DEFAULT_VERSION,
             argv = [word for index, word in enumerate(argv) if index not in dropped]
     else:
         return None, findings
+    flagset.env = dict(env or {})
     return flagset, findings + _missing_model(flagset) + lint(flagset, model_arch)
 
 

@@ -108,7 +108,7 @@ def flag_tokens(spec: FlagSpec, value: Value) -> list[str]:
 def flag_groups(fs: FlagSet) -> list[list[str]]:
     """argv words grouped per flag: --model-path first, then the table's order (stable and canonical)."""
     table = fs.table
-    groups = [[MODEL_PATH, fs.model_path]] if fs.model_path is not None else []
+    groups = [flag_tokens(table[MODEL_PATH], fs.model_path)] if fs.model_path is not None else []
     for name in sorted(fs.flags, key=lambda n: table.order.get(table[n].name, 0)):
         groups.append(flag_tokens(table[name], fs.flags[name]))
     return [group for group in groups if group]
