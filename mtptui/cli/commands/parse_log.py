@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from mtptui.cli.commands._common import add, not_implemented
+from mtptui.cli.commands._common import add
+from mtptui.errors import UserError
 
 NAME = "parse-log"
+BLOCK = 1 << 20
 
 
 def register(sub, parent) -> None:
@@ -15,4 +17,77 @@ def register(sub, parent) -> None:
 
 
 def run(args) -> int:
-    return not_implemented("parse-log")
+    import sys
+
+    streams = _open_all(args.files) if args.files else [("standard input", sys.stdin.buffer)]
+    try:
+        if args.summary:
+            _summary(streams)
+        else:
+            for _, stream in streams:
+                _events(stream)
+    except BrokenPipeError:
+        _silence_stdout()
+    except OSError as exc:
+        raise UserError(f"cannot read {_current(streams)}: {exc.strerror or exc}") from None
+    finally:
+        for name, stream in streams:
+            if name != "standard input":
+                stream.close()
+    return 0
+
+
+def _open_all(paths: list[str]) -> list:
+    """Open every file before printing anything, so a bad path fails with one sentence and no output."""
+    opened = []
+    for path in paths:
+        try:
+            opened.append((path, open(path, "rb")))
+        except OSError as exc:
+            for _, stream in opened:
+                stream.close()
+            raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return opened
+
+
+def _summary(streams: list) -> None:
+    from mtptui.cli.commands._common import print_json
+    from mtptui.sglang.state import ServerState
+    from mtptui.sglang.state.scan import summarize_stream
+
+    state = ServerState()
+    for _, stream in streams:
+        summarize_stream(stream, state)
+    print_json(state.to_dict())
+
+
+def _events(stream) -> None:
+    """One JSON object per event; flushed per block so `tail -f log | mtptui parse-log` streams."""
+    import json
+    import sys
+
+    from mtptui.sglang.logparse import LogParser
+
+    parser, write, dumps = LogParser(), sys.stdout.write, json.dumps
+    read = getattr(stream, "read1", stream.read)
+    while block := read(BLOCK):
+        events = parser.feed(block)
+        if events:
+            write("".join([dumps(event.to_dict(), ensure_ascii=False) + "\n" for event in events]))
+            sys.stdout.flush()
+    write("".join([dumps(event.to_dict(), ensure_ascii=False) + "\n" for event in parser.close()]))
+    sys.stdout.flush()
+
+
+def _current(streams: list) -> str:
+    return streams[0][0] if len(streams) == 1 else "the input"
+
+
+def _silence_stdout() -> None:
+    """The reader went away (`| head`): stop quietly instead of failing again at interpreter exit."""
+    import os
+    import sys
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+

@@ -1,0 +1,101 @@
+"""The incremental parser: chunks in, events out as soon as their line is complete.
+
+An `error` line is held back until the next line that is not part of its traceback (unprefixed lines that match
+no kind are folded into it), so it may come out one line late; `close()` and `flush_pending()` release it.
+"""
+
+from __future__ import annotations
+
+from mtptui.sglang.logparse.events import Event
+from mtptui.sglang.logparse.lines import classify
+from mtptui.sglang.logparse.prefix import split_line
+from mtptui.sglang.logparse.problems import bare_traceback
+from mtptui.sglang.logparse.splitter import LineSplitter
+
+MAX_TRACEBACK_LINES = 400  # memory stays bounded when an error is followed by endless unprefixed output
+
+
+class LogParser:
+    """Parse SGLang log text fed in arbitrary chunks.
+
+    `feed`/`close` return events; `feed_lines`/`close_lines` return (raw line, events completed by it) pairs for
+    a log pane that shows raw lines beside the parsed state.
+    """
+
+    def __init__(self) -> None:
+        self.splitter = LineSplitter()
+        self.line_no = 0
+        self.pending: Event | None = None
+        self._traceback: list[str] = []
+        self._dropped = 0
+
+    def feed(self, data: bytes | str) -> list[Event]:
+        out: list[Event] = []
+        for text in self.splitter.split(data):
+            self.parse_line(text, out)
+        return out
+
+    def close(self) -> list[Event]:
+        """Flush the last unterminated line and any pending error."""
+        out: list[Event] = []
+        for text in self.splitter.close():
+            self.parse_line(text, out)
+        self.flush_pending(out)
+        return out
+
+    def feed_lines(self, data: bytes | str) -> list[tuple[str, list[Event]]]:
+        return [(text, self.parse_line(text, [])) for text in self.splitter.split(data)]
+
+    def close_lines(self) -> list[tuple[str, list[Event]]]:
+        pairs = [(text, self.parse_line(text, [])) for text in self.splitter.close()]
+        tail = self.flush_pending([])
+        if tail:
+            pairs.append(("", tail))
+        return pairs
+
+    def parse_line(self, text: str, out: list[Event]) -> list[Event]:
+        """Parse one complete line (no terminator), appending the events it completes to `out`."""
+        self.line_no += 1
+        split = split_line(text)
+        parsed = classify(split.msg)
+        if self.pending is not None:
+            if parsed is None and not split.prefixed:
+                self._fold(split.msg if split.ts is None else text)
+                return out
+            self.flush_pending(out)
+        if parsed is None and not split.prefixed:
+            parsed = bare_traceback(split.msg)
+        if parsed is not None:
+            kind, fields = parsed
+            event = Event(kind, split.ts, split.ranks, self.line_no, fields)
+            if kind == "error":
+                self.pending = event
+            else:
+                out.append(event)
+        return out
+
+    def flush_pending(self, out: list[Event]) -> list[Event]:
+        """Emit the held-back error with the traceback folded so far (e.g. when a live stream goes quiet)."""
+        event = self.pending
+        if event is not None:
+            lines = self._traceback
+            while lines and not lines[-1].strip():
+                lines.pop()
+            if self._dropped:
+                lines.append(f"[{self._dropped} more lines]")
+            event.fields["traceback"] = "\n".join(lines) if lines else None
+            out.append(event)
+            self.pending, self._traceback, self._dropped = None, [], 0
+        return out
+
+    def _fold(self, text: str) -> None:
+        if len(self._traceback) < MAX_TRACEBACK_LINES:
+            self._traceback.append(text)
+        else:
+            self._dropped += 1
+
+
+def parse_text(text: str | bytes) -> list[Event]:
+    """All events of a complete text."""
+    parser = LogParser()
+    return parser.feed(text) + parser.close()

@@ -1,0 +1,11 @@
+"""Dashboard state fed by the log parser: `ServerState.apply(event)`, `summarize(files)` for `--summary`.
+
+    from mtptui.sglang.state import ServerState
+"""
+
+from mtptui.sglang.state.decode import Sample
+from mtptui.sglang.state.memory import RankMemory
+from mtptui.sglang.state.model import ServerState
+from mtptui.sglang.state.phases import PHASES
+
+__all__ = ["PHASES", "RankMemory", "Sample", "ServerState"]

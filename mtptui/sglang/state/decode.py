@@ -1,0 +1,100 @@
+"""Decode-batch history: bounded time series, steady-state throughput without warm-up, the latest batch.
+
+The summary fast path hands over raw decode lines with only the two numbers the running totals need;
+they are parsed into samples when the series or the latest batch is read, so at most `maxlen` lines
+are ever parsed in full.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, NamedTuple
+
+from mtptui.sglang.logparse.batches import parse_batch
+
+
+class Sample(NamedTuple):
+    """One decode batch in the time series."""
+
+    ts: str | None
+    accept_len: float | None
+    accept_rate: float | None
+    gen_throughput: float | None
+    running_req: int | None
+
+
+class DecodeHistory:
+    """All decode batches of a stream: counts and means over all of it, samples for the last `maxlen`."""
+
+    def __init__(self, maxlen: int = 2000) -> None:
+        self.count = 0
+        self.steady_total = 0.0  # gen throughput of every startup's batches, each warm-up batch excluded
+        self.steady_count = 0
+        self._startup_mark = (0.0, 0)  # the two totals when the latest startup began
+        self._warm_up_pending = True
+        self._series: deque[Sample] = deque(maxlen=maxlen)
+        self._raw: deque[tuple[str | None, str, int]] = deque(maxlen=maxlen)
+        self._last: dict[str, Any] | None = None
+
+    def new_startup(self) -> None:
+        """The next batch is a warm-up again (CUDA graph / JIT): keep it out of the steady means."""
+        self._warm_up_pending = True
+        self._startup_mark = (self.steady_total, self.steady_count)
+
+    @property
+    def steady_gen_throughput(self) -> float | None:
+        """Mean decode throughput over batches with running requests, warm-up batches excluded."""
+        return self.steady_total / self.steady_count if self.steady_count else None
+
+    @property
+    def steady_gen_throughput_this_startup(self) -> float | None:
+        total, count = self._startup_mark
+        count = self.steady_count - count
+        return (self.steady_total - total) / count if count else None
+
+    def add(self, ts: str | None, fields: dict[str, Any]) -> None:
+        """A parsed decode event."""
+        self._parse_raw()
+        self._account(fields["running_req"], fields["gen_throughput"])
+        self._series.append(Sample(ts, fields["accept_len"], fields["accept_rate"], fields["gen_throughput"],
+                                   fields["running_req"]))
+        self._last = fields
+
+    def add_raw(self, ts: str | None, line: str, start: int, running_req: int, gen_throughput: float) -> None:
+        """A decode line whose message starts at `line[start:]`, parsed later only if still in the window."""
+        self.count += 1
+        if self._warm_up_pending:
+            self._warm_up_pending = False
+        elif running_req:
+            self.steady_total += gen_throughput
+            self.steady_count += 1
+        self._raw.append((ts, line, start))
+
+    @property
+    def series(self) -> deque[Sample]:
+        self._parse_raw()
+        return self._series
+
+    @property
+    def last(self) -> dict[str, Any] | None:
+        """The fields of the latest decode batch."""
+        self._parse_raw()
+        return self._last
+
+    def _account(self, running_req: int | None, gen_throughput: float | None) -> None:
+        self.count += 1
+        if self._warm_up_pending:
+            self._warm_up_pending = False
+        elif running_req and gen_throughput is not None:
+            self.steady_total += gen_throughput
+            self.steady_count += 1
+
+    def _parse_raw(self) -> None:
+        raw = self._raw
+        while raw:
+            ts, line, start = raw.popleft()
+            parsed = parse_batch(line[start:])
+            fields = parsed[1] if parsed else {}
+            self._series.append(Sample(ts, fields.get("accept_len"), fields.get("accept_rate"),
+                                       fields.get("gen_throughput"), fields.get("running_req")))
+            self._last = fields
