@@ -83,7 +83,7 @@ def build(source: dict) -> dict:
             "flags": [compact_flag(f) for f in flags],
         }
     return {
-        "_generated_by": "scripts/gen_flag_table.py from sglang-server-flags.json (facts from SGLang's argparse parser)",
+        "_generated_by": "scripts/gen_flag_table.py from sglang-server-flags.json (SGLang's argparse facts)",
         "default_version": DEFAULT_VERSION,
         "versions": versions,
         "option_diffs": source["_meta"]["option_diffs"],
@@ -91,13 +91,34 @@ def build(source: dict) -> dict:
     }
 
 
+def _compact(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def dump(data: dict) -> str:
+    """JSON with one flag per line, so a regenerated table reads well in a git diff."""
+    lines = ["{"]
+    for key, value in data.items():
+        if key != "versions":
+            lines.append(f"{_compact(key)}:{_compact(value)},")
+    lines.append('"versions":{')
+    for v_index, (version, entry) in enumerate(data["versions"].items()):
+        head = {k: v for k, v in entry.items() if k != "flags"}
+        lines.append(f"{_compact(version)}:{_compact(head)[:-1]},\"flags\":[")
+        last = len(entry["flags"]) - 1
+        lines += [_compact(flag) + ("," if i < last else "") for i, flag in enumerate(entry["flags"])]
+        lines.append("]}" + ("," if v_index < len(data["versions"]) - 1 else ""))
+    lines.append("}}")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str]) -> int:
     source = Path(argv[1]) if len(argv) > 1 else SOURCE
     output = Path(argv[2]) if len(argv) > 2 else OUTPUT
     data = build(json.loads(source.read_text(encoding="utf-8")))
     output.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, sort_keys=False)
-    output.write_text(text + "\n", encoding="utf-8")
+    text = dump(data)
+    output.write_text(text, encoding="utf-8")
     print(f"wrote {output} ({len(text)} bytes, versions: {', '.join(data['versions'])})")
     return 0
 

@@ -69,7 +69,8 @@ def test_argv_round_trip(fs: FlagSet) -> None:
     assert (back.model_path, back.flags) == (fs.model_path, fs.flags)
 
 
-UNIT = "[Unit]\nDescription=x\n\n[Service]\nExecStart=/bin/true\nRestart=always\n\n[Install]\nWantedBy=multi-user.target\n"
+UNIT = ("[Unit]\nDescription=x\n\n[Service]\nExecStart=/bin/true\nRestart=always\n\n"
+        "[Install]\nWantedBy=multi-user.target\n")
 
 
 @settings(max_examples=60, deadline=None)

@@ -2,16 +2,17 @@
 
 A row's ``values`` are the values as written (None where unset) and ``resolved`` what SGLang will use
 (``"2 (auto)"``, ``"unset (default 0.9)"``). A flag differs when its written or its resolved values differ.
-Flags are matched by what they set (argparse ``dest``), so aliases, prefixes and versions line up.
+Flags are matched through their spellings and documented renames, so aliases, prefixes and versions line up.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mtptui.sglang.flags.effective import Effective, _text, resolve_effective
+from mtptui.sglang.flags.effective import Effective, resolve_effective, show_value
 from mtptui.sglang.flags.errors import FlagError
 from mtptui.sglang.flags.flagset import MODEL_PATH, FlagSet
+from mtptui.sglang.flags.table import FlagTable, renamed
 
 
 @dataclass(frozen=True)
@@ -59,18 +60,40 @@ class _Cell:
     resolved: str
 
 
-def _side_cells(fs: FlagSet, model_arch: str | None) -> dict[str, tuple[str, _Cell]]:
-    """dest -> (canonical name, cell) for every flag written or resolved on one side."""
-    table = fs.table
+def row_key(name: str, fs: FlagSet, first: FlagTable) -> str:
+    """The first side's canonical name for a flag of ``fs`` (through aliases and documented renames)."""
+    spec = fs.table[name]
+    for spelling in spec.option_strings:
+        if spelling in first:
+            return first[spelling].name
+    for old, new in {**renamed(first.version), **_reverse(renamed(fs.version))}.items():
+        if spec.name == old and new in first:
+            return first[new].name
+    return spec.name
+
+
+def _reverse(mapping: dict[str, str]) -> dict[str, str]:
+    return {new: old for old, new in mapping.items()}
+
+
+def _side_cells(fs: FlagSet, first: FlagTable, model_arch: str | None) -> dict[str, _Cell]:
+    """Row key -> cell for every flag written or resolved on one side."""
     effective = resolve_effective(fs, model_arch)
-    cells: dict[str, tuple[str, _Cell]] = {}
+    cells: dict[str, _Cell] = {}
     if fs.model_path is not None:
-        cells[table[MODEL_PATH].dest] = (MODEL_PATH, _Cell(fs.model_path, fs.model_path))
+        cells[MODEL_PATH] = _Cell(fs.model_path, fs.model_path)
     for name in list(fs.flags) + [n for n in effective if n not in fs.flags]:
-        spec = table[name]
-        written = _text(fs.flags[name]) if name in fs.flags else None
-        cells[spec.dest] = (spec.name, _Cell(written, _resolved(fs, name, written, effective)))
+        written = show_value(fs.flags[name]) if name in fs.flags else None
+        cells[row_key(name, fs, first)] = _Cell(written, _resolved(fs, name, written, effective))
     return cells
+
+
+def _missing_cell(fs: FlagSet, key: str, first: FlagTable) -> _Cell | None:
+    """The cell of a flag this side leaves unset; None when its version has no such flag."""
+    for name in fs.table.by_name:
+        if row_key(name, fs, first) == key:
+            return _Cell(None, _unset(fs, name))
+    return None
 
 
 def _resolved(fs: FlagSet, name: str, written: str | None, effective: dict[str, Effective]) -> str:
@@ -90,30 +113,23 @@ def _unset(fs: FlagSet, dest_or_name: str) -> str:
     return str(Effective(spec.default, "default"))
 
 
-def _unset_for_dest(fs: FlagSet, dest: str) -> str:
-    spec = next((s for s in fs.table.flags if s.dest == dest), None)
-    return _unset(fs, spec.name) if spec else "unset (not in this version)"
-
-
-def _order(sides: list[FlagSet], dest: str) -> int:
-    first = sides[0].table
-    spec = next((s for s in first.flags if s.dest == dest), None)
-    return -1 if spec and spec.name == MODEL_PATH else first.order.get(spec.name, 10**6) if spec else 10**6
-
-
 def diff_flagsets(sides: list[tuple[str, FlagSet]], model_arch: str | None = None) -> Diff:
-    """Compare two or three labelled flag sets; flags in the first side's table order."""
+    """Compare two or three labelled flag sets; rows in the first side's table order, named by its version."""
     if not 2 <= len(sides) <= 3:
         raise FlagError("a diff compares two or three launch configurations")
     flagsets = [fs for _, fs in sides]
-    cells = [_side_cells(fs, model_arch) for fs in flagsets]
-    names = {dest: name for side in reversed(cells) for dest, (name, _) in side.items()}
+    first = flagsets[0].table
+    cells = [_side_cells(fs, first, model_arch) for fs in flagsets]
+    keys = sorted({key for side in cells for key in side},
+                  key=lambda k: (-1 if k == MODEL_PATH else first.order.get(k, len(first.order)), k))
     rows = []
-    for dest in sorted(names, key=lambda d: (_order(flagsets, d), names[d])):
-        row_cells = [side[dest][1] if dest in side else _Cell(None, _unset_for_dest(fs, dest))
-                     for side, fs in zip(cells, flagsets)]
-        if len({c.written for c in row_cells}) > 1 or len({c.resolved for c in row_cells}) > 1:
-            rows.append(DiffRow(names[dest], tuple(c.written for c in row_cells), tuple(c.resolved for c in row_cells)))
+    for key in keys:
+        row = [side.get(key) or _missing_cell(fs, key, first) for side, fs in zip(cells, flagsets)]
+        if any(cell is None for cell in row) and all(c is None or c.written is None for c in row):
+            continue  # only resolved defaults, and some version has no such flag: not a difference anyone made
+        row = [cell or _Cell(None, "unset (not in this version)") for cell in row]
+        if len({c.written for c in row}) > 1 or len({c.resolved for c in row}) > 1:
+            rows.append(DiffRow(key, tuple(c.written for c in row), tuple(c.resolved for c in row)))
     return Diff(tuple(label for label, _ in sides), tuple(rows), _env_rows(flagsets))
 
 

@@ -44,7 +44,7 @@ class Effective:
         return self.source == "auto"
 
     def __str__(self) -> str:
-        text = _text(self.value)
+        text = show_value(self.value)
         if self.source == "set":
             return text
         if self.source == "auto":
@@ -56,11 +56,12 @@ class Effective:
         return f"unset ({self.note})" if self.note else "unset"
 
 
-def _text(value: object) -> str:
+def show_value(value: object) -> str:
+    """A value as the diff and the lint show it: true/false, lists space-joined, floats by repr."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, list):
-        return " ".join(_text(v) for v in value)
+        return " ".join(show_value(v) for v in value)
     return repr(value) if isinstance(value, float) else str(value)
 
 

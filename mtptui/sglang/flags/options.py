@@ -6,7 +6,7 @@ import difflib
 
 from mtptui.sglang.flags.resolve import Match, match_option
 from mtptui.sglang.flags.rules import Finding
-from mtptui.sglang.flags.table import load_table, renamed, versions
+from mtptui.sglang.flags.table import load_table, option_changes, renamed, versions
 
 
 def option_words(argv: list[str]) -> list[int]:
@@ -46,14 +46,15 @@ def rejected_options(argv: list[str], version: str) -> list[tuple[int, Match]]:
 
 
 def _where(name: str, version: str) -> str:
-    """In which releases an option exists, relative to ``version``."""
+    """When an option came or went relative to ``version`` (the reference's option diffs), or ""."""
+    age = {v: i for i, v in enumerate(reversed(versions()))}  # oldest first
+    for kind, before, after in option_changes(name):
+        if kind == "removed" and age[after] <= age[version]:
+            return f"it was removed in SGLang {after}; {before} has it"
+        if kind == "added" and age[after] > age[version]:
+            return f"it was added in SGLang {after}"
     known = [v for v in versions() if name in load_table(v)]
-    if not known:
-        return ""
-    order = versions()  # newest first
-    if order.index(known[0]) > order.index(version):
-        return f"it was removed after SGLang {known[0]}"
-    return f"it exists in SGLang {', '.join(known)}"
+    return f"it exists in SGLang {', '.join(known)}" if known else ""
 
 
 def explain_option(word: str, match: Match, version: str, values: list[str], sglang_message: str) -> Finding:

@@ -77,49 +77,65 @@ def _operator(text: str, i: int) -> str | None:
     return None
 
 
+class _Lexer:
+    """One pass over the text; ``step`` reads one character (or quote, escape, operator) at ``i``."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.i = text, 0
+        self.tokens: list[Token] = []
+        self.word = _Word()
+
+    def flush(self) -> None:
+        if self.word.started:
+            self.tokens.append(self.word.token())
+        self.word = _Word()
+
+    def backslash(self) -> None:
+        text, i = self.text, self.i
+        if text.startswith("\\\r\n", i):
+            self.i += 3
+        elif text[i + 1:i + 2] == "\n":
+            self.i += 2
+        else:
+            self.word.add(text[i + 1:i + 2], quoted=True)
+            self.i += 2
+
+    def operator(self, op: str) -> None:
+        word = self.word
+        if op[0] in "<>" and word.started and not word.quoted and word.plain.isdigit():
+            self.word = _Word()  # an fd number such as the 2 of 2>&1
+        self.flush()
+        self.tokens.append(Token(op, op=True))
+        self.i += len(op)
+
+    def step(self) -> None:
+        char = self.text[self.i]
+        if char == "\\":
+            self.backslash()
+        elif char == "'":
+            self.i = _single(self.text, self.i, self.word)
+        elif char == '"':
+            self.i = _double(self.text, self.i, self.word)
+        elif char == "#" and not self.word.started:
+            end = self.text.find("\n", self.i)
+            self.i = len(self.text) if end < 0 else end
+        elif (op := _operator(self.text, self.i)) is not None:
+            self.operator(op)
+        elif char in " \t\r":
+            self.flush()
+            self.i += 1
+        else:
+            self.word.add(char, quoted=False)
+            self.i += 1
+
+
 def tokenize(text: str) -> list[Token]:
     """Words and operators of ``text``; ValueError on an unterminated quote."""
-    tokens: list[Token] = []
-    word = _Word()
-    i = 0
-
-    def flush() -> None:
-        nonlocal word
-        if word.started:
-            tokens.append(word.token())
-        word = _Word()
-
-    while i < len(text):
-        char = text[i]
-        if char == "\\":
-            if text.startswith("\\\r\n", i):
-                i += 3
-            elif i + 1 < len(text) and text[i + 1] == "\n":
-                i += 2
-            else:
-                word.add(text[i + 1:i + 2], quoted=True)
-                i += 2
-        elif char == "'":
-            i = _single(text, i, word)
-        elif char == '"':
-            i = _double(text, i, word)
-        elif char == "#" and not word.started:
-            end = text.find("\n", i)
-            i = len(text) if end < 0 else end
-        elif (op := _operator(text, i)) is not None:
-            if op[0] in "<>" and word.started and not word.quoted and word.plain.isdigit():
-                word = _Word()  # an fd number such as the 2 of 2>&1
-            flush()
-            tokens.append(Token(op, op=True))
-            i += len(op)
-        elif char in " \t\r":
-            flush()
-            i += 1
-        else:
-            word.add(char, quoted=False)
-            i += 1
-    flush()
-    return tokens
+    lexer = _Lexer(text)
+    while lexer.i < len(text):
+        lexer.step()
+    lexer.flush()
+    return lexer.tokens
 
 
 def simple_commands(tokens: list[Token]) -> list[list[Token]]:

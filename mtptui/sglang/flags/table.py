@@ -83,9 +83,10 @@ class FlagTable:
 
 def _spec(raw: dict[str, Any]) -> FlagSpec:
     choices = raw.get("choices")
+    boolean_optional = raw.get("flag_kind") == "boolean_optional"  # argparse adds the --no-X spelling itself
     return FlagSpec(
         name=raw["name"],
-        aliases=tuple(a for a in raw.get("aliases", ()) if not a.startswith("--no-") or raw.get("flag_kind") != "boolean_optional"),
+        aliases=tuple(a for a in raw.get("aliases", ()) if not (boolean_optional and a.startswith("--no-"))),
         dest=raw.get("dest") or raw["name"].lstrip("-").replace("-", "_"),
         type=raw.get("type"),
         default=raw.get("default"),
@@ -125,6 +126,10 @@ def renamed(version: str) -> dict[str, str]:
     return dict(_data()["renamed"].get(version, {}))
 
 
-def option_history(name: str) -> dict[str, bool]:
-    """For each known release, whether it has the option ``name`` (any spelling)."""
-    return {version: name in load_table(version) for version in versions()}
+def option_changes(name: str) -> list[tuple[str, str, str]]:
+    """(``added`` | ``removed``, release before, release after) for ``name``, from the reference's option diffs."""
+    changes = []
+    for step, diff in _data()["option_diffs"].items():
+        before, after = step.split("->")
+        changes += [(kind, before, after) for kind in ("added", "removed") if name in diff[kind]]
+    return changes

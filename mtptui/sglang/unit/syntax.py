@@ -40,39 +40,48 @@ def _escape(text: str, i: int) -> tuple[str, int]:
     raise SyntaxProblem(f"invalid escape {text[i:i + 2]!r}")
 
 
+def _quoted(value: str, i: int, chars: list[str]) -> int:
+    """Read a quoted part starting at ``value[i]`` into ``chars``; where reading goes on."""
+    quote, end = value[i], i + 1
+    while end < len(value) and value[end] != quote:
+        if value[end] == "\\":
+            piece, end = _escape(value, end)
+            chars.append(piece)
+            continue
+        chars.append(value[end])
+        end += 1
+    if end >= len(value):
+        raise SyntaxProblem("unbalanced quoting")
+    return end + 1
+
+
+def _word(value: str, i: int) -> tuple[str, bool, int]:
+    """One word from ``value[i]``: (text, whether any of it was quoted or escaped, where reading goes on)."""
+    chars: list[str] = []
+    plain = True
+    while i < len(value) and value[i] not in " \t\n":
+        if value[i] in "\"'":
+            i, plain = _quoted(value, i, chars), False
+        elif value[i] == "\\":
+            piece, i = _escape(value, i)
+            chars.append(piece)
+            plain = False
+        else:
+            chars.append(value[i])
+            i += 1
+    return "".join(chars), not plain, i
+
+
 def split_words(value: str) -> list[tuple[str, bool]]:
     """(word, escaped) pairs: systemd's unquoting; ``escaped`` marks a ``\\;`` or quoted ";" (not a separator)."""
     words: list[tuple[str, bool]] = []
-    i, n = 0, len(value)
-    while i < n:
-        while i < n and value[i] in " \t\n":
+    i = 0
+    while i < len(value):
+        if value[i] in " \t\n":
             i += 1
-        if i >= n:
-            break
-        chars: list[str] = []
-        plain = True
-        while i < n and value[i] not in " \t\n":
-            char = value[i]
-            if char in "\"'":
-                end = i + 1
-                while end < n and value[end] != char:
-                    if value[end] == "\\":
-                        piece, end = _escape(value, end)
-                        chars.append(piece)
-                        continue
-                    chars.append(value[end])
-                    end += 1
-                if end >= n:
-                    raise SyntaxProblem("unbalanced quoting")
-                plain, i = False, end + 1
-            elif char == "\\":
-                piece, i = _escape(value, i)
-                chars.append(piece)
-                plain = False
-            else:
-                chars.append(char)
-                i += 1
-        words.append(("".join(chars), not plain))
+            continue
+        word, escaped, i = _word(value, i)
+        words.append((word, escaped))
     return words
 
 
