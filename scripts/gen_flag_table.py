@@ -104,7 +104,8 @@ def dump(data: dict) -> str:
     lines.append('"versions":{')
     for v_index, (version, entry) in enumerate(data["versions"].items()):
         head = {k: v for k, v in entry.items() if k != "flags"}
-        lines.append(f"{_compact(version)}:{_compact(head)[:-1]},\"flags\":[")
+        opening = _compact(head)[:-1] + ',"flags":['
+        lines.append(f"{_compact(version)}:{opening}")
         last = len(entry["flags"]) - 1
         lines += [_compact(flag) + ("," if i < last else "") for i, flag in enumerate(entry["flags"])]
         lines.append("]}" + ("," if v_index < len(data["versions"]) - 1 else ""))

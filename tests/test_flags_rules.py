@@ -158,6 +158,16 @@ def test_renamed_and_ambiguous_options_in_0_5_23_are_reported_with_the_new_name(
     assert fs is not None and fs.model_path == MODEL
 
 
+def test_profile_lint_against_a_newer_release_reports_instead_of_raising(ct129) -> None:
+    from mtptui.sglang.flags import lint_profile
+
+    fs, findings = lint_profile(ct129.profile("restored"), "0.5.23")
+    assert [f.flag for f in findings if f.severity == "error"] == ["--mamba-scheduler-strategy"]
+    assert fs is not None and fs.flags["--tp-size"] == 2 and fs.env == {"SGLANG_ENABLE_SPEC_V2": "1"}
+    with pytest.raises(FlagError, match="unrecognized arguments: --mamba-scheduler-strategy extra_buffer"):
+        FlagSet.from_profile(ct129.profile("restored"), "0.5.23")
+
+
 def test_options_missing_from_an_older_release() -> None:
     _, findings = lint_argv(["--model", MODEL, "--mamba-full-memory-ratio", "0.5"], "0.5.2")
     assert findings[0].message == ("--mamba-full-memory-ratio is not an option of SGLang 0.5.2 "

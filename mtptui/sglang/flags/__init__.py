@@ -4,7 +4,7 @@ No Textual here; the flags form of the dashboard is built on this package.
 """
 
 from mtptui.sglang.flags.check import check_launch
-from mtptui.sglang.flags.check import lint_argv, lint_flagset
+from mtptui.sglang.flags.check import lint_argv, lint_flagset, lint_profile
 from mtptui.sglang.flags.command import parse_command, parse_words, render_argv, render_command
 from mtptui.sglang.flags.diff import Diff, DiffRow, EnvRow, diff_flagsets
 from mtptui.sglang.flags.effective import Effective, resolve_effective
@@ -28,6 +28,7 @@ __all__ = [
     "lint",
     "lint_argv",
     "lint_flagset",
+    "lint_profile",
     "load_table",
     "parse_argv",
     "parse_command",

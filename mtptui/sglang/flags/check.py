@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 
 from mtptui.sglang.flags.errors import FlagError
 from mtptui.sglang.flags.flagset import MODEL_PATH, FlagSet, parse_argv
@@ -49,6 +50,17 @@ def lint_argv(argv: list[str], version: str = DEFAULT_VERSION, model_arch: str |
         return None, findings
     flagset.env = dict(env or {})
     return flagset, findings + _missing_model(flagset) + lint(flagset, model_arch)
+
+
+def lint_profile(profile, version: str = DEFAULT_VERSION,
+                 model_arch: str | None = None) -> tuple[FlagSet | None, list[Finding]]:
+    """Findings for a TOML launch profile against ``version`` (a renamed key is a finding, not an exception)."""
+    from mtptui.sglang.flags.flagset import profile_argv
+
+    flagset, findings = lint_argv(profile_argv(profile, version), version, model_arch, env=profile.env)
+    if flagset is not None:
+        flagset.entry = f"{shlex.quote(profile.python)} -m sglang.launch_server"
+    return flagset, findings
 
 
 def lint_flagset(flagset: FlagSet, model_arch: str | None = None) -> list[Finding]:

@@ -27,6 +27,8 @@ class FlagSet:
     ``flags`` is keyed by the canonical long name of ``version``'s table (``--tensor-parallel-size`` in
     0.5.12.post1, ``--tp-size`` in 0.5.23) and excludes ``--model-path``, kept in ``model_path``.
     ``entry`` is the shell-quoted program part (``python3 -m sglang.launch_server``, ``sglang serve``).
+    Values are typed by the flag's argparse type; JSON-typed options (``loads``, ``json_list_type``) keep
+    their text, so a command renders back exactly.
     """
 
     model_path: str | None = None
@@ -67,10 +69,7 @@ class FlagSet:
     @classmethod
     def from_profile(cls, profile: "LaunchProfile", version: str = DEFAULT_VERSION) -> "FlagSet":
         """The flag set of a TOML launch profile, read through SGLang's parser (aliases and prefixes resolve)."""
-        argv = ["--model-path", profile.model_path]
-        for key, value in profile.flags.items():
-            argv += _profile_tokens("--" + key.removeprefix("--"), value, load_table(version))
-        flagset = parse_argv(argv, version)
+        flagset = parse_argv(profile_argv(profile, version), version)
         flagset.env = dict(profile.env)
         flagset.entry = f"{shlex.quote(profile.python)} -m sglang.launch_server"
         return flagset
@@ -85,6 +84,14 @@ class FlagSet:
         if self.python:
             fields["python"] = self.python
         return fields
+
+
+def profile_argv(profile: "LaunchProfile", version: str = DEFAULT_VERSION) -> list[str]:
+    """SGLang's arguments for a TOML launch profile, as written (keys may be aliases or prefixes)."""
+    argv = ["--model-path", profile.model_path]
+    for key, value in profile.flags.items():
+        argv += _profile_tokens("--" + key.removeprefix("--"), value, load_table(version))
+    return argv
 
 
 def _profile_value(value: Value) -> Value:
