@@ -83,6 +83,14 @@ def test_specifiers_and_escapes() -> None:
     assert unit.exec_argv[4:] == ["/m/sglang-x", "--served-model-name", "aA b", ";", "--port", "1"]
 
 
+def test_argv0_prefix_and_commented_backslash() -> None:
+    text = "[Service]\n# an old line \\\nExecStart=@/bin/python3 sglang-qwen -m sglang.launch_server --model-path /m\n"
+    unit = read_unit(text)
+    assert unit.exec_prefix == "@"
+    assert unit.exec_argv == ["/bin/python3", "-m", "sglang.launch_server", "--model-path", "/m"]
+    assert "ExecStart=/bin/python3 -m sglang.launch_server" in unit.with_launch(unit_flagset(unit))
+
+
 def test_lone_semicolon_ends_the_command() -> None:
     unit = read_unit("[Service]\nExecStart=/bin/python3 -m sglang.launch_server --model-path /m ; /bin/true\n")
     assert unit.exec_argv == ["/bin/python3", "-m", "sglang.launch_server", "--model-path", "/m"]

@@ -95,6 +95,16 @@ def _explain_failure(argv: list[str], version: str, message: str, findings: list
     return _value_failure(argv, version, message, findings)
 
 
+TYPE_FIXES = {"int": "give a whole number", "human_readable_int": "give a whole number such as 131072 or 128Ki",
+              "float": "give a number such as 0.88", "loads": "give valid JSON"}
+
+
+def _value_fix(spec, version: str) -> str:
+    if spec.choices:
+        return "use one of: " + ", ".join(map(str, spec.choices))
+    return TYPE_FIXES.get(spec.type or "", f"see {spec.name} in `sglang serve --help` of SGLang {version}")
+
+
 def _message_alone(words: list[str], version: str) -> str | None:
     """What argparse says about these words on their own (the message SGLang gives for this option)."""
     try:
@@ -111,10 +121,8 @@ def _value_failure(argv: list[str], version: str, message: str, findings: list[F
     table = load_table(version)
     spec = table.get(found.group(1)) if found else None
     flag = spec.name if spec else None
-    fix = f"see `{spec.name}` in SGLang {version}'s --help" if spec else None
-    if spec is not None and spec.choices:
-        fix = "use one of: " + ", ".join(map(str, spec.choices))
-    findings.append(Finding("error", flag, f"SGLang {version} rejects it: {detail}.", fix, message))
+    fix = _value_fix(spec, version) if spec else None
+    findings.append(Finding("error", flag, f"SGLang {version} rejects {detail}.", fix, message))
     if spec is None:
         return set()
     return {i for index in range(len(argv)) if argv[index].startswith("--")

@@ -62,7 +62,8 @@ def _logical_lines(lines: list[str]):
     i = 0
     while i < len(lines):
         start, text = i, lines[i].rstrip("\r\n")
-        while text.endswith("\\") and i + 1 < len(lines):
+        comment = text.lstrip().startswith(("#", ";"))
+        while not comment and text.endswith("\\") and i + 1 < len(lines):
             i += 1
             following = lines[i].rstrip("\r\n")
             if following.lstrip().startswith(("#", ";")):
@@ -123,6 +124,8 @@ def _read_exec(unit: Unit, specifiers: dict[str, str]) -> None:
         if word == ";" and not escaped:
             break
         argv.append(word)
+    if "@" in unit.exec_prefix and len(argv) > 1:
+        del argv[1]  # with "@", the second word is only argv[0] of the program
     unit.exec_argv = substitute_env(argv, unit.environment)
 
 

@@ -34,7 +34,8 @@ def with_launch(unit: Unit, fs, multiline: bool = True) -> str:
     exec_start = unit.exec_start
     if exec_start is None:
         raise FlagError("the unit has no ExecStart= in [Service] to replace")
-    replaced: dict[int, list[str]] = {exec_start.start: exec_start_lines(fs, unit.exec_prefix, multiline)}
+    prefix = unit.exec_prefix.replace("@", "")  # the new command line has no separate argv[0]
+    replaced: dict[int, list[str]] = {exec_start.start: exec_start_lines(fs, prefix, multiline)}
     dropped = set(range(exec_start.start, exec_start.end + 1))
     env_settings = unit.service("Environment")
     env_lines = environment_lines(fs.env)
