@@ -156,6 +156,9 @@ def test_renamed_and_ambiguous_options_in_0_5_23_are_reported_with_the_new_name(
     assert "ambiguous" in bs.message and bs.fix == "use --cuda-graph-max-bs-decode 8"
     assert bs.sglang_message.endswith("could match --cuda-graph-max-bs-decode, --cuda-graph-max-bs-prefill")
     assert fs is not None and fs.model_path == MODEL
+    _, findings = lint_argv(["--model", MODEL, "--mamba-scheduler-strategy=extra_buffer"], "0.5.23")
+    assert findings[0].fix == "use --mamba-radix-cache-strategy extra_buffer"
+    assert findings[0].sglang_message.endswith("unrecognized arguments: --mamba-scheduler-strategy=extra_buffer")
 
 
 def test_profile_lint_against_a_newer_release_reports_instead_of_raising(ct129) -> None:

@@ -87,8 +87,9 @@ def _explain_failure(argv: list[str], version: str, message: str, findings: list
     if rejected:
         dropped: set[int] = set()
         for index, match in rejected:
-            values = value_words(argv, index) if "=" not in argv[index] else []
-            alone = _message_alone([argv[index], *values], version) or message
+            values = value_words(argv, index)
+            words = [argv[index]] if "=" in argv[index] else [argv[index], *values]
+            alone = _message_alone(words, version) or message
             findings.append(explain_option(argv[index], match, version, values, alone))
             dropped |= _span(argv, index)
         return dropped
