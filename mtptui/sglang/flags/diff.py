@@ -102,8 +102,8 @@ def _resolved(fs: FlagSet, name: str, written: str | None, effective: dict[str, 
     return written if written is not None else _unset(fs, name)
 
 
-def _unset(fs: FlagSet, dest_or_name: str) -> str:
-    spec = fs.table.get(dest_or_name)
+def _unset(fs: FlagSet, name: str) -> str:
+    spec = fs.table.get(name)
     if spec is None:
         return "unset"
     if spec.name == MODEL_PATH:
