@@ -1,0 +1,37 @@
+"""The `parse-log` event contract as design.md states it, kept apart from the code under test."""
+
+from __future__ import annotations
+
+from typing import Any
+
+CONTRACT: dict[str, tuple[str, ...]] = {
+    "shard_progress": ("desc", "done", "total", "percent"),
+    "weight_load_begin": ("avail_mem_gb",),
+    "weight_load_end": ("model_type", "dtype", "elapsed_s", "avail_mem_gb", "mem_usage_gb"),
+    "kv_cache": ("dtype", "tokens", "k_size_gb", "v_size_gb", "kv_size_gb"),
+    "mamba_cache": ("max_size", "conv_state_gb", "ssm_state_gb"),
+    "memory_pool_end": ("avail_mem_gb",),
+    "capacity": ("max_total_num_tokens", "chunked_prefill_size", "max_prefill_tokens", "max_running_requests",
+                 "context_len", "available_gpu_mem_gb"),
+    "graph_capture_begin": ("avail_mem_gb",),
+    "graph_capture_progress": ("bs", "avail_mem_gb", "done", "total"),
+    "graph_capture_end": ("elapsed_s", "mem_usage_gb", "avail_mem_gb"),
+    "prefill": ("new_seq", "new_token", "cached_token", "token_usage", "mamba_usage", "running_req", "queue_req",
+                "input_throughput"),
+    "decode": ("running_req", "tokens", "token_usage", "mamba_usage", "accept_len", "accept_rate", "graph",
+               "gen_throughput", "queue_req"),
+    "server_ready": (),
+    "http_access": ("client", "method", "path", "status"),
+    "warning": ("message",),
+    "error": ("message", "traceback"),
+}
+
+
+def ev(kind: str, ts: str | None = None, ranks: dict[str, int] | None = None, line: int = 1,
+       **fields: Any) -> dict[str, Any]:
+    """The JSON object the contract prescribes: every field of `kind` present, null unless given."""
+    unknown = set(fields) - set(CONTRACT[kind])
+    assert not unknown, f"not a field of {kind}: {unknown}"
+    out = {"kind": kind, "ts": ts, "ranks": ranks or {}, "line": line}
+    out.update({name: fields.get(name) for name in CONTRACT[kind]})
+    return out
