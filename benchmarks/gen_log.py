@@ -60,7 +60,7 @@ def startup(clock: Clock, rng: random.Random) -> list[str]:
     out.append("\r" + "\r".join(
         f"Capturing batches (bs={bs} avail_mem={4.0 - i * 0.05:.2f} GB): {100 * i // len(sizes):3d}%|"
         f"{'█' * i}{' ' * (10 - i)}| {i}/{len(sizes)} [00:{2 * i:02d}<00:10,  2.96s/it]"
-        for i, bs in enumerate(sizes)))
+        for i, bs in enumerate(sizes + sizes[-1:])))
     for rank in RANKS:
         out.append(f"[{ts(20)} {rank}] Capture target verify CUDA graph end. bs=[1, 2, 4, 8, 12, 16], "
                    f"elapsed=21.36 s, mem usage=0.61 GB, avail mem=3.43 GB.")
