@@ -83,8 +83,9 @@ def scheduler_traceback(phase: str, exception_lines: list[str]) -> list[str]:
 def oom_line(need_gb: float, free_gb: float, capacity_gb: float, gpu: int = 0) -> str:
     """PyTorch's CUDA out-of-memory message."""
     in_use = capacity_gb - free_gb
+    free = f"{free_gb:.2f} GiB" if free_gb >= 1 else f"{max(free_gb, 0) * 1024:.2f} MiB"
     return (f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {need_gb:.2f} GiB. GPU {gpu} has a "
-            f"total capacity of {capacity_gb:.2f} GiB of which {max(free_gb, 0) * 1024:.2f} MiB is free. Including "
+            f"total capacity of {capacity_gb:.2f} GiB of which {free} is free. Including "
             f"non-PyTorch memory, this process has {in_use:.2f} GiB memory in use. Of the allocated memory "
             f"{in_use - 0.6:.2f} GiB is allocated by PyTorch, and 21.36 MiB is reserved by PyTorch but unallocated. "
             "If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "

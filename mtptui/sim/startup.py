@@ -76,7 +76,8 @@ async def load_weights(boot: Boot, log: LogWriter, pace: Pacer) -> None:
     await pace.sleep(0.4)
     log.each_rank(lambda r: msg.weight_begin(ranks[r].begin))
     total, elapsed = boot.model.shards, 0.0
-    fits = total if plan.failure != "weights" else max(1, int(total * ranks[0].begin / plan.weights_gb) - 1)
+    shard_gb = plan.weights_gb / total
+    fits = total if plan.failure != "weights" else min(total - 1, int((ranks[0].begin - 0.3) // shard_gb))
     log.bar(shard_bar("Multi-thread loading shards", 0, total, 0.0))
     for done in range(1, fits + 1):
         step = pace.jitter(SHARD_S)
@@ -85,8 +86,7 @@ async def load_weights(boot: Boot, log: LogWriter, pace: Pacer) -> None:
         log.bar(shard_bar("Multi-thread loading shards", done, total, elapsed))
     log.bar_close()
     if plan.failure == "weights":
-        need = plan.weights_gb / total
-        raise fail(log, boot, "weights", [crash.oom_line(need, ranks[0].begin - plan.weights_gb * fits / total,
+        raise fail(log, boot, "weights", [crash.oom_line(shard_gb, ranks[0].begin - shard_gb * fits,
                                                           boot.gpu_mem_gb - DRIVER_GB)])
     log.each_rank(lambda r: msg.weight_end(elapsed + 0.3, boot.model.arch, ranks[r].after_weights, plan.weights_gb))
 
