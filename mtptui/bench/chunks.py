@@ -41,6 +41,7 @@ class StreamRecord:
     error: str | None = None
     status: int | None = None
     content_type: str | None = None
+    rid: str | None = None
     usage: dict[str, Any] | None = None
     spec: dict[str, Any] | None = None
 
@@ -120,6 +121,8 @@ def apply_event(record: StreamRecord, data: str, t: float) -> Chunk | None:
 
 
 def _apply_object(record: StreamRecord, obj: dict[str, Any], t: float) -> Chunk | None:
+    if record.rid is None and isinstance(obj.get("id"), str):
+        record.rid = obj["id"]
     usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else None
     if usage is not None:
         record.usage = usage

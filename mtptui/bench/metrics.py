@@ -36,6 +36,7 @@ class RequestMetrics:
     accept_len: float | None = None
     verify_ct: float | None = None
     usage_approximate: bool = False
+    rid: str | None = None
 
     @property
     def content_tokens(self) -> int:
@@ -99,7 +100,8 @@ def request_metrics(record: StreamRecord) -> RequestMetrics:
     tokens, reasoning, approximate = _final_tokens(record, counter)
     accept_len, verify_ct = _accept(record, tokens)
     m = RequestMetrics(ok=record.ok, error=record.error, output_tokens=tokens, reasoning_tokens=reasoning,
-                       itl=itl, icl=icl, accept_len=accept_len, verify_ct=verify_ct, usage_approximate=approximate)
+                       itl=itl, icl=icl, accept_len=accept_len, verify_ct=verify_ct, usage_approximate=approximate,
+                       rid=record.rid)
     if first is not None:
         m.ttft = first - record.start
     if first_content is not None:

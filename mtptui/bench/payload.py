@@ -18,12 +18,17 @@ class Sampling:
     top_p: float | None = None
     top_k: int | None = None
     ignore_eos: bool = False
+    enable_thinking: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
     def request_fields(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        """The request body fields; thinking goes through `chat_template_kwargs` (Qwen's switch)."""
+        fields = {k: v for k, v in asdict(self).items() if v is not None and k != "enable_thinking"}
+        if self.enable_thinking is not None:
+            fields["chat_template_kwargs"] = {"enable_thinking": self.enable_thinking}
+        return fields
 
 
 def build_payload(prompt: Prompt, *, model: str, max_tokens: int, sampling: Sampling) -> dict[str, Any]:

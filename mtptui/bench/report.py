@@ -66,7 +66,7 @@ def _rows(run: dict[str, Any]) -> list[tuple[str, str]]:
         ("Model", str(fp.get("model"))),
         ("Prompts / concurrency / max tokens",
          f"{fp['prompt_set']['name']} / {fp['concurrency']} / {fp['max_tokens']}"),
-        ("Sampling", ", ".join(f"{k}={v}" for k, v in fp["sampling"].items() if v not in (None, False))),
+        ("Sampling", ", ".join(f"{k}={v}" for k, v in fp["sampling"].items() if v is not None and v is not False)),
         ("Successful / failed requests", f"{s['requests_ok']} / {s['requests_failed']}"),
         ("Duration (s)", _num(s["duration_s"])),
         ("Output tokens (reasoning / content)",

@@ -29,7 +29,7 @@ class RequestResult:
             "output_tokens": m.output_tokens, "reasoning_tokens": m.reasoning_tokens, "accept_len": m.accept_len,
             "ttfc_ms": _ms(m.ttfc), "tpot_ms": _ms(m.tpot), "decode_tok_s": m.decode_tok_s,
             "content_tokens": m.content_tokens, "verify_ct": m.verify_ct, "chunks": len(m.icl) + (m.ttft is not None),
-            "usage_approximate": m.usage_approximate,
+            "usage_approximate": m.usage_approximate, "rid": m.rid,
         }
 
 

@@ -32,6 +32,7 @@ def register(sub, parent) -> None:
     p.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0)")
     p.add_argument("--top-p", type=float, default=None, help="nucleus sampling (default: not sent)")
     p.add_argument("--ignore-eos", action="store_true", help="generate max-tokens even past end of sequence")
+    p.add_argument("--no-thinking", action="store_true", help="ask the chat template to skip reasoning (Qwen)")
     p.add_argument("--model", default=None, help="model name to send (default: the server's)")
     p.add_argument("--repeat", type=int, default=1, help="run K times: the spread is the run-to-run noise")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds without data before a request fails")
@@ -75,7 +76,8 @@ def _config(args: argparse.Namespace):
     target, url = _target(args)
     plan = LoadPlan(requests=args.requests or max(4, 2 * args.concurrency), concurrency=args.concurrency,
                     warmup=args.warmup, rate=args.rate, seed=args.seed)
-    sampling = Sampling(temperature=args.temperature, top_p=args.top_p, ignore_eos=args.ignore_eos)
+    sampling = Sampling(temperature=args.temperature, top_p=args.top_p, ignore_eos=args.ignore_eos,
+                        enable_thinking=False if args.no_thinking else None)
     return BenchConfig(url=url, prompts=load_prompt_set(args.prompts), plan=plan, max_tokens=args.max_tokens,
                        sampling=sampling, model=args.model, target=target, timeout=args.timeout)
 
@@ -119,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
     comparison = compare(runs, earlier)
     print(results_table(runs[-1]))
     if len(runs) > 1:
-        print("repeats (output tok/s): " + ", ".join(f"{r['summary']['output_tok_s']:.1f}" for r in runs))
+        rates = [r["summary"]["output_tok_s"] for r in runs]
+        print("repeats (output tok/s): " + ", ".join("-" if v is None else f"{v:.1f}" for v in rates))
     print(comparison_text(comparison, detail=args.compare))
     if args.json_file:
         document = dict(runs[-1], comparison=comparison.to_json())

@@ -1,0 +1,109 @@
+"""The benchmark against the simulated SGLang server, checked against the server's own truth (`/sim/requests`).
+
+Decode in the simulator runs in real time (only start-up is sped up), so runs are kept short: few requests,
+small max tokens.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+
+from mtptui.bench.events import Notice, RateSample, RequestDone, RunFinished, RunStarted
+from mtptui.bench.load import LoadPlan
+from mtptui.bench.payload import Sampling
+from mtptui.bench.prompts import load_prompt_set
+from mtptui.bench.result import BenchResult
+from mtptui.bench.runner import BenchConfig, BenchRunner
+from tests.simserver import profile_argv, profile_env, sim_redeploy, sim_restored, start_sim  # noqa: F401
+
+
+# A dense model (no mamba flags, which 0.5.23 renamed) with 3 MTP steps, the qwen3 parser and metrics on.
+SPEC_ARGV = ["--model-path", "/data/models/Qwen3-8B", "--speculative-algorithm", "NEXTN", "--speculative-num-steps",
+             "3", "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4", "--reasoning-parser",
+             "qwen3", "--enable-metrics"]
+
+
+def config(url: str, *, requests: int, concurrency: int = 1, max_tokens: int = 64, prompts: str = "rbtree",
+           **extra) -> BenchConfig:
+    plan = LoadPlan(requests=requests, concurrency=concurrency, warmup=1)
+    return BenchConfig(url=url, prompts=load_prompt_set(prompts), plan=plan, max_tokens=max_tokens, **extra)
+
+
+def truth_of(url: str, result: BenchResult) -> list[dict]:
+    """The server's record of each measured request, in the result's order."""
+    by_rid = {t["rid"]: t for t in httpx.get(url + "/sim/requests").json()["requests"]}
+    return [by_rid[r.metrics.rid] for r in result.requests]
+
+
+def truth_tok_s(truth: list[dict]) -> float:
+    """Output tokens per second as the server saw the run: first arrival to last token."""
+    span = max(t["last_token"] for t in truth) - min(t["arrival"] for t in truth)
+    return sum(t["completion_tokens"] for t in truth) / span
+
+
+@pytest.mark.parametrize("concurrency, requests", [(1, 4), (16, 32)])
+async def test_output_tok_s_within_3_percent_of_truth(sim_restored, concurrency: int, requests: int) -> None:
+    result = await BenchRunner(config(sim_restored.url, requests=requests, concurrency=concurrency,
+                                      max_tokens=48)).run()
+    truth = truth_of(sim_restored.url, result)
+    s = result.summary
+    assert s["requests_ok"] == requests and s["requests_failed"] == 0
+    assert s["output_tok_s"] == pytest.approx(truth_tok_s(truth), rel=0.03)
+    for request, real in zip(result.requests, truth):
+        m = request.metrics
+        assert (m.output_tokens, m.reasoning_tokens) == (real["completion_tokens"], real["reasoning_tokens"])
+        assert m.verify_ct == real["verify_steps"] and m.accept_len == pytest.approx(real["accept_len"])
+        assert not m.usage_approximate
+    assert s["accept_len"] == pytest.approx(sum(t["completion_tokens"] for t in truth)
+                                            / sum(t["verify_steps"] for t in truth))
+    assert s["accept_len_source"] == "sglext"
+
+
+async def test_mission_profiles_give_about_35_and_55_tok_s(sim_restored, sim_redeploy) -> None:
+    speeds, accept = {}, {}
+    for name, sim in (("restored", sim_restored), ("redeploy", sim_redeploy)):
+        result = await BenchRunner(config(sim.url, requests=2, max_tokens=64)).run()
+        speeds[name], accept[name] = result.summary["request_tok_s"], result.summary["accept_len"]
+        assert result.fingerprint["launch_flags"]["speculative_num_steps"] == (3 if name == "restored" else 1)
+    assert 49 <= speeds["restored"] <= 61 and 31 <= speeds["redeploy"] <= 39, speeds
+    assert 2.6 <= accept["restored"] <= 3.6 and 1.5 <= accept["redeploy"] <= 2.0, accept
+
+
+async def test_live_feed_books_every_token_once_split_reasoning_and_content(sim_restored) -> None:
+    runner = BenchRunner(config(sim_restored.url, requests=6, concurrency=3, max_tokens=112, prompts="chat"))
+    events = [event async for event in runner.events()]
+    assert isinstance(events[0], RunStarted) and isinstance(events[-1], RunFinished)
+    result = events[-1].result
+    done = [e for e in events if isinstance(e, RequestDone)]
+    assert [e.warmup for e in done].count(True) == 1 and len(done) == 7
+    samples = [e for e in events if isinstance(e, RateSample)]
+    assert samples == result.samples and samples and all(0 <= s.in_flight <= 3 for s in samples)
+    reasoning = sum(r.metrics.reasoning_tokens for r in result.requests)
+    content = sum(r.metrics.content_tokens for r in result.requests)
+    assert reasoning > 0 and content > 0
+    assert sum(s.reasoning_tok_s * s.width for s in samples) == pytest.approx(reasoning)
+    assert sum(s.content_tok_s * s.width for s in samples) == pytest.approx(content)
+    assert result.summary["ttfc_ms"]["mean"] > result.summary["ttft_ms"]["mean"]
+    assert not [e for e in events if isinstance(e, Notice)]
+
+
+async def test_accept_length_from_metrics_counters(tmp_path: Path) -> None:
+    """SGLang 0.5.23 exports sglang:spec_verify_calls_total: the run's accept length from counter deltas."""
+    with start_sim(tmp_path, SPEC_ARGV, sim_args=["--sim-version", "0.5.23"]) as sim:
+        assert sim.ready(), sim.log_text()[-2000:]
+        result = await BenchRunner(config(sim.url, requests=2, max_tokens=64)).run()
+        truth = truth_of(sim.url, result)
+    exact = sum(t["completion_tokens"] for t in truth) / sum(t["verify_steps"] for t in truth)
+    assert result.summary["accept_len_metrics"] == pytest.approx(exact)
+    live = [s.accept_len for s in result.samples if s.accept_len is not None]
+    assert live and all(1.0 <= value <= 4.0 for value in live)
+
+
+async def test_no_thinking_gives_content_only(sim_restored) -> None:
+    result = await BenchRunner(config(sim_restored.url, requests=1, max_tokens=24,
+                                      sampling=Sampling(enable_thinking=False))).run()
+    assert result.summary["reasoning_tokens"] == 0 and result.summary["content_tokens"] == 24
+    assert result.fingerprint["sampling"]["enable_thinking"] is False
