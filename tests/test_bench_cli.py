@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import os
+import re
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+from tests.simserver import sim_restored  # noqa: F401
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
@@ -49,3 +55,37 @@ def test_bad_arguments(args: tuple, message: str) -> None:
 
 def test_unknown_host_is_a_config_error() -> None:
     assert "unknown host 'nosuch'" in one_sentence(run_cli("nosuch"), code=2)
+
+
+CONTRACT_SUMMARY = {"requests_ok", "requests_failed", "duration_s", "output_tok_s", "request_tok_s", "accept_len",
+                    "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"}
+CONTRACT_REQUEST = {"ok", "error", "ttft_ms", "e2e_ms", "output_tokens", "reasoning_tokens", "accept_len"}
+CONTRACT_FINGERPRINT = {"server_version", "launch_flags", "model", "sampling", "prompt_set", "concurrency"}
+
+
+def test_json_contract_history_and_comparison(sim_restored, tmp_path: Path, isolated_dirs: Path) -> None:
+    out = tmp_path / "run.json"
+    args = ("--url", sim_restored.url, "--requests", "2", "--concurrency", "2", "--max-tokens", "16")
+    env = {**os.environ}
+    first = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "bench", *args, "--json", str(out)],
+                           capture_output=True, text=True, timeout=120, env=env)
+    assert first.returncode == 0, first.stderr
+    assert "Output throughput (tok/s):" in first.stdout and "TPOT (ms)" in first.stdout
+    assert "compare: no earlier run" in first.stdout and "2/2" in first.stderr
+    doc = json.loads(out.read_text())
+    assert CONTRACT_FINGERPRINT <= set(doc["fingerprint"]) and CONTRACT_SUMMARY <= set(doc["summary"])
+    for key in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"):
+        assert set(doc["summary"][key]) == {"mean", "median", "p90", "p95", "p99"}
+        assert all(isinstance(v, float) for v in doc["summary"][key].values())
+    assert len(doc["requests"]) == 2 and all(CONTRACT_REQUEST <= set(r) and r["ok"] for r in doc["requests"])
+    assert doc["fingerprint"]["sampling"]["temperature"] == 0.0 and doc["fingerprint"]["concurrency"] == 2
+    assert doc["fingerprint"]["server_version"] == "0.5.12.post1" and doc["summary"]["accept_len"] > 1
+    stored = (isolated_dirs / "xdg_data_home" / "mtptui" / "bench-history.jsonl").read_text().splitlines()
+    assert len(stored) == 1 and json.loads(stored[0])["summary"] == doc["summary"]
+    second = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "bench", *args, "--compare", "--no-history"],
+                            capture_output=True, text=True, timeout=120, env=env)
+    assert second.returncode == 0, second.stderr
+    assert re.search(r"compare: [\d.]+ tok/s now vs [\d.]+ before \([+-][\d.]+ %\): (no-change|regression|improv)",
+                     second.stdout), second.stdout
+    assert "same server version and launch flags" in second.stdout
+    assert len((isolated_dirs / "xdg_data_home" / "mtptui" / "bench-history.jsonl").read_text().splitlines()) == 1
