@@ -1,0 +1,160 @@
+"""The simulator's models, in process: decode calibration, GPU memory, log formats, text, startup pacing."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import itertools
+import random
+
+import httpx
+import pytest
+
+from mtptui.sim import messages
+from mtptui.sim.boot import build_boot
+from mtptui.sim.decode import DecodeModel
+from mtptui.sim.engine import Engine
+from mtptui.sim.launch import settings_for
+from mtptui.sim.logfmt import LogWriter, plain_bar, shard_bar
+from mtptui.sim.memory import MemoryInputs, plan_memory
+from mtptui.sim.model import lookup
+from mtptui.sim.request import Request
+from mtptui.sim.runtime import Runtime
+from mtptui.sim.startup import Pacer, run_startup
+from mtptui.sim.textgen import Piece, generate, request_rng
+from tests.simserver import profile_argv
+
+QWEN = lookup("/data/models/Qwen3.6-27B")
+
+
+@pytest.mark.parametrize(("model", "accept", "tok_s"), [
+    (DecodeModel(), (1.0, 1.0), (21, 23)),
+    (DecodeModel(1, 1, 2), (1.7, 1.8), (33, 37)),  # the bad redeploy: accept len 1.75, ~35 tok/s
+    (DecodeModel(3, 1, 4), (3.0, 3.5), (50, 57)),  # the restored unit: accept len 2.98-3.52, 47-57 tok/s
+])
+def test_decode_model_is_calibrated_to_the_mission(model, accept, tok_s) -> None:
+    assert accept[0] <= model.mean_accept_len() <= accept[1]
+    assert tok_s[0] <= model.tokens_per_second() <= tok_s[1]
+    rng = random.Random(1)
+    draws = [model.draw_correct(rng) + 1 for _ in range(20000)]
+    assert sum(draws) / len(draws) == pytest.approx(model.mean_accept_len(), rel=0.02)
+    assert max(draws) <= (model.steps + 1 if model.speculative else 1)
+
+
+def test_concurrency_lowers_per_request_speed_but_raises_the_total() -> None:
+    model = DecodeModel(3, 1, 4)
+    speeds = [model.tokens_per_second(bs) for bs in (1, 4, 16)]
+    assert speeds == sorted(speeds, reverse=True)
+    assert 16 * speeds[2] > 4 * speeds[1] > speeds[0]
+
+
+def _inputs(**changes) -> MemoryInputs:
+    base = dict(gpu_mem_gb=48.0, tp_size=2, mem_fraction_static=0.88, context_len=131072, max_num_reqs=16,
+                mamba_ratio=0.5, draft_tokens=4, capture_bs=(1, 2, 4, 8, 12, 16))
+    return MemoryInputs(**{**base, **changes})
+
+
+def test_memory_plan_of_the_restored_profile() -> None:
+    plan = plan_memory(QWEN, _inputs())
+    assert plan.failure is None
+    assert (round(plan.weights_gb, 2), round(plan.draft_weights_gb, 2)) == (25.64, 2.82)
+    assert f"{plan.ranks[0].after_draft_weights:.2f}" == "3.37"  # "Load weight end. ... avail mem=3.37 GB"
+    assert plan.mamba is not None and plan.mamba.size >= 16
+
+
+def test_memory_flags_size_the_pools() -> None:
+    tokens = plan_memory(QWEN, _inputs()).tokens
+    assert plan_memory(QWEN, _inputs(mem_fraction_static=0.8)).tokens < tokens
+    assert plan_memory(QWEN, _inputs(context_len=262144, max_num_reqs=2048)).tokens < tokens
+    assert plan_memory(QWEN, _inputs(mamba_ratio=0.9)).tokens < tokens
+    assert plan_memory(QWEN, _inputs(mem_fraction_static=0.5)).failure == "pool"
+    assert plan_memory(QWEN, _inputs(tp_size=1)).failure == "weights"
+    assert plan_memory(QWEN, _inputs(mem_fraction_static=0.99)).failure == "draft"  # no room for the MTP head
+    assert plan_memory(QWEN, _inputs(mem_fraction_static=0.999, draft_tokens=0)).failure == "capture"
+
+
+def test_progress_bars_match_real_logs() -> None:
+    assert shard_bar("Multi-thread loading shards", 1, 4, 1.07) == \
+        "Multi-thread loading shards:  25% Completed | 1/4 [00:01<00:03,  1.07s/it]"
+    assert plain_bar("Capturing batches (bs=24 avail_mem=4.00 GB)", 1, 7, 2.96) == \
+        "Capturing batches (bs=24 avail_mem=4.00 GB):  14%|█▍        | 1/7 [00:02<00:17,  2.96s/it]"
+
+
+def test_bars_are_carriage_return_separated_on_one_line() -> None:
+    out = io.StringIO()
+    log = LogWriter(2, stream=out)
+    log.bar("long bar text")
+    log.bar("short")
+    log.bar_close()
+    assert out.getvalue() == "\rlong bar text\rshort        \n"
+
+
+def test_log_prefixes() -> None:
+    out = io.StringIO()
+    LogWriter(2, stream=out, clock=lambda: 0.0).rank(1, "x")
+    LogWriter(1, stream=out, clock=lambda: 0.0).rank(0, "y")
+    first, second = out.getvalue().splitlines()
+    assert first.endswith(" TP1] x") and second.endswith(":00] y")
+
+
+def test_decode_line_matches_the_reference_example() -> None:
+    line = messages.decode_batch(4, messages.usage_parts(True, 685000, 0.49, 12, 0.67, True), (2.77, 0.69), True,
+                                 8.44, 0)
+    assert line == ("Decode batch, #running-req: 4, #full token: 685000, full token usage: 0.49, mamba num: 12, "
+                    "mamba usage: 0.67, accept len: 2.77, accept rate: 0.69, cuda graph: True, "
+                    "gen throughput (token/s): 8.44, #queue-req: 0")
+
+
+def test_text_is_deterministic_per_seed_and_prompt() -> None:
+    def text(seed: int, prompt: str, counter: int, temperature: float) -> str:
+        stream = generate(request_rng(seed, prompt, counter, temperature), thinking=True)
+        return "".join(p.text for p in itertools.islice(stream, 200))
+
+    assert text(0, "a", 0, 0.0) == text(0, "a", 5, 0.0)  # greedy: the counter does not matter
+    assert text(0, "a", 0, 0.7) != text(0, "a", 5, 0.7)
+    assert text(0, "a", 0, 0.0) != text(1, "a", 0, 0.0)
+    assert text(0, "a", 0, 0.0).startswith("<think>")
+
+
+def _request(max_new: int | None, ignore_eos: bool = False) -> Request:
+    stream = iter([Piece("content", "a"), Piece("content", "b"), Piece("eos", ""), Piece("content", "c")])
+    return Request("r", 0, 5, max_new, stream, eos_token_id=9, ignore_eos=ignore_eos)
+
+
+def test_request_stops_at_length_or_eos() -> None:
+    request = _request(2)
+    assert request.take(4) == 2 and request.finish_reason == "length"
+    request = _request(None)
+    assert request.take(4) == 3 and (request.finish_reason, request.matched_stop) == ("stop", 9)
+    request = _request(3, ignore_eos=True)
+    assert request.take(4) == 3 and request.finish_reason == "length"
+
+
+class RecordingPacer(Pacer):
+    """Adds up the realistic startup durations instead of sleeping them."""
+
+    total = 0.0
+
+    async def sleep(self, seconds: float) -> None:
+        self.total += seconds
+
+
+def test_startup_takes_about_a_minute_at_speed_one() -> None:
+    from mtptui.sim.server import UVICORN_START_S
+
+    boot = build_boot(settings_for(profile_argv("restored"), "0.5.12.post1"))
+    pacer = RecordingPacer(1.0, random.Random(0))
+    asyncio.run(run_startup(boot, LogWriter(2, stream=io.StringIO()), pacer))
+    assert 50 <= pacer.total + UVICORN_START_S + 1.0 <= 70
+
+
+async def test_health_is_503_while_starting() -> None:
+    boot = build_boot(settings_for(profile_argv("redeploy-1step"), "0.5.12.post1"))
+    log = LogWriter(2, stream=io.StringIO())
+    runtime = Runtime(boot, Engine(boot, log, random.Random(0)), log, None, 0, "127.0.0.1", 30000)
+    from mtptui.sim.api import build_app
+
+    transport = httpx.ASGITransport(app=build_app(runtime))
+    async with httpx.AsyncClient(transport=transport, base_url="http://sim") as client:
+        assert (await client.get("/health")).status_code == 503
+        assert (await client.get("/v1/models")).status_code == 200
