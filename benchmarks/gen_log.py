@@ -32,41 +32,53 @@ class Clock:
 
 def startup(clock: Clock, rng: random.Random) -> list[str]:
     """One 0.5.23 startup at TP=2 with an MTP draft head: weights, pools, graphs, uvicorn, ready."""
+    return weights(clock) + pools(clock) + graphs(clock) + serving(clock, rng)
+
+
+def weights(clock: Clock) -> list[str]:
     ts = clock.tick
     out = [f"[{ts()} {r}] Memory baseline taken. mem usage=0.52 GB" for r in RANKS]
     out += [f"[{ts()} {r}] Load weight begin. avail mem=46.85 GB" for r in RANKS]
     shards = 15
-    bars = [f"Multi-thread loading shards: {100 * i // shards:3d}% Completed | {i}/{shards} "
-            f"[00:{i:02d}<00:{shards - i:02d},  1.07s/it]" for i in range(shards + 1)]
-    out.append("\r" + "\r".join(bars))
+    out.append("\r" + "\r".join(f"Multi-thread loading shards: {100 * i // shards:3d}% Completed | {i}/{shards} "
+                                 f"[00:{i:02d}<00:{shards - i:02d},  1.07s/it]" for i in range(shards + 1)))
+    out += [f"[{ts(2)} {r}] Load weight end. elapsed=28.41 s, type=Qwen3_5ForCausalLM, avail mem=21.20 GB, "
+            f"mem usage=25.61 GB." for r in RANKS]
+    out += [f"[{ts()} {r}] Load weight end. elapsed=0.19 s, type=Qwen3_5ForCausalLMMTP, avail mem=18.38 GB, "
+            f"mem usage=2.82 GB." for r in RANKS]
+    return out
+
+
+def pools(clock: Clock) -> list[str]:
+    out = []
     for rank in RANKS:
-        out.append(f"[{ts(2)} {rank}] Load weight end. elapsed=28.41 s, type=Qwen3_5ForCausalLM, "
-                   f"avail mem=21.20 GB, mem usage=25.61 GB.")
-    for rank in RANKS:
-        out.append(f"[{ts()} {rank}] Load weight end. elapsed=0.19 s, type=Qwen3_5ForCausalLMMTP, "
-                   f"avail mem=18.38 GB, mem usage=2.82 GB.")
-    for rank in RANKS:
-        out.append(f"[{ts()} {rank}] Mamba Cache is allocated. max_mamba_cache_size: 48, "
+        out.append(f"[{clock.tick()} {rank}] Mamba Cache is allocated. max_mamba_cache_size: 48, "
                    f"conv_state size: 0.28GB, ssm_state size: 6.33GB ")
-        out.append(f"[{ts()} {rank}] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 685000, "
-                   f"K size: 5.23 GB, V size: 5.23 GB")
-        out.append(f"[{ts()} {rank}] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 685000, "
-                   f"K size: 0.33 GB, V size: 0.33 GB")
-        out.append(f"[{ts()} {rank}] Memory pool end. avail mem=4.12 GB")
-    for rank in RANKS:
-        out.append(f"[{ts()} {rank}] Capture target verify CUDA graph begin. backend=full, "
-                   f"num_tokens_per_req=4, avail mem=4.04 GB")
+        for size in ("5.23", "0.33"):  # target pool, then the draft model's
+            out.append(f"[{clock.tick()} {rank}] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 685000, "
+                       f"K size: {size} GB, V size: {size} GB")
+        out.append(f"[{clock.tick()} {rank}] Memory pool end. avail mem=4.12 GB")
+    return out
+
+
+def graphs(clock: Clock) -> list[str]:
+    out = [f"[{clock.tick()} {r}] Capture target verify CUDA graph begin. backend=full, num_tokens_per_req=4, "
+           f"avail mem=4.04 GB" for r in RANKS]
     sizes = [16, 12, 8, 4, 2, 1]
     out.append("\r" + "\r".join(
         f"Capturing batches (bs={bs} avail_mem={4.0 - i * 0.05:.2f} GB): {100 * i // len(sizes):3d}%|"
         f"{'█' * i}{' ' * (10 - i)}| {i}/{len(sizes)} [00:{2 * i:02d}<00:10,  2.96s/it]"
         for i, bs in enumerate(sizes + sizes[-1:])))
-    for rank in RANKS:
-        out.append(f"[{ts(20)} {rank}] Capture target verify CUDA graph end. bs=[1, 2, 4, 8, 12, 16], "
-                   f"elapsed=21.36 s, mem usage=0.61 GB, avail mem=3.43 GB.")
-    out.append(f"[{ts()} TP0] max_total_num_tokens=685000, chunked_prefill_size=8192, max_prefill_tokens=16384, "
-               f"max_running_requests=16, context_len=131072, available_gpu_mem=3.43 GB")
-    out += [f"[{ts()}] INFO:     Started server process [177326]",
+    out += [f"[{clock.tick(20)} {r}] Capture target verify CUDA graph end. bs=[1, 2, 4, 8, 12, 16], "
+            f"elapsed=21.36 s, mem usage=0.61 GB, avail mem=3.43 GB." for r in RANKS]
+    return out
+
+
+def serving(clock: Clock, rng: random.Random) -> list[str]:
+    ts = clock.tick
+    return [f"[{ts()} TP0] max_total_num_tokens=685000, chunked_prefill_size=8192, max_prefill_tokens=16384, "
+            f"max_running_requests=16, context_len=131072, available_gpu_mem=3.43 GB",
+            f"[{ts()}] INFO:     Started server process [177326]",
             f"[{ts()}] INFO:     Waiting for application startup.",
             f"[{ts()}] INFO:     Application startup complete.",
             f"[{ts()}] INFO:     Uvicorn running on http://0.0.0.0:30000 (Press CTRL+C to quit)",
@@ -74,7 +86,6 @@ def startup(clock: Clock, rng: random.Random) -> list[str]:
             prefill(clock, rng), decode(clock, rng, warm=True),
             f"[{ts()}] INFO:     127.0.0.1:40001 - \"POST /generate HTTP/1.1\" 200 OK",
             f"[{ts()}] The server is fired up and ready to roll!"]
-    return out
 
 
 def decode(clock: Clock, rng: random.Random, warm: bool = False) -> str:

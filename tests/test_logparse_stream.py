@@ -28,7 +28,8 @@ def test_close_flushes_an_unterminated_last_line() -> None:
 
 
 def test_chunk_ending_mid_utf8_character() -> None:
-    line = "Capturing batches (bs=8 avail_mem=4.00 GB):  50%|█████     | 1/2 [00:01<00:01,  1.00s/it]\n".encode()
+    line = "Capturing batches (bs=8 avail_mem=4.00 GB):  50%|█████     | 1/2 [00:01<00:01,  1.00s/it]\n"
+    line = line.encode()
     cut = line.index("█".encode()) + 1  # inside the three bytes of the block character
     parser = LogParser()
     events = parser.feed(line[:cut]) + parser.feed(line[cut:]) + parser.close()
@@ -67,14 +68,15 @@ def test_feed_lines_pairs_raw_lines_with_their_events() -> None:
 def test_error_is_released_by_the_next_prefixed_line() -> None:
     parser = LogParser()
     assert parser.feed(f"{P}Scheduler hit an exception: Traceback (most recent call last):\n") == []
-    assert parser.feed('  File "a.py", line 3, in f\n    g()\nValueError: Unknown speculative algorithm name: FOO\n\n') \
-        == []
+    traceback = '  File "a.py", line 3, in f\n    g()\nValueError: Unknown speculative algorithm name: FOO\n\n'
+    assert parser.feed(traceback) == []
     events = parser.feed(f"[{TS}] SIGQUIT received. signum=None, frame=None. It usually means one child failed.\n")
     assert [(e.kind, e.line) for e in events] == [("error", 1)]
     assert events[0].get("traceback") == '  File "a.py", line 3, in f\n    g()\n' \
                                          "ValueError: Unknown speculative algorithm name: FOO"
     assert [e.to_dict() for e in parser.close()] == [
-        ev("error", TS, line=6, message="SIGQUIT received. signum=None, frame=None. It usually means one child failed.")]
+        ev("error", TS, line=6,
+           message="SIGQUIT received. signum=None, frame=None. It usually means one child failed.")]
 
 
 def test_chained_traceback_stays_in_one_error() -> None:

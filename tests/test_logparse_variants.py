@@ -283,7 +283,8 @@ BARS = [
      ev("shard_progress", desc="Loading safetensors using Fastsafetensor loader", done=1, total=4, percent=25)),
     ("Capturing batches (bs=24 avail_mem=4.00 GB):  14%|█▍        | 1/7 [00:02<00:17,  2.96s/it]",
      ev("graph_capture_progress", bs=24, avail_mem_gb=4.0, done=1, total=7)),
-    ("Capturing batches (avail_mem=20.10 GB): 100%|██████████| 23/23 [00:09<00:00,  2.41it/s]",  # 0.4.6
+    # 0.4.6: no bs in the description
+    ("Capturing batches (avail_mem=20.10 GB): 100%|██████████| 23/23 [00:09<00:00,  2.41it/s]",
      ev("graph_capture_progress", avail_mem_gb=20.1, done=23, total=23)),
 ]
 

@@ -82,7 +82,8 @@ def test_weights_from_available_memory_when_the_version_prints_no_usage() -> Non
 
 
 def test_untagged_and_reordered_ranks_share_one_label() -> None:
-    state = state_of(f"{p('')}Memory pool end. avail mem=1.00 GB", f"{p('TP1 DP0 EP1')}Memory pool end. avail mem=2.00 GB")
+    state = state_of(f"{p('')}Memory pool end. avail mem=1.00 GB",
+                     f"{p('TP1 DP0 EP1')}Memory pool end. avail mem=2.00 GB")
     assert set(state.to_dict()["memory"]) == {"TP0", "DP0 TP1 EP1"}
 
 

@@ -24,17 +24,25 @@ def run(args) -> int:
         if args.summary:
             _summary(streams)
         else:
-            for _, stream in streams:
-                _events(stream)
+            for name, stream in streams:
+                _read(name, _events, stream)
     except BrokenPipeError:
         _silence_stdout()
-    except OSError as exc:
-        raise UserError(f"cannot read {_current(streams)}: {exc.strerror or exc}") from None
     finally:
         for name, stream in streams:
             if name != "standard input":
                 stream.close()
     return 0
+
+
+def _read(name: str, consume, stream, *args) -> None:
+    """Run `consume(stream, *args)`; a read error (e.g. EIO) becomes one sentence naming the input."""
+    try:
+        consume(stream, *args)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise UserError(f"cannot read {name}: {exc.strerror or exc}") from None
 
 
 def _open_all(paths: list[str]) -> list:
@@ -56,8 +64,8 @@ def _summary(streams: list) -> None:
     from mtptui.sglang.state.scan import summarize_stream
 
     state = ServerState()
-    for _, stream in streams:
-        summarize_stream(stream, state)
+    for name, stream in streams:
+        _read(name, summarize_stream, stream, state)
     print_json(state.to_dict())
 
 
@@ -77,10 +85,6 @@ def _events(stream) -> None:
             sys.stdout.flush()
     write("".join([dumps(event.to_dict(), ensure_ascii=False) + "\n" for event in parser.close()]))
     sys.stdout.flush()
-
-
-def _current(streams: list) -> str:
-    return streams[0][0] if len(streams) == 1 else "the input"
 
 
 def _silence_stdout() -> None:

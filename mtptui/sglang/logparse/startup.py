@@ -11,14 +11,16 @@ from mtptui.sglang.logparse.values import first_word, gb, to_float, to_int
 Parsed = tuple[str, dict[str, Any]] | None
 
 # tqdm: SGLang's BAR_FORMAT (`desc: 25% Completed | 1/4 [...]`) and tqdm's default (`desc:  25%|██▌ | 1/4 [...]`).
-SHARD = re.compile(r"((?:Multi-thread l|L)oading [^:|\r\n]{1,120}?):\s*(\d{1,3})%(?: Completed \||\|[^|]*\|) (\d+)/(\d+)")
+SHARD = re.compile(r"((?:Multi-thread l|L)oading [^:|\r\n]{1,120}?):\s*(\d{1,3})%"
+                   r"(?: Completed \||\|[^|]*\|) (\d+)/(\d+)")
 CAPTURING = re.compile(r"Capturing batches(?: \((?:bs=(\d+) ?)?(?:avail_mem=([\d.]+) ?GB)?\))?:\s*\d{1,3}%\|[^|]*\| "
                        r"(\d+)/(\d+)")
 GRAPH = re.compile(r"Capture [\w ]{0,60}?graph (begin|end)\.")
 AVAIL = re.compile(r"avail mem=([\d.]+) ?GB")
 MEM_USAGE = re.compile(r"mem usage=([\d.]+) ?GB")
 ELAPSED = re.compile(r"(?:Time elapsed: |elapsed=)([\d.]+) ?s")
-KV_HEAD = re.compile(r"(?:[\w-]+ ){0,3}KV Cache is allocated\. |Post-capture KV sizing: (?:draft )?KV cache allocated\. ")
+KV_HEAD = re.compile(r"(?:[\w-]+ ){0,3}KV Cache is allocated\. "
+                     r"|Post-capture KV sizing: (?:draft )?KV cache allocated\. ")
 MAMBA_SIZES = re.compile(r"(?:^|[ ,])(conv_state|ssm_state) size: ([\d.]+) ?GB")
 DEFERRED = re.compile(r"Committed real weights after CUDA graph capture in ([\d.]+) s")
 

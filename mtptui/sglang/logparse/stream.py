@@ -13,6 +13,7 @@ from mtptui.sglang.logparse.problems import bare_traceback
 from mtptui.sglang.logparse.splitter import LineSplitter
 
 MAX_TRACEBACK_LINES = 400  # memory stays bounded when an error is followed by endless unprefixed output
+MAX_TRACEBACK_LINE = 10_000  # characters kept of one folded line
 
 
 class LogParser:
@@ -60,7 +61,7 @@ class LogParser:
         parsed = classify(split.msg)
         if self.pending is not None:
             if parsed is None and not split.prefixed:
-                self._fold(split.msg if split.ts is None else text)
+                self._fold(split.msg)
                 return out
             self.flush_pending(out)
         if parsed is None and not split.prefixed:
@@ -90,7 +91,7 @@ class LogParser:
 
     def _fold(self, text: str) -> None:
         if len(self._traceback) < MAX_TRACEBACK_LINES:
-            self._traceback.append(text)
+            self._traceback.append(text if len(text) <= MAX_TRACEBACK_LINE else text[:MAX_TRACEBACK_LINE] + "…")
         else:
             self._dropped += 1
 
