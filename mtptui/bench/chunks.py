@@ -42,6 +42,7 @@ class StreamRecord:
     status: int | None = None
     content_type: str | None = None
     rid: str | None = None
+    events: int = 0
     usage: dict[str, Any] | None = None
     spec: dict[str, Any] | None = None
 

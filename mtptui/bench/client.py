@@ -8,6 +8,7 @@ status, error chunk in a 200 stream, reset, timeout, unreachable server) ends up
 from __future__ import annotations
 
 import json
+import ssl
 from time import perf_counter
 from typing import Any, Callable
 
@@ -42,27 +43,46 @@ async def _status_error(response: httpx.Response) -> str:
 
 
 class ChatClient:
-    """One httpx connection pool sized for the run's concurrency; use as `async with`."""
+    """Streams chat requests, each on a lane of its own; use as `async with`.
+
+    A lane is an httpx client holding one keep-alive connection, taken by one request at a time: as many lanes
+    as requests in flight, never two streams on one connection. (One shared pool of 64 connections made
+    httpcore's pool bookkeeping, which scans every connection on every request, the client's main CPU cost.)
+    Probes and /metrics scrapes use a separate control client.
+    """
 
     def __init__(self, base_url: str, *, concurrency: int = 1, timeout: float | None = 300.0,
                  transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
-        slots = max(1, concurrency) + 4
-        self._http = httpx.AsyncClient(
-            base_url=self.base_url, transport=transport, trust_env=False,
-            timeout=httpx.Timeout(timeout, connect=10.0),
-            limits=httpx.Limits(max_connections=slots, max_keepalive_connections=slots))
+        self._transport = transport
+        self._ssl = ssl.create_default_context()  # built once: loading CA certificates costs ~20 ms a client
+        self._idle: list[httpx.AsyncClient] = []
+        self._lanes: list[httpx.AsyncClient] = []
+        self._control = self._client(httpx.Timeout(30.0, connect=10.0), connections=2)
+
+    def _client(self, timeout: httpx.Timeout, connections: int = 1) -> httpx.AsyncClient:
+        return httpx.AsyncClient(base_url=self.base_url, transport=self._transport, trust_env=False, verify=self._ssl,
+                                 timeout=timeout, limits=httpx.Limits(max_connections=connections,
+                                                                      max_keepalive_connections=connections))
+
+    def _take_lane(self) -> httpx.AsyncClient:
+        if self._idle:
+            return self._idle.pop()
+        lane = self._client(httpx.Timeout(self.timeout, connect=10.0))
+        self._lanes.append(lane)
+        return lane
 
     async def __aenter__(self) -> "ChatClient":
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        await self._http.aclose()
+        for client in [self._control, *self._lanes]:
+            await client.aclose()
 
     async def get_json(self, path: str) -> tuple[int, Any]:
         """GET `path`: (status, parsed JSON or text). Transport errors propagate as httpx.HTTPError."""
-        response = await self._http.get(path, timeout=httpx.Timeout(30.0, connect=10.0))
+        response = await self._control.get(path)
         try:
             return response.status_code, response.json()
         except ValueError:
@@ -70,21 +90,24 @@ class ChatClient:
 
     async def stream(self, payload: dict[str, Any], on_chunk: Callable[[Chunk], None] | None = None) -> StreamRecord:
         """Send one streamed chat request and record its timeline; never raises for a failed request."""
+        lane = self._take_lane()
         record = StreamRecord(start=perf_counter())
         try:
-            await self._read(record, payload, on_chunk)
+            await self._read(lane, record, payload, on_chunk)
         except SSEError:
             content_type = record.content_type or "none"
             record.error = record.error or f"not an event stream (content-type {content_type!r})"
         except httpx.HTTPError as exc:
             record.error = record.error or describe_http_error(exc, self.timeout)
+        finally:
+            self._idle.append(lane)
         if record.error is None and not record.done:
             record.error = "stream ended before [DONE]"
         return record
 
-    async def _read(self, record: StreamRecord, payload: dict[str, Any],
+    async def _read(self, lane: httpx.AsyncClient, record: StreamRecord, payload: dict[str, Any],
                     on_chunk: Callable[[Chunk], None] | None) -> None:
-        async with aconnect_sse(self._http, "POST", CHAT_PATH, json=payload) as source:
+        async with aconnect_sse(lane, "POST", CHAT_PATH, json=payload) as source:
             record.status = source.response.status_code
             record.content_type = source.response.headers.get("content-type")
             if record.status >= 400:
@@ -92,6 +115,7 @@ class ChatClient:
                 return
             async for event in source.aiter_sse():
                 t = perf_counter()
+                record.events += 1
                 if event.event not in ("", "message"):
                     continue
                 chunk = apply_event(record, event.data, t)

@@ -37,6 +37,7 @@ class RequestMetrics:
     verify_ct: float | None = None
     usage_approximate: bool = False
     rid: str | None = None
+    events: int = 0
 
     @property
     def content_tokens(self) -> int:
@@ -101,7 +102,7 @@ def request_metrics(record: StreamRecord) -> RequestMetrics:
     accept_len, verify_ct = _accept(record, tokens)
     m = RequestMetrics(ok=record.ok, error=record.error, output_tokens=tokens, reasoning_tokens=reasoning,
                        itl=itl, icl=icl, accept_len=accept_len, verify_ct=verify_ct, usage_approximate=approximate,
-                       rid=record.rid)
+                       rid=record.rid, events=record.events)
     if first is not None:
         m.ttft = first - record.start
     if first_content is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from mtptui.bench.events import BenchEvent, Notice, RateSample, RequestDone, RunStarted
+from mtptui.bench.events import BenchEvent, Notice, RateSample, RequestDone, RunFinished, RunStarted
 
 WIDTH = 50
 DISTRIBUTIONS = (("ttft_ms", "TTFT (ms)"), ("ttfc_ms", "time to first content (ms)"), ("tpot_ms", "TPOT (ms)"),
@@ -28,6 +28,8 @@ class ProgressBar:
             self.failed += not event.metrics.ok
         elif isinstance(event, RateSample):
             self.tok_s, self.in_flight = event.output_tok_s, event.in_flight
+        elif isinstance(event, RunFinished):  # the run's rate, not the last (partial) second's
+            self.tok_s, self.in_flight = event.result.summary["output_tok_s"], 0
         elif isinstance(event, Notice):
             self._clear()
             print(f"warning: {event.message}", file=self.stream)
