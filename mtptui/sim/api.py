@@ -40,10 +40,14 @@ def _deprecated(rt: Runtime, old: str, new: str) -> None:
                     f"Please use '{new}' instead.", "warning")
 
 
-def build_app(rt: Runtime) -> Starlette:
-    """Routes bound to one runtime."""
+class SimApi:
+    """The route handlers of one runtime."""
 
-    async def chat_completions(request: HttpRequest) -> Response:
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+
+    async def chat_completions(self, request: HttpRequest) -> Response:
+        rt = self.rt
         try:
             params = parse_chat(await _json(request), rt)
         except BadRequest as exc:
@@ -58,54 +62,62 @@ def build_app(rt: Runtime) -> Starlette:
             return StreamingResponse(stream_chat(params, job, rt), media_type=SSE)
         return JSONResponse(await complete_chat(params, job, rt))
 
-    async def generate(request: HttpRequest) -> Response:
+    async def generate(self, request: HttpRequest) -> Response:
         try:
-            job, stream = start_generate(await _json(request), rt)
+            job, stream = start_generate(await _json(request), self.rt)
         except BadRequest as exc:
             return _error(str(exc), exc.err_type)
         if stream:
-            return StreamingResponse(stream_generate(job, rt), media_type=SSE)
-        return JSONResponse(await complete_generate(job, rt))
+            return StreamingResponse(stream_generate(job, self.rt), media_type=SSE)
+        return JSONResponse(await complete_generate(job, self.rt))
 
-    async def health(request: HttpRequest) -> Response:
+    async def health(self, request: HttpRequest) -> Response:
+        """503 until warmed up; then a one-token generation, skipped while requests are running (as SGLang)."""
+        rt = self.rt
         if not rt.ready:
             return Response(status_code=503)
-        if not rt.engine.running:  # SGLang skips the probe generation while requests are running
+        if not rt.engine.running:
             probe = rt.new_request("health", 1, 1, health=True)
             rt.engine.submit(probe)
             while (await probe.outputs.get()).finish_reason is None:
                 pass
-        return Response(status_code=200)
+        return Response(status_code=200 if rt.ready else 503)
 
-    async def server_info(request: HttpRequest) -> Response:
+    async def server_info(self, request: HttpRequest) -> Response:
         if request.url.path == "/get_server_info":
-            _deprecated(rt, "/get_server_info", "/server_info")
-        return JSONResponse(info.server_info(rt))
+            _deprecated(self.rt, "/get_server_info", "/server_info")
+        return JSONResponse(info.server_info(self.rt))
 
-    async def model_info(request: HttpRequest) -> Response:
+    async def model_info(self, request: HttpRequest) -> Response:
         if request.url.path == "/get_model_info":
-            _deprecated(rt, "/get_model_info", "/model_info")
-        return JSONResponse(info.model_info(rt))
+            _deprecated(self.rt, "/get_model_info", "/model_info")
+        return JSONResponse(info.model_info(self.rt))
 
-    async def models(request: HttpRequest) -> Response:
-        return JSONResponse(info.models(rt))
+    async def models(self, request: HttpRequest) -> Response:
+        return JSONResponse(info.models(self.rt))
 
-    async def metrics(request: HttpRequest) -> Response:
+    async def metrics(self, request: HttpRequest) -> Response:
         from prometheus_client import CONTENT_TYPE_LATEST
 
-        return Response(rt.metrics.render(), media_type=CONTENT_TYPE_LATEST)
+        return Response(self.rt.metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
-    async def sim_requests(request: HttpRequest) -> Response:
-        return JSONResponse({"note": TRUTH_NOTE, "requests": rt.engine.truth()})
+    async def sim_requests(self, request: HttpRequest) -> Response:
+        return JSONResponse({"note": TRUTH_NOTE, "requests": self.rt.engine.truth()})
 
-    routes = [
-        Route("/v1/chat/completions", chat_completions, methods=["POST"]),
-        Route("/generate", generate, methods=["POST"]),
-        Route("/health", health), Route("/health_generate", health),
-        Route("/server_info", server_info), Route("/get_server_info", server_info),
-        Route("/model_info", model_info), Route("/get_model_info", model_info),
-        Route("/v1/models", models), Route("/sim/requests", sim_requests),
-    ]
-    if rt.metrics is not None:
-        routes.append(Route("/metrics", metrics))
-    return Starlette(routes=routes)
+    def routes(self) -> list[Route]:
+        routes = [
+            Route("/v1/chat/completions", self.chat_completions, methods=["POST"]),
+            Route("/generate", self.generate, methods=["POST"]),
+            Route("/health", self.health), Route("/health_generate", self.health),
+            Route("/server_info", self.server_info), Route("/get_server_info", self.server_info),
+            Route("/model_info", self.model_info), Route("/get_model_info", self.model_info),
+            Route("/v1/models", self.models), Route("/sim/requests", self.sim_requests),
+        ]
+        if self.rt.metrics is not None:
+            routes.append(Route("/metrics", self.metrics))
+        return routes
+
+
+def build_app(rt: Runtime) -> Starlette:
+    """The Starlette app of one simulated server."""
+    return Starlette(routes=SimApi(rt).routes())

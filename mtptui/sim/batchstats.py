@@ -36,7 +36,7 @@ class BatchStats:
         self.last_prefill_log = time.monotonic()
         self.last_prefill_tokens = 0
         self.last_gen_throughput = 0.0
-        self.iv_tokens = self.iv_accepted = self.iv_steps = self.iv_correct = 0
+        self.iv_tokens = self.iv_steps = self.iv_correct = 0
         self.cum_accepted = self.cum_steps = 0
 
     @property
@@ -62,7 +62,6 @@ class BatchStats:
     def step(self, tokens: int, correct: int) -> None:
         """One request's share of a decode step: ``tokens`` accepted, ``correct`` of its drafts right."""
         self.iv_tokens += tokens
-        self.iv_accepted += tokens
         self.iv_steps += 1
         self.iv_correct += correct
 
@@ -79,14 +78,14 @@ class BatchStats:
         spec = None
         if self.boot.settings.speculative and self.iv_steps:
             per_round = self.boot.decode.drafts_per_round
-            spec = (self.iv_accepted / self.iv_steps, self.iv_correct / (self.iv_steps * per_round))
-            self.cum_accepted += self.iv_accepted
+            spec = (self.iv_tokens / self.iv_steps, self.iv_correct / (self.iv_steps * per_round))
+            self.cum_accepted += self.iv_tokens
             self.cum_steps += self.iv_steps
         graph = bool(self.boot.capture_bs) and use.running <= max(self.boot.capture_bs)
         self.log.rank(0, msg.decode_batch(use.running, self._usage(use, True), spec, graph,
                                           self.last_gen_throughput, use.queued))
         self._publish(use, spec, graph)
-        self.iv_tokens = self.iv_accepted = self.iv_steps = self.iv_correct = 0
+        self.iv_tokens = self.iv_steps = self.iv_correct = 0
 
     def _publish(self, use: PoolUse, spec: tuple[float, float] | None, graph: bool) -> None:
         if self.metrics is None:

@@ -46,6 +46,9 @@ class Engine:
 
     def submit(self, request: Request) -> None:
         request.arrival = time.monotonic()
+        if self._stopped:
+            request.abort(request.arrival)
+            return
         self.waiting.append(request)
         self._wake.set()
 

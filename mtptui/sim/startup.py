@@ -61,7 +61,7 @@ async def announce(boot: Boot, log: LogWriter, pace: Pacer) -> None:
     log.main(server_args_line(boot))
     for warning in boot.settings.warnings:
         log.main(warning, "warning")
-    await pace.sleep(2.6)
+    await pace.sleep(5.5)  # tokenizer, detokenizer and scheduler processes start
     begin = msg.dist_init_begin(boot.settings.version)
     if begin:
         log.each_rank(lambda rank: begin)
