@@ -144,3 +144,24 @@ def test_no_metrics_endpoint_without_enable_metrics(tmp_path) -> None:
     with start_sim(tmp_path, ["--model-path", "/data/models/Qwen3.6-27B", "--tp-size", "2"]) as sim:
         assert httpx.get(sim.url + "/metrics").status_code == 404
         assert httpx.get(sim.url + "/v1/models").status_code == 200
+
+
+def _concurrent_truth(url: str, count: int, max_tokens: int) -> list[dict]:
+    from concurrent.futures import ThreadPoolExecutor
+
+    body = {"messages": PROMPT, "max_tokens": max_tokens}
+    with ThreadPoolExecutor(count) as pool:
+        replies = list(pool.map(lambda _: httpx.post(url + "/v1/chat/completions", json=body, timeout=60).json(),
+                                range(count)))
+    truth = {r["rid"]: r for r in httpx.get(url + "/sim/requests").json()["requests"]}
+    return sorted((truth[reply["id"]] for reply in replies), key=lambda r: r["prefill_start"])
+
+
+def test_requests_beyond_max_running_requests_queue(sim_redeploy) -> None:  # noqa: F811
+    first, second = _concurrent_truth(sim_redeploy.url, 2, 20)  # --max-running-requests 1
+    assert second["prefill_start"] >= first["last_token"]
+
+
+def test_requests_within_max_running_requests_decode_together(sim_restored) -> None:  # noqa: F811
+    first, second = _concurrent_truth(sim_restored.url, 2, 40)  # --max-running-requests 16
+    assert second["prefill_start"] < first["last_token"]

@@ -158,3 +158,9 @@ async def test_health_is_503_while_starting() -> None:
     async with httpx.AsyncClient(transport=transport, base_url="http://sim") as client:
         assert (await client.get("/health")).status_code == 503
         assert (await client.get("/v1/models")).status_code == 200
+
+
+def test_first_decode_steps_after_start_are_slow() -> None:
+    model = DecodeModel(3, 1, 4)
+    rng = random.Random(0)
+    assert model.sample_step(1, 0, rng) > 2 * model.sample_step(1, 100, rng)

@@ -100,7 +100,7 @@ class Engine:
 
     def _admit(self) -> list[Request]:
         batch: list[Request] = []
-        budget = self.boot.chunked_prefill
+        budget = self.boot.chunked_prefill if self.boot.chunked_prefill > 0 else self.boot.settings.max_prefill_tokens
         while self.waiting and len(self.running) + len(batch) < self.max_running:
             new = self.waiting[0].prompt_tokens - self.waiting[0].cached_tokens
             if batch and new > budget:
@@ -117,7 +117,7 @@ class Engine:
             if self.metrics:
                 self.metrics.queue.observe(start - request.arrival)
         new_tokens = sum(r.prompt_tokens - r.cached_tokens for r in batch)
-        chunk = max(self.boot.chunked_prefill, 1)
+        chunk = self.boot.chunked_prefill if self.boot.chunked_prefill > 0 else max(new_tokens, 1)  # -1: no chunks
         for done in range(0, max(new_tokens, 1), chunk):
             size = min(chunk, new_tokens - done)
             self.stats.prefill(len(batch), size, sum(r.cached_tokens for r in batch) if done == 0 else 0,
