@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from mtptui.bench.tokens import Delta
 
@@ -67,5 +67,3 @@ class Progress:
     in_flight: int = 0
     finished: int = 0
     failed: int = 0
-    tokens: int = 0
-    samples: list = field(default_factory=list)

@@ -9,6 +9,9 @@ Per request (times from the moment just before the POST):
   with the previous one.
 - ITL (token-correct under MTP): each such gap split evenly over the Δ tokens its chunk brought.
 - Accept length: completion tokens / `spec_verify_ct` from `sglext.spec_tokens_details`.
+
+Without per-chunk usage (a server that ignores `continuous_usage_stats`) each chunk counts as one token: the
+totals still come from the final usage when there is one, but ITL is then per chunk (`itl_per_chunk`).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ class RequestMetrics:
     accept_len: float | None = None
     verify_ct: float | None = None
     usage_approximate: bool = False
+    itl_per_chunk: bool = False
     rid: str | None = None
     events: int = 0
 
@@ -102,7 +106,7 @@ def request_metrics(record: StreamRecord) -> RequestMetrics:
     accept_len, verify_ct = _accept(record, tokens)
     m = RequestMetrics(ok=record.ok, error=record.error, output_tokens=tokens, reasoning_tokens=reasoning,
                        itl=itl, icl=icl, accept_len=accept_len, verify_ct=verify_ct, usage_approximate=approximate,
-                       rid=record.rid, events=record.events)
+                       itl_per_chunk=counter.approximate, rid=record.rid, events=record.events)
     if first is not None:
         m.ttft = first - record.start
     if first_content is not None:

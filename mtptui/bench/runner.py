@@ -29,7 +29,7 @@ from mtptui.bench.result import BenchResult, RequestResult
 from mtptui.bench.server import ServerInfo, probe_server
 from mtptui.bench.summary import summarize
 from mtptui.bench.tokens import TokenCounter
-from mtptui.bench.checks import run_warnings
+from mtptui.bench.checks import run_warnings, usage_warnings
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,7 @@ class BenchRunner:
         self._emit: Callable[[BenchEvent], None] = lambda event: None
         self._poller: MetricsPoller | None = None
         self._model = config.model or "default"
+        self._noticed: set[str] = set()
 
     async def events(self) -> AsyncIterator[BenchEvent]:
         """The run's events as an async iterator; the last one is `RunFinished`. Errors are re-raised here."""
@@ -110,11 +111,20 @@ class BenchRunner:
         plan = self.config.plan
         max_tokens = min(self.config.max_tokens, self.config.warmup_max_tokens)
 
+        seen: list[RequestMetrics] = []
+
         async def one(index: int) -> None:
-            metrics = request_metrics(await client.stream(self._payload(index, max_tokens)))
-            self._emit(RequestDone(index, self.config.prompts.cycle(index).name, True, metrics))
+            seen.append(request_metrics(await client.stream(self._payload(index, max_tokens))))
+            self._emit(RequestDone(index, self.config.prompts.cycle(index).name, True, seen[-1]))
 
         await fire(plan.warmup, plan.concurrency, [0.0] * plan.warmup, one)
+        for message in usage_warnings(seen):  # tell a live view now, not after the run
+            self._notice(message)
+
+    def _notice(self, message: str) -> None:
+        if message not in self._noticed:
+            self._noticed.add(message)
+            self._emit(Notice(message))
 
     async def _measure(self, client: ChatClient, server: ServerInfo, fingerprint: dict) -> BenchResult:
         cfg, plan = self.config, self.config.plan
@@ -186,5 +196,5 @@ class BenchRunner:
         summary["peak_output_tok_s"] = max(full, default=None)
         warnings = run_warnings(requests, server, self._poller is not None and self._poller.enabled)
         for message in warnings:
-            self._emit(Notice(message))
+            self._notice(message)
         return BenchResult(fingerprint, summary, requests, state.samples, warnings)
