@@ -2,16 +2,37 @@
 
 from __future__ import annotations
 
-from mtptui.cli.commands._common import add, not_implemented
+import sys
+
+from mtptui.cli.commands._common import add
 
 NAME = "demo"
+DESCRIPTION = (
+    "Start a simulated SGLang server on this machine in the mission's bad state (profile redeploy-1step, the "
+    "known-good unit on disk beside it) and open the dashboard on it. No GPU, no SSH, no config needed. "
+    "MTPTUI_DEMO_SPEED sets the startup pace (default 3); the server stops when you quit."
+)
 
 
 def register(sub, parent) -> None:
-    p = add(sub, parent, NAME, "dashboard on a simulated SGLang host: no GPU, no SSH, no config needed")
-    p.add_argument("--theme", default=None, help="theme name (see themes/)")
+    p = add(sub, parent, NAME, "dashboard on a simulated SGLang host: no GPU, no SSH, no config needed", DESCRIPTION)
+    p.add_argument("--theme", default=None, help="theme name (see themes/): mtptui-dark (default), mtptui-light")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
-    return not_implemented("the demo dashboard")
+    from mtptui.cli.commands._dashboard import check_theme, run_app
+    from mtptui.ops.demo import DemoRun, demo_speed
+
+    check_theme(args.theme)
+    demo = DemoRun.prepare(speed=demo_speed())
+    demo.start()
+    try:
+        from mtptui.ui.app import AppContext
+
+        run_app(demo.feed(), AppContext("demo", host=demo.host, readonly=args.readonly, demo=demo), args.theme)
+    finally:
+        demo.stop()
+    print(f"mtptui demo: the simulated server stopped; its log, the known-good unit and the demo host file are in "
+          f"{demo.run_dir}", file=sys.stderr)
+    return 0

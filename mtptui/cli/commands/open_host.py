@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mtptui.cli.commands._common import add, not_implemented
+from mtptui.cli.commands._common import add
 
 NAME = "open"
 
@@ -10,12 +10,18 @@ NAME = "open"
 def register(sub, parent) -> None:
     p = add(sub, parent, NAME, "open the dashboard of HOST (same as `mtptui HOST`)")
     p.add_argument("host", metavar="HOST", help="host name from a host file, e.g. ct129")
-    p.add_argument("--theme", default=None, help="theme name (see themes/)")
+    p.add_argument("--theme", default=None, help="theme name (see themes/): mtptui-dark (default), mtptui-light")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
+    from mtptui.cli.commands._dashboard import check_theme, run_app
     from mtptui.config import find_host
+    from mtptui.ops.feed import feed_for_host
+    from mtptui.ui.app import AppContext
 
-    find_host(args.host, args.config)
-    return not_implemented("the dashboard")
+    _, host = find_host(args.host, args.config)
+    check_theme(args.theme)
+    feed = feed_for_host(host)
+    run_app(feed, AppContext(host.name, host=host, readonly=args.readonly), args.theme)
+    return 0

@@ -1,0 +1,270 @@
+"""`mtptui demo`: the mission's bad state, lived locally with no GPU and no SSH.
+
+``DemoRun.prepare()`` makes a per-run directory holding the demo host file (ports and paths pointing into the
+directory), the known-good systemd unit rendered from the ``restored`` profile, and the log. ``start()`` launches
+the simulated server (``mtptui sim``) with the ``redeploy-1step`` profile as a detached process, the way the
+ad-hoc nohup redeploy ran; ``feed()`` follows its log, watches the process and /server_info, and keeps a
+steady stream of the mission's coding prompt going so the log shows decode batches; ``stop()`` ends it all.
+
+``MTPTUI_DEMO_SPEED`` sets the startup pace (default 3: about 15 s from launch to ready); the tests use 40.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Awaitable, Callable
+
+from mtptui.config import HostConfig, load_host_file
+from mtptui.config.loader import dump_host
+from mtptui.errors import UserError
+from mtptui.ops.feed import FeedItem, FileTailFeed, HostStatus, MergedFeed, StatusPoller, merge_feeds
+
+BAD_PROFILE = "redeploy-1step"
+UNIT_NAME = "sglang-qwen.service"
+DEFAULT_SPEED = 3.0
+PREFERRED_PORT = 31000
+FALLBACK_PROMPT = "Write a red-black tree in Python with insert, delete and an invariant check."
+
+
+def demo_host_file() -> Path:
+    """configs/demo.toml of a source checkout, else the copy shipped inside the package."""
+    from mtptui.config.paths import repo_configs
+
+    configs = repo_configs()
+    if configs is not None and (configs / "demo.toml").is_file():
+        return configs / "demo.toml"
+    return Path(__file__).resolve().parents[1] / "configs" / "demo.toml"
+
+
+def demo_speed() -> float:
+    """The startup pace from MTPTUI_DEMO_SPEED; a bad value is a UserError, not a traceback."""
+    text = os.environ.get("MTPTUI_DEMO_SPEED", "")
+    try:
+        speed = float(text) if text else DEFAULT_SPEED
+    except ValueError:
+        raise UserError(f"MTPTUI_DEMO_SPEED must be a number, not {text!r}") from None
+    if speed <= 0:
+        raise UserError("MTPTUI_DEMO_SPEED must be a positive number")
+    return speed
+
+
+def pick_port(preferred: int = PREFERRED_PORT) -> int:
+    """The preferred port when it is free on 127.0.0.1, else any free one."""
+    for port in (preferred, 0):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return sock.getsockname()[1]
+    raise UserError("cannot find a free TCP port on 127.0.0.1 for the simulated server")
+
+
+def localized_host(template: HostConfig, run_dir: Path, port: int) -> HostConfig:
+    """The demo host with its API port, log, pid file and profiles pointing at this run."""
+    data = template.model_dump(mode="json", exclude_unset=True)
+    data["api_url"] = f"http://127.0.0.1:{port}"
+    data["server"] = {**data.get("server", {}), "manager": "process", "log_file": str(run_dir / "sglang.log"),
+                      "pid_file": str(run_dir / "sglang.pid"), "workdir": str(run_dir)}
+    data["log"] = {"kind": "file", "path": str(run_dir / "sglang.log")}
+    for profile in data.get("profiles", {}).values():
+        profile.setdefault("flags", {})["port"] = port
+    return HostConfig.model_validate(data)
+
+
+def known_good_unit(host: HostConfig) -> str:
+    """The systemd unit that ran the known-good profile before the redeploy (rendered, never started)."""
+    from mtptui.sglang.flags import FlagSet
+    from mtptui.sglang.unit import read_unit
+
+    skeleton = ("[Unit]\nDescription=SGLang Qwen3.6-27B (MTP) on port 30000\nAfter=network-online.target\n\n"
+                "[Service]\nType=simple\nUser=ops\nExecStart=/bin/true\nRestart=on-failure\n\n"
+                "[Install]\nWantedBy=multi-user.target\n")
+    flagset = FlagSet.from_profile(host.profile(host.known_good or "restored"), host.sglang_version)
+    return read_unit(skeleton, UNIT_NAME).with_launch(flagset)
+
+
+@dataclass
+class DemoRun:
+    """One demo: its directory, host, simulated server process and background load."""
+
+    run_dir: Path
+    host: HostConfig
+    speed: float = DEFAULT_SPEED
+    process: subprocess.Popen | None = None
+    load: "DemoLoad | None" = None
+    _log_handle: object = field(default=None, repr=False)
+
+    @classmethod
+    def prepare(cls, base_dir: str | os.PathLike[str] | None = None, speed: float | None = None) -> "DemoRun":
+        run_dir = Path(tempfile.mkdtemp(prefix="mtptui-demo-", dir=base_dir))
+        host = localized_host(load_host_file(demo_host_file()), run_dir, pick_port())
+        run = cls(run_dir, host, speed if speed is not None else demo_speed())
+        run.unit_path.write_text(known_good_unit(host), encoding="utf-8")
+        run.host_path.write_text(dump_host(host), encoding="utf-8")
+        return run
+
+    @property
+    def log_path(self) -> Path:
+        return self.run_dir / "sglang.log"
+
+    @property
+    def pid_path(self) -> Path:
+        return self.run_dir / "sglang.pid"
+
+    @property
+    def unit_path(self) -> Path:
+        return self.run_dir / UNIT_NAME
+
+    @property
+    def host_path(self) -> Path:
+        return self.run_dir / "demo.toml"
+
+    @property
+    def api_url(self) -> str:
+        return self.host.api_url
+
+    def sim_command(self, profile: str) -> list[str]:
+        from mtptui.sglang.flags import FlagSet, render_argv
+
+        argv = render_argv(FlagSet.from_profile(self.host.profile(profile), self.host.sglang_version))
+        port = self.api_url.rsplit(":", 1)[1]
+        return [sys.executable, "-m", "mtptui.cli.main", "sim", "--host", "127.0.0.1", "--port", port,
+                "--speed", f"{self.speed:g}", "--seed", "0", "--sim-version", self.host.sglang_version, "--", *argv]
+
+    def start(self, profile: str = BAD_PROFILE) -> subprocess.Popen:
+        """Launch the simulated server detached (its own session), log appended to the run's log file."""
+        env = {**os.environ, **self.host.profile(profile).env}
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(self.sim_command(profile), stdout=log, stderr=subprocess.STDOUT,
+                                            stdin=subprocess.DEVNULL, start_new_session=True, env=env,
+                                            cwd=self.run_dir)
+        self.pid_path.write_text(f"{self.process.pid}\n", encoding="utf-8")
+        return self.process
+
+    def service(self) -> tuple[str, str]:
+        """("process pid N", state) of the server named by the pid file."""
+        try:
+            pid = int(self.pid_path.read_text().strip())
+        except (OSError, ValueError):
+            return "process", "not started"
+        if self.process is not None and self.process.pid == pid:
+            code = self.process.poll()
+            return f"process pid {pid}", "running" if code is None else f"exited (status {code})"
+        return f"process pid {pid}", "running" if _alive(pid) else "not running"
+
+    def status(self) -> HostStatus:
+        from mtptui.sglang.flags import FlagSet
+
+        launch = FlagSet.from_profile(self.host.profile(BAD_PROFILE), self.host.sglang_version)
+        service, state = self.service()
+        return HostStatus(host="demo", where="this machine (simulated)", service=service, service_state=state,
+                          version=self.host.sglang_version, launch=launch, launch_source=f"profile {BAD_PROFILE}",
+                          gpu_memory_gb=self.host.gpu_memory_gb)
+
+    def feed(self, with_load: bool = True) -> MergedFeed:
+        """The dashboard's feed: the log from its first line, the status, and the background load."""
+        poller = StatusPoller(self.status(), self.api_url, self.service)
+        sources: list = [poller]
+        if with_load and os.environ.get("MTPTUI_DEMO_LOAD", "1") != "0":
+            self.load = DemoLoad(self.api_url)
+            sources.append(self.load)
+        return merge_feeds(FileTailFeed(self.log_path), *sources)
+
+    def stop(self, timeout_s: float = 5.0) -> int | None:
+        """SIGTERM the server's process group, SIGKILL after ``timeout_s``; its exit status."""
+        process = self.process
+        if process is None:
+            return None
+        if process.poll() is None:
+            _signal_group(process.pid, signal.SIGTERM)
+            try:
+                return process.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                _signal_group(process.pid, signal.SIGKILL)
+        return process.wait(timeout_s)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return False
+        return True
+
+
+def _signal_group(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def mission_prompt() -> str:
+    """The mission's ~512-token red-black-tree prompt (prompt set `rbtree`), or a short stand-in."""
+    try:
+        from mtptui.bench.prompts import load_prompt_set
+
+        return load_prompt_set("rbtree").prompts[0].text
+    except Exception:  # no prompt file next to an installed wheel: the load only needs some prompt
+        return FALLBACK_PROMPT
+
+
+class DemoLoad:
+    """A feed source that keeps one chat request after another going, so the log shows decode batches.
+
+    It emits nothing; ``paused`` stops new requests (e.g. while a benchmark measures the server).
+    """
+
+    def __init__(self, api_url: str, *, max_tokens: int = 512, pause_s: float = 0.5, retry_s: float = 1.0) -> None:
+        self.api_url = api_url.rstrip("/")
+        self.max_tokens = max_tokens
+        self.pause_s = pause_s
+        self.retry_s = retry_s
+        self.paused = False
+        self.completed = 0
+
+    def body(self, prompt: str) -> dict:
+        return {"model": "default", "messages": [{"role": "user", "content": prompt}],
+                "max_tokens": self.max_tokens, "temperature": 0}
+
+    async def __call__(self, emit: Callable[[FeedItem], Awaitable[None]]) -> None:
+        import httpx
+
+        body = self.body(mission_prompt())
+        async with httpx.AsyncClient(base_url=self.api_url, timeout=httpx.Timeout(120, connect=2)) as client:
+            await self._wait_ready(client)
+            while True:
+                if self.paused:
+                    await asyncio.sleep(self.retry_s)
+                    continue
+                try:
+                    response = await client.post("/v1/chat/completions", json=body)
+                    self.completed += response.status_code == 200
+                    await asyncio.sleep(self.pause_s)
+                except httpx.HTTPError:
+                    await asyncio.sleep(self.retry_s)
+
+    async def _wait_ready(self, client) -> None:
+        """Until /health answers 200 (the server's warm-up is done)."""
+        import httpx
+
+        while True:
+            try:
+                if (await client.get("/health")).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            await asyncio.sleep(self.retry_s)

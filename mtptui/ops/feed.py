@@ -1,0 +1,429 @@
+"""What the dashboard consumes, free of Textual: log bytes, the connection's state, and the host's status.
+
+A feed is an async iterator of items (``LogData``, ``Connection``, ``HostStatus``) plus ``close()``:
+
+    async for item in feed.items():
+        ...
+
+Implementations here: ``FileTailFeed`` (a local log file, followed across truncation and rotation),
+``RecordedFeed`` (a recorded log replayed at a controlled pace, for tests, snapshots and benchmarks),
+``FollowerFeed`` (adapts ``mtptui.remote.follow.LogFollower``) and ``merge_feeds`` (one feed from a log feed
+plus extra sources, e.g. a status poller).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Iterable, Protocol, Union
+
+if TYPE_CHECKING:
+    from mtptui.config import HostConfig
+    from mtptui.sglang.flags import FlagSet
+
+
+@dataclass(frozen=True)
+class Connection:
+    """What the log connection is doing: connecting, connected, reconnecting, failed or stopped."""
+
+    state: str
+    reason: str = ""
+    retry_in_s: float | None = None
+
+    def __str__(self) -> str:
+        if self.state == "reconnecting" and self.retry_in_s is not None:
+            return f"reconnecting in {self.retry_in_s:g} s" + (f" ({self.reason})" if self.reason else "")
+        if self.state == "failed":
+            return f"failed: {self.reason}"
+        if self.state == "connecting" and self.reason:
+            return f"connecting ({self.reason})"
+        return self.state
+
+
+@dataclass(frozen=True)
+class GpuStat:
+    """One GPU as nvidia-smi reports it (memory in MiB)."""
+
+    index: int
+    name: str
+    used_mib: int
+    total_mib: int
+    util_pct: int | None = None
+
+
+@dataclass(frozen=True)
+class HostStatus:
+    """What is known about the host, its service and the server, beyond the log.
+
+    ``launch`` is the command line that runs (from /server_info, else the profile that was started);
+    ``started_at`` is the server's start in epoch seconds (for the uptime).
+    """
+
+    host: str
+    where: str = "this machine"
+    service: str = ""
+    service_state: str = "unknown"
+    version: str | None = None
+    started_at: float | None = None
+    launch: "FlagSet | None" = None
+    launch_source: str = ""
+    gpus: tuple[GpuStat, ...] = ()
+    gpu_memory_gb: float | None = None
+
+
+@dataclass(frozen=True)
+class LogData:
+    """Log bytes in order; ``reset`` marks a new file (truncated or rotated): earlier lines are another run's."""
+
+    data: bytes
+    reset: bool = False
+
+
+FeedItem = Union[LogData, Connection, HostStatus]
+
+
+class Feed(Protocol):
+    """A source of feed items; ``items()`` runs until ``close()`` or the end of the source."""
+
+    label: str
+
+    def items(self) -> AsyncIterator[FeedItem]: ...
+
+    async def close(self) -> None: ...
+
+
+class FileTailFeed:
+    """Follows a local log file from its beginning (or its last ``tail_bytes``), across truncation and rotation."""
+
+    def __init__(self, path: str | os.PathLike[str], *, tail_bytes: int | None = None, poll_s: float = 0.1,
+                 block: int = 1 << 20) -> None:
+        self.path = Path(path)
+        self.label = str(self.path)
+        self.tail_bytes = tail_bytes
+        self.poll_s = poll_s
+        self.block = block
+        self._closed = asyncio.Event()
+
+    async def items(self) -> AsyncIterator[FeedItem]:
+        handle, inode, first = None, None, True
+        yield Connection("connecting", f"waiting for {self.path}")
+        try:
+            while not self._closed.is_set():
+                if handle is None:
+                    handle, inode = self._open(first)
+                    if handle is None:
+                        await self._sleep()
+                        continue
+                    yield Connection("connected")
+                    if not first:
+                        yield LogData(b"", reset=True)
+                    first = False
+                data = handle.read(self.block)
+                if data:
+                    yield LogData(data)
+                    continue
+                if self._replaced(handle, inode):
+                    handle.close()
+                    handle = None
+                    continue
+                await self._sleep()
+        finally:
+            if handle is not None:
+                handle.close()
+        yield Connection("stopped")
+
+    def _open(self, first: bool):
+        try:
+            handle = open(self.path, "rb")
+        except OSError:
+            return None, None
+        if first and self.tail_bytes is not None:
+            _seek_tail(handle, self.tail_bytes)
+        return handle, os.fstat(handle.fileno()).st_ino
+
+    def _replaced(self, handle, inode: int | None) -> bool:
+        """True when the path now names another file, or the file shrank below what was read."""
+        try:
+            stat = os.stat(self.path)
+        except OSError:
+            return False
+        return stat.st_ino != inode or stat.st_size < handle.tell()
+
+    async def _sleep(self) -> None:
+        try:
+            await asyncio.wait_for(self._closed.wait(), self.poll_s)
+        except asyncio.TimeoutError:
+            pass
+
+    async def close(self) -> None:
+        self._closed.set()
+
+
+def _seek_tail(handle, tail_bytes: int) -> None:
+    """Position at the start of the first whole line within the last ``tail_bytes`` of the file."""
+    size = os.fstat(handle.fileno()).st_size
+    if size <= tail_bytes:
+        return
+    handle.seek(size - tail_bytes - 1)
+    handle.readline()
+
+
+class RecordedFeed:
+    """Replays recorded log text at a controlled pace (a stand-in for a live server in tests and snapshots).
+
+    Args:
+        source: a log file, the log text, or a list of lines (without terminators).
+        lines_per_chunk: lines per LogData; None sends everything as one chunk.
+        interval_s: pause between chunks.
+        status: HostStatus sent after the first Connection.
+        hold: after the last chunk, stay connected until ``close()`` (a quiet live server) instead of stopping.
+    """
+
+    def __init__(self, source: str | os.PathLike[str] | Iterable[str], *, lines_per_chunk: int | None = None,
+                 interval_s: float = 0.0, status: HostStatus | None = None, hold: bool = True,
+                 label: str = "recorded log") -> None:
+        self.lines = _source_lines(source)
+        self.lines_per_chunk = lines_per_chunk
+        self.interval_s = interval_s
+        self.status = status
+        self.hold = hold
+        self.label = label
+        self.drained = asyncio.Event()
+        self._closed = asyncio.Event()
+
+    def chunks(self) -> list[bytes]:
+        step = self.lines_per_chunk or max(len(self.lines), 1)
+        return ["".join(f"{line}\n" for line in self.lines[i:i + step]).encode()
+                for i in range(0, len(self.lines), step)]
+
+    async def items(self) -> AsyncIterator[FeedItem]:
+        yield Connection("connected")
+        if self.status is not None:
+            yield self.status
+        for chunk in self.chunks():
+            if self._closed.is_set():
+                break
+            yield LogData(chunk)
+            await (asyncio.sleep(self.interval_s) if self.interval_s else asyncio.sleep(0))
+        self.drained.set()
+        if self.hold:
+            await self._closed.wait()
+        yield Connection("stopped")
+
+    async def close(self) -> None:
+        self._closed.set()
+
+
+def _source_lines(source: str | os.PathLike[str] | Iterable[str]) -> list[str]:
+    if isinstance(source, os.PathLike):
+        return Path(source).read_text(encoding="utf-8", errors="replace").splitlines()
+    if isinstance(source, str):
+        return source.splitlines()
+    return list(source)
+
+
+class FollowerFeed:
+    """Adapts a ``mtptui.remote.follow.LogFollower``: LogChunk → LogData, ConnectionStatus → Connection."""
+
+    def __init__(self, follower: Any, label: str) -> None:
+        self.follower = follower
+        self.label = label
+
+    async def items(self) -> AsyncIterator[FeedItem]:
+        async for item in self.follower.events():
+            if hasattr(item, "data"):
+                yield LogData(item.data, reset=bool(getattr(item, "reset", False)))
+            else:
+                yield Connection(item.state, item.reason, item.retry_in_s)
+
+    async def close(self) -> None:
+        await self.follower.stop()
+
+
+Source = Callable[[Callable[[FeedItem], Awaitable[None]]], Awaitable[None]]
+"""An extra producer for ``merge_feeds``: called with ``emit``, runs until cancelled."""
+
+
+@dataclass
+class MergedFeed:
+    """One feed: the items of ``log`` interleaved with those of extra sources (status pollers, load)."""
+
+    log: Feed
+    sources: list[Source] = field(default_factory=list)
+    on_close: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    queue_size: int = 256
+
+    @property
+    def label(self) -> str:
+        return self.log.label
+
+    async def items(self) -> AsyncIterator[FeedItem]:
+        queue: asyncio.Queue[FeedItem | None] = asyncio.Queue(self.queue_size)
+        tasks = [asyncio.create_task(self._pump_log(queue))]
+        tasks += [asyncio.create_task(source(queue.put)) for source in self.sources]
+        try:
+            while (item := await queue.get()) is not None:
+                yield item
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _pump_log(self, queue: asyncio.Queue) -> None:
+        try:
+            async for item in self.log.items():
+                await queue.put(item)
+        except Exception as exc:  # a broken source ends the feed with a reason, never silently
+            await queue.put(Connection("failed", str(exc) or type(exc).__name__))
+        await queue.put(None)
+
+    async def close(self) -> None:
+        await self.log.close()
+        for hook in self.on_close:
+            await hook()
+
+
+def merge_feeds(log: Feed, *sources: Source, on_close: Iterable[Callable[[], Awaitable[None]]] = ()) -> MergedFeed:
+    return MergedFeed(log, list(sources), list(on_close))
+
+
+async def fetch_server_info(api_url: str, timeout_s: float = 3.0) -> dict[str, Any] | None:
+    """SGLang's ``GET /server_info``, or None while the server cannot answer."""
+    import httpx
+
+    try:
+        async with httpx.AsyncClient(timeout=timeout_s) as client:
+            response = await client.get(api_url.rstrip("/") + "/server_info")
+        if response.status_code != 200:
+            return None
+        body = response.json()
+    except (httpx.HTTPError, ValueError):
+        return None
+    return body if isinstance(body, dict) else None
+
+
+def with_server_info(status: HostStatus, info: dict[str, Any]) -> HostStatus:
+    """The status with the version, start time and running command line /server_info reports."""
+    from dataclasses import replace
+
+    version = info.get("version") or status.version
+    started = info.get("startup_time")
+    launch, source = status.launch, status.launch_source
+    command = info.get("launch_command")
+    if isinstance(command, str):
+        parsed = _parse_launch(command, str(version) if version else None)
+        if parsed is not None:
+            launch, source = parsed, "server_info"
+    return replace(status, version=version, started_at=started if isinstance(started, (int, float)) else
+                   status.started_at, launch=launch, launch_source=source)
+
+
+def _parse_launch(command: str, version: str | None) -> "FlagSet | None":
+    from mtptui.sglang.flags import DEFAULT_VERSION, FlagError, parse_command, versions
+
+    try:
+        return parse_command(command, version if version in versions() else DEFAULT_VERSION, require_model=False)
+    except FlagError:
+        return None
+
+
+class StatusPoller:
+    """A feed source: the host status, re-checked every ``every_s`` (service) and ``info_every_s`` (API).
+
+    ``check_service`` returns (service description, state), e.g. ("process pid 42", "running").
+    /server_info is asked again at once when the service state changes (a restart).
+    """
+
+    def __init__(self, base: HostStatus, api_url: str | None = None,
+                 check_service: Callable[[], tuple[str, str]] | None = None, *, every_s: float = 1.0,
+                 info_every_s: float = 30.0) -> None:
+        self.status = base
+        self.api_url = api_url
+        self.check_service = check_service
+        self.every_s = every_s
+        self.info_every_s = info_every_s
+
+    async def __call__(self, emit: Callable[[FeedItem], Awaitable[None]]) -> None:
+        from dataclasses import replace
+
+        loop = asyncio.get_running_loop()
+        await emit(self.status)
+        info_due = loop.time()
+        while True:
+            status = self.status
+            if self.check_service is not None:
+                service, state = self.check_service()
+                if (service, state) != (status.service, status.service_state):
+                    info_due = loop.time()
+                status = replace(status, service=service, service_state=state)
+            if self.api_url and loop.time() >= info_due:
+                info = await fetch_server_info(self.api_url)
+                status = with_server_info(status, info) if info else status
+                info_due = loop.time() + (self.info_every_s if info else self.every_s * 2)
+            if status != self.status:
+                self.status = status
+                await emit(status)
+            await asyncio.sleep(self.every_s)
+
+
+TAIL_BYTES = 4 << 20  # a long-running server's log is read from its last 4 MB (startup lines included or not)
+
+
+def feed_for_host(host: "HostConfig") -> Feed:
+    """The dashboard feed of a configured host: its log (local file, or over SSH), status and /server_info.
+
+    A thin stand-in until ``mtptui.ops.connect`` builds feeds (service state over SSH, the API through the
+    connection): here the API is asked directly only for a host without SSH.
+    """
+    server = host.server
+    service = f"{server.unit} (systemd)" if server.manager == "systemd" else "process"
+    status = HostStatus(host=host.name, where=host.ssh.target if host.ssh else "this machine", service=service,
+                        version=host.sglang_version, gpu_memory_gb=host.gpu_memory_gb)
+    if host.ssh is None and host.log.kind == "file":
+        poller = StatusPoller(status, host.api_url, _pid_file_check(getattr(server, "pid_file", None)))
+        return merge_feeds(FileTailFeed(host.log.path, tail_bytes=TAIL_BYTES), poller)
+    return merge_feeds(_follower_feed(host), StatusPoller(status))
+
+
+def _pid_file_check(pid_file: str | None) -> Callable[[], tuple[str, str]] | None:
+    if not pid_file:
+        return None
+
+    def check() -> tuple[str, str]:
+        try:
+            pid = int(Path(pid_file).read_text().strip())
+        except (OSError, ValueError):
+            return "process", "no pid file"
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return f"process pid {pid}", "not running"
+        except PermissionError:
+            pass
+        return f"process pid {pid}", "running"
+
+    return check
+
+
+def _follower_feed(host: "HostConfig") -> FollowerFeed:
+    """The log over the remote layer's transport and follower (SSH, or local for the journal)."""
+    from mtptui.remote.follow import LogFollower
+    from mtptui.remote.logsource import FileLog, JournalLog, Start
+
+    if host.ssh is not None:
+        from mtptui.remote.ssh import SSHTransport
+
+        transport = SSHTransport(host.ssh)
+    else:
+        from mtptui.remote.local import LocalTransport
+
+        transport = LocalTransport()
+    if host.log.kind == "file":
+        source = FileLog(host.log.path)
+    else:
+        unit = getattr(host.server, "unit", None) or host.name
+        source = JournalLog(unit, tuple(getattr(host.server, "command_prefix", ()) or ()))
+    follower = LogFollower(transport, source, start=Start.tail(20_000))
+    return FollowerFeed(follower, f"{transport.label}: {source.describe()}")

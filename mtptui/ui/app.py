@@ -1,0 +1,116 @@
+"""The Textual app: themes, app-wide keys, the ops-screen registry; the dashboard is its default screen.
+
+    app = MtpApp(feed, AppContext("demo", host=host, readonly=False))
+    app.run()
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import Screen
+
+from mtptui.config import HostConfig
+from mtptui.ops.feed import Feed
+from mtptui.ui.commands import DomainCommands
+from mtptui.ui.keymap import load_keymap
+from mtptui.ui.messages import ActionRefused
+from mtptui.ui.screens import OPS_SCREENS
+from mtptui.ui.screens.dashboard import DashboardScreen
+from mtptui.ui.screens.help import HelpScreen
+from mtptui.ui.session import Clock, Session
+from mtptui.ui.themes import load_themes, resolve_theme
+
+
+@dataclass
+class AppContext:
+    """What the screens need besides the feed: the host, --readonly, and the demo run when there is one."""
+
+    host_label: str
+    host: HostConfig | None = None
+    readonly: bool = False
+    demo: Any = None
+
+
+class MtpApp(App[None]):
+    """mtptui's dashboard app."""
+
+    TITLE = "mtptui"
+    CSS_PATH = ["app.tcss", "dashboard.tcss", "help.tcss"]
+    COMMANDS = App.COMMANDS | {DomainCommands}
+    BINDINGS = [
+        Binding("q", "quit", "Quit", id="quit"),
+        Binding("question_mark,f1", "help", "Help", id="help"),
+        Binding("d", "ops('diff')", "Diff", id="diff"),
+        Binding("f", "ops('flags')", "Flags", id="flags"),
+        Binding("b", "ops('bench')", "Bench", id="bench"),
+        Binding("R", "ops('restore')", "Restore", id="restore"),
+        Binding("r", "ops('restart')", "Restart", id="restart"),
+        Binding("t", "next_theme", "Theme", id="theme"),
+    ]
+
+    def __init__(self, feed: Feed, context: AppContext, *, theme: str | None = None, clock: Clock = time.time,
+                 cursor_blink: bool = True, keymap: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.feed = feed
+        self.context = context
+        self.session = Session(clock)
+        self.cursor_blink = cursor_blink
+        self.shipped_themes = load_themes()
+        for shipped in self.shipped_themes.values():
+            self.register_theme(shipped)
+        self.theme = resolve_theme(theme, self.available_themes)
+        self._keymap = load_keymap() if keymap is None else keymap
+
+    @property
+    def readonly(self) -> bool:
+        return self.context.readonly
+
+    def get_default_screen(self) -> Screen:
+        return DashboardScreen(self.feed, self.session, self.context)
+
+    def on_mount(self) -> None:
+        if self._keymap:
+            self.set_keymap(self._keymap)
+
+    def key_list(self) -> list[tuple[str, str]]:
+        """(key, description) of every binding active on the current screen, as remapped."""
+        seen: dict[str, list[str]] = {}
+        for key, active in self.screen.active_bindings.items():
+            binding = active.binding
+            if not binding.description or binding.system and binding.action != "command_palette":
+                continue
+            seen.setdefault(binding.description, []).append(self.get_key_display(binding))
+        return [(" / ".join(dict.fromkeys(keys)), description) for description, keys in seen.items()]
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.key_list()))
+
+    def action_ops(self, name: str, profile: str | None = None) -> None:
+        """Open an ops screen (diff, flags, bench, restore, restart), or say why not."""
+        entry = OPS_SCREENS[name]
+        if entry.changes_host and self.readonly:
+            self.refuse(name, f"Refused: {entry.title} changes the host, and mtptui runs with --readonly.")
+        elif entry.factory is None:
+            self.notify(f"{entry.title[0].upper()}{entry.title[1:]} is not available in this version yet.",
+                        title=name, severity="information")
+        else:
+            self.push_screen(entry.factory(self, profile=profile) if profile else entry.factory(self))
+
+    def refuse(self, action: str, reason: str) -> None:
+        self.notify(reason, title="refused", severity="warning")
+        self.post_message(ActionRefused(action, reason))
+
+    def action_next_theme(self) -> None:
+        names = sorted(self.shipped_themes)
+        index = names.index(self.theme) + 1 if self.theme in names else 0
+        self.action_use_theme(names[index % len(names)])
+
+    def action_use_theme(self, name: str) -> None:
+        self.theme = name
+        self.notify(f"Theme: {name}", timeout=2)

@@ -1,0 +1,89 @@
+"""Every message of the dashboard, in one place (habit from Toolong's messages.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from mtptui.ops.feed import Connection, HostStatus
+from mtptui.sglang.logparse import Event
+from mtptui.ui.logbuffer import LogLine
+
+
+@dataclass
+class LogBatch(Message, bubble=False):
+    """Lines and the events parsed from them since the last batch (posted at most ~10 times a second).
+
+    ``dropped`` counts lines left out of ``lines`` because one batch held more than the view keeps; their
+    events are all in ``events``.
+    """
+
+    lines: list[LogLine]
+    events: list[Event]
+    dropped: int = 0
+
+
+@dataclass
+class ConnectionChanged(Message, bubble=False):
+    """The log connection changed state (connected / reconnecting in N s / failed: why)."""
+
+    connection: Connection
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, ConnectionChanged)
+
+
+@dataclass
+class HostChanged(Message, bubble=False):
+    """New host status: service state, SGLang version, running launch, start time, GPUs."""
+
+    status: HostStatus
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, HostChanged)
+
+
+@dataclass
+class FeedEnded(Message, bubble=False):
+    """The feed has no more items (closed, or its source ended)."""
+
+
+@dataclass
+class FollowChanged(Message):
+    """The log view started or stopped following the end of the log."""
+
+    following: bool
+    new_lines: int = 0
+
+
+@dataclass
+class PromptChanged(Message):
+    """The find or filter prompt's text changed (``mode`` is "find" or "filter")."""
+
+    mode: str
+    value: str
+
+
+@dataclass
+class PromptClosed(Message):
+    """The find or filter prompt closed; ``cancelled`` when Escape restored the previous value."""
+
+    mode: str
+    value: str
+    cancelled: bool = False
+
+
+@dataclass
+class LineCopied(Message):
+    """The current log line went to the clipboard."""
+
+    text: str
+
+
+@dataclass
+class ActionRefused(Message):
+    """An action that changes the host was refused (``--readonly``) or is not available."""
+
+    action: str
+    reason: str

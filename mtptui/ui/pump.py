@@ -1,0 +1,156 @@
+"""The body of the dashboard's feed worker: read the feed, parse the log, post batched messages.
+
+Nothing here touches a widget. Log lines and their events are gathered and posted as one ``LogBatch`` at most
+every ``interval_s`` (and at once when the feed goes quiet); when the receiver's message queue backs up, the
+pump waits, which in turn holds back the feed reader (its queue is bounded).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Callable
+
+from textual.message import Message
+
+from mtptui.ops.feed import Connection, Feed, HostStatus, LogData
+from mtptui.sglang.logparse import Event, LogParser
+from mtptui.sglang.logparse.prefix import strip_ansi
+from mtptui.ui.logbuffer import ERROR, INFO, WARNING, LogLine
+from mtptui.ui.messages import ConnectionChanged, FeedEnded, HostChanged, LogBatch
+
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+ERROR_WORDS = re.compile(r"Traceback \(most recent|\bERROR\b|\bCRITICAL\b|Error: |error: |Exception\b|hit an exception")
+WARNING_WORDS = re.compile(r"\bWARNING\b|Warning: |\bwarn(?:ing)?\b")
+PROGRESS_KINDS = frozenset({"shard_progress", "graph_capture_progress"})
+RESET_LINE = "──── the log file was replaced (truncated or rotated); following the new one ────"
+_END = object()
+QUIET_S = 0.5  # a traceback is complete when the log stays quiet this long
+
+
+def clean(text: str) -> str:
+    """Printable text: ANSI codes removed, tabs expanded, other control characters shown as �."""
+    text = strip_ansi(text)
+    if "\t" in text:
+        text = text.expandtabs()
+    return CONTROL.sub("\ufffd", text) if CONTROL.search(text) else text
+
+
+def line_level(text: str, new_events: list[Event], in_error: bool) -> int:
+    """ERROR for an error line or its traceback, WARNING for warnings, else INFO."""
+    if in_error or any(e.kind == "error" for e in new_events):
+        return ERROR
+    if any(e.kind == "warning" for e in new_events):
+        return WARNING
+    if ERROR_WORDS.search(text):
+        return ERROR
+    return WARNING if WARNING_WORDS.search(text) else INFO
+
+
+def progress_key(events: list[Event]) -> str | None:
+    """Refreshes of one tqdm bar share a key, so the view shows the bar's latest state on one line."""
+    for event in events:
+        if event.kind in PROGRESS_KINDS:
+            return f"{event.kind}:{event.fields.get('desc') or ''}:{event.ranks}"
+    return None
+
+
+class LineParser:
+    """Feeds log bytes to the parser line by line, keeping each line with its level."""
+
+    def __init__(self) -> None:
+        self.parser = LogParser()
+
+    def feed(self, data: bytes, lines: list[LogLine], events: list[Event]) -> None:
+        parser = self.parser
+        for raw in parser.splitter.split(data):
+            start = len(events)
+            parser.parse_line(raw, events)
+            new = events[start:]
+            text = clean(raw)
+            lines.append(LogLine(text, line_level(text, new, parser.pending is not None), progress_key(new)))
+
+    def flush(self, events: list[Event]) -> None:
+        """Release a held-back error (its traceback ends when the stream goes quiet)."""
+        self.parser.flush_pending(events)
+
+
+class FeedPump:
+    """Runs until the feed ends; ``post`` delivers messages, ``backlog`` tells how many wait to be handled."""
+
+    def __init__(self, feed: Feed, post: Callable[[Message], object], backlog: Callable[[], int] = lambda: 0,
+                 *, interval_s: float = 0.1, max_lines: int = 20_000, max_backlog: int = 8) -> None:
+        self.feed, self.post, self.backlog = feed, post, backlog
+        self.interval_s, self.max_lines, self.max_backlog = interval_s, max_lines, max_backlog
+        self.lines_parser = LineParser()
+        self.lines: list[LogLine] = []
+        self.events: list[Event] = []
+
+    async def run(self) -> None:
+        queue: asyncio.Queue = asyncio.Queue(maxsize=64)
+        reader = asyncio.create_task(self._read(queue))
+        loop = asyncio.get_running_loop()
+        due = None
+        try:
+            while True:
+                try:
+                    item = await asyncio.wait_for(queue.get(), self._timeout(due, loop.time()))
+                except asyncio.TimeoutError:
+                    await self.flush(quiet=due is None)
+                    due = None
+                    continue
+                if item is _END:
+                    break
+                if not isinstance(item, LogData):
+                    await self.flush()
+                    due = None
+                if self.take(item) and due is None:
+                    due = loop.time() + self.interval_s
+        finally:
+            reader.cancel()
+        await self.flush(quiet=True)
+        self.post(FeedEnded())
+
+    def _timeout(self, due: float | None, now: float) -> float | None:
+        """Until the batch is due; with a held-back error and nothing due, until the stream counts as quiet."""
+        if due is not None:
+            return max(due - now, 0)
+        return QUIET_S if self.lines_parser.parser.pending is not None else None
+
+    async def _read(self, queue: asyncio.Queue) -> None:
+        try:
+            async for item in self.feed.items():
+                await queue.put(item)
+        except Exception as exc:  # a broken feed is reported, never left to kill the worker silently
+            await queue.put(Connection("failed", str(exc) or type(exc).__name__))
+        await queue.put(_END)
+
+    def take(self, item: object) -> bool:
+        """Handle one feed item; True when it added log lines (a batch is then due)."""
+        if isinstance(item, LogData):
+            if item.reset:
+                self.lines_parser.flush(self.events)
+                self.lines_parser = LineParser()
+                self.lines.append(LogLine(RESET_LINE, WARNING))
+            self.lines_parser.feed(item.data, self.lines, self.events)
+            return True
+        if isinstance(item, Connection):
+            self.post(ConnectionChanged(item))
+        elif isinstance(item, HostStatus):
+            self.post(HostChanged(item))
+        return False
+
+    async def flush(self, quiet: bool = False) -> None:
+        """Post what was gathered; ``quiet`` also releases a held-back error."""
+        if quiet:
+            self.lines_parser.flush(self.events)
+        if not self.lines and not self.events:
+            return
+        while self.backlog() > self.max_backlog:
+            await asyncio.sleep(0.02)
+        lines, dropped = self.lines, 0
+        if len(lines) > self.max_lines:
+            dropped = len(lines) - self.max_lines
+            lines = lines[dropped:]
+        self.post(LogBatch(lines, self.events, dropped))
+        self.lines, self.events = [], []

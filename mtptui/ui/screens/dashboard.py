@@ -1,0 +1,241 @@
+"""The dashboard: header, startup, GPU memory, speculation, throughput and the log, fed by one worker.
+
+The worker (``follow_feed``) only reads, parses and posts; the handlers here own the Session, hand lines to
+the log view at once (batched ~10 Hz by the pump) and repaint the panes at most twice a second, only the
+panes that changed, and not while another screen is on top.
+"""
+
+from __future__ import annotations
+
+from time import monotonic
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer
+from textual.worker import Worker, WorkerState
+
+from mtptui.ops.feed import Connection, Feed
+from mtptui.sglang.state import phases
+from mtptui.ui import messages
+from mtptui.ui.format import duration
+from mtptui.ui.pump import FeedPump
+from mtptui.ui.session import Changes, Session, parse_ts
+from mtptui.ui.widgets.header_bar import HeaderBar
+from mtptui.ui.widgets.log_prompt import LogPrompt
+from mtptui.ui.widgets.log_view import LogView
+from mtptui.ui.widgets.memory_pane import MemoryPane
+from mtptui.ui.widgets.speculation_pane import SpeculationPane
+from mtptui.ui.widgets.startup_pane import StartupPane
+from mtptui.ui.widgets.throughput_pane import ThroughputPane
+
+if TYPE_CHECKING:
+    from mtptui.ui.app import AppContext
+
+PAINT_INTERVAL_S = 0.5
+PANES = ("header", "startup", "memory", "speculation", "throughput")
+MAX_ERROR_TOASTS = 3
+
+
+class DashboardScreen(Screen):
+    """Everything at once; the log takes the remaining height."""
+
+    BINDINGS = [
+        Binding("slash", "find", "Find", id="log.find"),
+        Binding("backslash", "filter", "Filter", id="log.filter"),
+        Binding("n", "find_next(True)", "Next match", show=False, id="log.next"),
+        Binding("N", "find_next(False)", "Previous match", show=False, id="log.prev"),
+        Binding("w", "wrap", "Wrap", id="log.wrap"),
+        Binding("space", "follow", "Pause/follow", id="log.pause"),
+        Binding("c", "copy_line", "Copy line", id="log.copy"),
+    ]
+
+    def __init__(self, feed: Feed, session: Session, context: "AppContext") -> None:
+        super().__init__()
+        self.feed = feed
+        self.session = session
+        self.context = context
+        self._dirty: set[str] = set(PANES)
+        self._last_paint = 0.0
+        self._paint_timer = None
+
+    def compose(self) -> ComposeResult:
+        yield HeaderBar(self.context.host_label, self.context.readonly, id="header")
+        with Horizontal(id="row-top"):
+            yield StartupPane(id="startup")
+            yield MemoryPane(id="memory")
+        with Horizontal(id="row-mid"):
+            yield SpeculationPane(id="speculation")
+            yield ThroughputPane(id="throughput")
+        yield LogView(id="log")
+        yield LogPrompt(id="log-prompt")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        for pane, title in (("startup", "startup"), ("memory", "GPU memory"), ("speculation", "speculation")):
+            self.query_one(f"#{pane}").border_title = title
+        self.log_view.update_title()
+        self.log_view.focus()
+        self.paint()
+        self.set_interval(1.0, self._tick)
+        self.follow_feed()
+
+    @property
+    def log_view(self) -> LogView:
+        return self.query_one(LogView)
+
+    @property
+    def prompt(self) -> LogPrompt:
+        return self.query_one(LogPrompt)
+
+    # The worker ------------------------------------------------------------------------------------------
+
+    @work(exclusive=True, group="feed", exit_on_error=False)
+    async def follow_feed(self) -> None:
+        """Read the feed until it ends; everything reaches the handlers as messages."""
+        await FeedPump(self.feed, self.post_message, lambda: self.message_queue_size).run()
+
+    @on(Worker.StateChanged)
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "feed" and event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self.session.connection = Connection("failed", str(error) or type(error).__name__)
+            self.notify(f"Reading the log failed: {self.session.connection.reason}", title="feed",
+                        severity="error", timeout=10)
+            self.mark("header")
+
+    # Handlers --------------------------------------------------------------------------------------------
+
+    def on_log_batch(self, message: messages.LogBatch) -> None:
+        changes = self.session.apply(message.events)
+        self.session.lines_seen += len(message.lines) + message.dropped
+        self.log_view.append_lines(message.lines)
+        if changes.startup or changes.errors or changes.warnings or changes.phase_from != self.session.server.phase:
+            self._dirty |= {"startup", "memory"}
+        if changes.decode:
+            self._dirty |= {"speculation", "throughput", "startup"}
+        self._announce(changes)
+        self._schedule_paint()
+
+    def on_connection_changed(self, message: messages.ConnectionChanged) -> None:
+        before, self.session.connection = self.session.connection, message.connection
+        state = message.connection.state
+        if state != before.state and state == "failed":
+            self.notify(str(message.connection), title="log connection", severity="error", timeout=10)
+        elif state != before.state and state == "reconnecting":
+            self.notify(str(message.connection), title="log connection", severity="warning")
+        self.mark("header")
+
+    def on_host_changed(self, message: messages.HostChanged) -> None:
+        self.session.host = message.status
+        self.mark("header", "speculation", "memory")
+
+    def on_feed_ended(self, message: messages.FeedEnded) -> None:
+        if self.session.connection.state not in ("failed", "stopped"):
+            self.session.connection = Connection("stopped")
+        self.mark("header")
+
+    def _announce(self, changes: Changes) -> None:
+        """Toasts for what an operator must not miss: errors, a crash, the server becoming ready."""
+        for error in changes.errors[:MAX_ERROR_TOASTS]:
+            self.notify(str(error.get("message", "error"))[:300], title="server error", severity="error", timeout=10)
+        state = self.session.server
+        if changes.phase_from == state.phase:
+            return
+        if state.phase == phases.READY and state.startups:
+            took = _startup_seconds(state.startup.started_at, state.ready_at)
+            self.notify(f"Server ready{f' after {duration(took)} of startup' if took is not None else ''}.",
+                        title="server")
+        elif state.phase == phases.CRASHED:
+            self.notify("The server crashed; see the log.", title="server", severity="error", timeout=15)
+
+    # Painting --------------------------------------------------------------------------------------------
+
+    def mark(self, *panes: str) -> None:
+        self._dirty.update(panes)
+        self._schedule_paint()
+
+    def _schedule_paint(self) -> None:
+        if self._paint_timer is not None:
+            return
+        delay = self._last_paint + PAINT_INTERVAL_S - monotonic()
+        if delay <= 0:
+            self.paint()
+        else:
+            self._paint_timer = self.set_timer(delay, self._timed_paint)
+
+    def _timed_paint(self) -> None:
+        self._paint_timer = None
+        self.paint()
+
+    def paint(self, everything: bool = False) -> None:
+        """Repaint the changed panes now (all of them with ``everything``)."""
+        if not self.is_current and not everything:
+            return
+        dirty, self._dirty = (set(PANES) if everything else self._dirty), set()
+        with self.app.batch_update():
+            for name in PANES:
+                if name in dirty:
+                    self.query_one(f"#{name}").show(self.session)
+        self._last_paint = monotonic()
+
+    def _tick(self) -> None:
+        """Once a second: the uptime in the header."""
+        if self.is_current:
+            self.query_one(HeaderBar).show(self.session)
+
+    def on_screen_resume(self) -> None:
+        self.paint()
+
+    # Log actions -----------------------------------------------------------------------------------------
+
+    def action_find(self) -> None:
+        self.prompt.open("find", self.log_view.find_text)
+
+    def action_filter(self) -> None:
+        line_filter = self.log_view.buffer.filter
+        self.prompt.open("filter", str(line_filter) if line_filter else "")
+
+    def action_clear_filter(self) -> None:
+        self.log_view.set_filter("")
+
+    def action_find_next(self, forward: bool) -> None:
+        if not self.log_view.find_text:
+            self.notify("Nothing to find yet: press / and type.", timeout=3)
+        elif not self.log_view.find_next(forward):
+            self.notify(f"“{self.log_view.find_text}” is not in the log.", timeout=3)
+
+    def action_wrap(self) -> None:
+        self.log_view.set_wrap(not self.log_view.wrap)
+
+    def action_follow(self) -> None:
+        self.log_view.toggle_follow()
+
+    def action_copy_line(self) -> None:
+        text = self.log_view.current_text()
+        if text is None:
+            self.notify("The log is empty: nothing to copy.", timeout=3)
+            return
+        self.app.copy_to_clipboard(text)
+        shown = text if len(text) <= 80 else text[:77] + "…"
+        self.notify(shown, title="copied line to the clipboard", timeout=3)
+        self.post_message(messages.LineCopied(text))
+
+    def on_prompt_changed(self, message: messages.PromptChanged) -> None:
+        if message.mode == "find":
+            self.log_view.set_find(message.value)
+        else:
+            self.log_view.set_filter(message.value)
+
+    def on_prompt_closed(self, message: messages.PromptClosed) -> None:
+        self.log_view.focus()
+        if message.mode == "find" and message.value and not message.cancelled:
+            self.log_view.find_next(forward=not self.log_view.following)
+
+
+def _startup_seconds(started: str | None, ready: str | None) -> float | None:
+    begin, end = parse_ts(started), parse_ts(ready)
+    return end - begin if begin is not None and end is not None else None

@@ -1,0 +1,60 @@
+"""Help screen (F1 / ?): every key as currently bound, and what the panes show."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+PANES = (
+    ("header", "host · service state · SGLang version · connection (connected / reconnecting in N s / "
+               "failed: why) · server uptime · READONLY when started with --readonly"),
+    ("startup", "phase, weight-shard loading, CUDA-graph capture, KV capacity, what was served, last problem"),
+    ("GPU memory", "per tensor-parallel rank: weights, MTP head, KV target and draft, mamba, graphs, available"),
+    ("speculation", "algorithm, steps, draft tokens, topk as SGLang resolves them ((auto) = SGLang chose); "
+                    "accept length and rate now, their mean and as sparklines"),
+    ("throughput", "server gen tok/s from the log; the first batch of a startup (warm-up) is drawn apart "
+                   "and left out of the steady mean"),
+    ("log", "follows the end; scrolling back pauses it and counts new lines; errors red, warnings yellow"),
+)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Lists (key, action) pairs handed over by the screen that opened it."""
+
+    BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss", "Close", show=False)]
+
+    def __init__(self, keys: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.keys = keys
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-body"):
+            yield Static(self._keys_table(), id="help-keys")
+            yield Static(self._panes_table(), id="help-panes")
+            yield Static(Text("Keys can be remapped in $XDG_CONFIG_HOME/mtptui/keys.toml ([keys] id = \"key\"). "
+                              "Escape closes this help.", "dim"), id="help-footer")
+
+    def on_mount(self) -> None:
+        self.query_one("#help-body").border_title = "mtptui help"
+
+    def _keys_table(self) -> Table:
+        table = Table(title="keys", box=None, padding=(0, 2), title_justify="left", title_style="bold")
+        table.add_column("key", style="bold", no_wrap=True)
+        table.add_column("action")
+        for key, description in self.keys:
+            table.add_row(key, description)
+        return table
+
+    @staticmethod
+    def _panes_table() -> Table:
+        table = Table(title="panes", box=None, padding=(0, 2), title_justify="left", title_style="bold")
+        table.add_column("pane", style="bold", no_wrap=True)
+        table.add_column("shows")
+        for pane, text in PANES:
+            table.add_row(pane, text)
+        return table

@@ -1,0 +1,138 @@
+"""What the dashboard knows, kept outside any widget: server state, host status, connection, plot series.
+
+Handlers of the dashboard own one Session and feed it parsed events; panes read it when they repaint. No
+Textual here, so the later ops screens (restart, bench) can read the same session.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Callable, Iterable
+
+from mtptui.ops.feed import Connection, HostStatus
+from mtptui.sglang.logparse import Event
+from mtptui.sglang.state import ServerState
+
+Clock = Callable[[], float]
+DATE_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S,%f", "%Y-%m-%dT%H:%M:%S",
+                "%Y-%m-%dT%H:%M:%S.%f")
+TIME_FORMATS = ("%H:%M:%S", "%H:%M:%S.%f")
+
+
+def parse_ts(text: str | None) -> float | None:
+    """Seconds (epoch, local time) of a timestamp as SGLang prints it; time-only stamps count from midnight."""
+    if not text:
+        return None
+    for fmt in DATE_FORMATS:
+        try:
+            return datetime.strptime(text, fmt).timestamp()
+        except ValueError:
+            pass
+    for fmt in TIME_FORMATS:
+        try:
+            return (datetime.strptime(text, fmt) - datetime(1900, 1, 1)).total_seconds()
+        except ValueError:
+            pass
+    return None
+
+
+@dataclass
+class Changes:
+    """Which panes a batch of events touched."""
+
+    startup: bool = False
+    decode: bool = False
+    phase_from: str | None = None
+    errors: tuple[dict, ...] = ()
+    warnings: int = 0
+
+
+class ThroughputSeries:
+    """Server gen tok/s against seconds since the first timestamp; warm-up and idle batches kept apart."""
+
+    def __init__(self, maxlen: int = 600) -> None:
+        self.steady: deque[tuple[float, float]] = deque(maxlen=maxlen)
+        self.warm_up: deque[tuple[float, float]] = deque(maxlen=32)
+        self.t0: float | None = None
+        self._last_ts: tuple[str | None, float | None] = (None, None)
+
+    def seconds(self, ts: str | None) -> float | None:
+        if ts != self._last_ts[0]:
+            self._last_ts = (ts, parse_ts(ts))
+        value = self._last_ts[1]
+        if value is None:
+            return None
+        if self.t0 is None:
+            self.t0 = value
+        return value - self.t0
+
+    def add(self, ts: str | None, value: float | None, warm_up: bool, running: int | None) -> None:
+        t = self.seconds(ts)
+        if t is None or value is None:
+            return
+        if warm_up:
+            self.warm_up.append((t, value))
+        elif running:
+            self.steady.append((t, value))
+
+
+class Session:
+    """Everything the panes show; ``apply`` takes parsed events and says what changed."""
+
+    def __init__(self, clock: Clock = time.time, spark_len: int = 120) -> None:
+        self.clock = clock
+        self.server = ServerState()
+        self.host: HostStatus | None = None
+        self.connection = Connection("connecting")
+        self.throughput = ThroughputSeries()
+        self.accept_len: deque[float] = deque(maxlen=spark_len)
+        self.accept_rate: deque[float] = deque(maxlen=spark_len)
+        self.lines_seen = 0
+        self._startups_seen = 0
+        self._warm_up_pending = True
+
+    def apply(self, events: Iterable[Event]) -> Changes:
+        changes = Changes(phase_from=self.server.phase)
+        errors = []
+        for event in events:
+            self.server.apply(event)
+            if self.throughput.t0 is None:
+                self.throughput.seconds(event.ts)
+            kind = event.kind
+            if kind == "decode":
+                self._decode(event)
+                changes.decode = True
+            elif kind == "error":
+                errors.append(self.server.last_error or {})
+            elif kind == "warning":
+                changes.warnings += 1
+            elif kind not in ("prefill", "http_access"):
+                changes.startup = True
+        changes.errors = tuple(errors)
+        return changes
+
+    def _decode(self, event: Event) -> None:
+        if self.server.startups != self._startups_seen:
+            self._startups_seen = self.server.startups
+            self._warm_up_pending = True
+        warm_up, self._warm_up_pending = self._warm_up_pending, False
+        fields = event.fields
+        self.throughput.add(event.ts, fields["gen_throughput"], warm_up, fields["running_req"])
+        if not warm_up and fields["running_req"]:
+            if fields["accept_len"] is not None:
+                self.accept_len.append(fields["accept_len"])
+            if fields["accept_rate"] is not None:
+                self.accept_rate.append(fields["accept_rate"])
+
+    def uptime_s(self) -> float | None:
+        """Seconds since the server started, from the host status; None when unknown."""
+        started = self.host.started_at if self.host else None
+        return max(self.clock() - started, 0.0) if started is not None else None
+
+    @property
+    def steady_mean(self) -> float | None:
+        """Mean gen tok/s of this startup, warm-up excluded (the line drawn on the plot)."""
+        return self.server.decode.steady_gen_throughput_this_startup

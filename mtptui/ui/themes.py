@@ -1,0 +1,62 @@
+"""Themes shipped in ``themes/*.toml`` (the repo's folder, or the copy packed into the wheel), as Textual themes."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Iterable
+
+from textual.theme import Theme
+
+from mtptui.errors import ConfigError, UserError
+
+DEFAULT_THEME = "mtptui-dark"
+COLOR_FIELDS = ("primary", "secondary", "warning", "error", "success", "accent", "foreground", "background",
+                "surface", "panel", "boost")
+OTHER_FIELDS = {"name": str, "dark": bool, "luminosity_spread": float, "text_alpha": float, "variables": dict}
+
+
+def theme_dirs() -> list[Path]:
+    """``themes/`` of a source checkout, then ``mtptui/themes`` inside an installed wheel."""
+    package = Path(__file__).resolve().parents[1]
+    candidates = [package.parent / "themes", package / "themes"]
+    return [path for path in candidates if path.is_dir()]
+
+
+def load_theme_file(path: Path) -> Theme:
+    """One theme file; a bad file is a ConfigError naming it."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read theme: {exc}") from None
+    unknown = set(data) - set(COLOR_FIELDS) - set(OTHER_FIELDS)
+    if unknown:
+        raise ConfigError(f"{path}: unknown theme field(s): {', '.join(sorted(unknown))}")
+    if not isinstance(data.get("primary"), str):
+        raise ConfigError(f"{path}: a theme needs a primary color")
+    for key, kind in OTHER_FIELDS.items():
+        if key in data and not isinstance(data[key], kind):
+            raise ConfigError(f"{path}: theme field {key!r} must be a {kind.__name__}")
+    data.setdefault("name", path.stem)
+    return Theme(**data)
+
+
+def load_themes(dirs: Iterable[Path] | None = None) -> dict[str, Theme]:
+    """Every theme found, by name; the first directory wins on a clash."""
+    themes: dict[str, Theme] = {}
+    for folder in theme_dirs() if dirs is None else dirs:
+        for path in sorted(folder.glob("*.toml")):
+            theme = load_theme_file(path)
+            themes.setdefault(theme.name, theme)
+    return themes
+
+
+def resolve_theme(name: str | None, available: Iterable[str]) -> str:
+    """The theme to start with: ``dark``/``light`` are short for ``mtptui-dark``/``mtptui-light``."""
+    names = list(available)
+    if name is None:
+        return DEFAULT_THEME if DEFAULT_THEME in names else names[0]
+    for candidate in (name, f"mtptui-{name}"):
+        if candidate in names:
+            return candidate
+    raise UserError(f"unknown theme {name!r} (themes: {', '.join(sorted(names))})")

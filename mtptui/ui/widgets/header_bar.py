@@ -1,0 +1,51 @@
+"""The top line: host, service state, SGLang version, connection state, uptime and the READONLY badge."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from mtptui.ui.format import duration
+from mtptui.ui.session import Session
+
+CONNECTION_STYLE = {"connected": "green", "connecting": "yellow", "reconnecting": "yellow", "failed": "red",
+                    "stopped": "red"}
+SERVICE_GOOD = ("running", "active")
+
+
+class HeaderBar(Static):
+    """One line of facts about the host; repainted on changes and once a second for the uptime."""
+
+    def __init__(self, host_label: str, readonly: bool = False, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.host_label = host_label
+        self.readonly = readonly
+
+    def show(self, session: Session) -> None:
+        self.update(self.text(session))
+
+    def text(self, session: Session) -> Text:
+        status = session.host
+        out = Text.assemble((" mtptui ", "bold reverse"), " ", (self.host_label, "bold"))
+        if status is not None:
+            out.append(f" · {status.where}", "dim")
+            self._service(out, status.service, status.service_state)
+            out.append(" │ ")
+            out.append(f"SGLang {status.version}" if status.version else "SGLang ?")
+        connection = session.connection
+        out.append(" │ ")
+        out.append("● ", CONNECTION_STYLE.get(connection.state, "yellow"))
+        out.append(str(connection))
+        out.append(" │ ")
+        out.append(f"up {duration(session.uptime_s())}")
+        if self.readonly:
+            out.append(" ")
+            out.append(" READONLY ", "bold reverse red")
+        return out
+
+    @staticmethod
+    def _service(out: Text, service: str, state: str) -> None:
+        out.append(" │ ")
+        if service:
+            out.append(f"{service}: ")
+        out.append(state, "green" if state.startswith(SERVICE_GOOD) else "bold red")

@@ -1,0 +1,55 @@
+"""The find / filter line under the log: hidden until `/` or `\\` opens it; Enter keeps, Escape restores."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.widgets import Input
+
+from mtptui.ui.messages import PromptChanged, PromptClosed
+
+PLACEHOLDERS = {
+    "find": "find in the log (case-insensitive) · Enter keeps the highlight, n/N jump · Escape cancels",
+    "filter": "filter the log: text keeps matching lines, !text hides them · empty shows all · Escape cancels",
+}
+
+
+class LogPrompt(Input):
+    """Posts PromptChanged as the user types and PromptClosed when done."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", show=False)]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.mode = "find"
+        self._before = ""
+        self.display = False
+
+    def on_mount(self) -> None:
+        self.cursor_blink = getattr(self.app, "cursor_blink", True)
+
+    def open(self, mode: str, value: str) -> None:
+        self.mode, self._before = mode, value
+        self.placeholder = PLACEHOLDERS[mode]
+        self.border_title = mode
+        self.value = value
+        self.cursor_position = len(value)
+        self.display = True
+        self.focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if self.display:
+            self.post_message(PromptChanged(self.mode, event.value))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._close(cancelled=False)
+
+    def action_cancel(self) -> None:
+        self.post_message(PromptChanged(self.mode, self._before))
+        self.value = self._before
+        self._close(cancelled=True)
+
+    def _close(self, cancelled: bool) -> None:
+        self.display = False
+        self.post_message(PromptClosed(self.mode, self.value, cancelled))

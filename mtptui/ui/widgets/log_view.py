@@ -1,0 +1,380 @@
+"""The log pane: a line-API scroll view over a bounded LogBuffer that follows, pauses, finds, filters and wraps.
+
+Only the visible rows are rendered. Following keeps the view at the end; scrolling back (wheel, keys,
+scrollbar) pauses it and counts the lines that arrive meanwhile; ``resume()`` jumps back to the end. Lines
+longer than ``MAX_DISPLAY`` characters are shown abbreviated (the full stored line is what ``c`` copies).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from itertools import accumulate
+from time import monotonic
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from mtptui.ui.logbuffer import ERROR, WARNING, LineFilter, LogBuffer, LogLine
+from mtptui.ui.messages import FollowChanged
+
+MAX_DISPLAY = 1000
+
+
+def display_text(text: str) -> str:
+    """The text as shown: lines over MAX_DISPLAY characters end in an ellipsis and the count left out."""
+    if len(text) <= MAX_DISPLAY:
+        return text
+    return f"{text[:MAX_DISPLAY]} … [+{len(text) - MAX_DISPLAY:,} chars]"
+
+
+def prefix_end(text: str) -> int:
+    """Length of an SGLang ``[date time ranks] `` prefix at the start of the line (0 when there is none)."""
+    if text[:1] != "[":
+        return 0
+    end = text.find("] ", 0, 48)
+    return end + 2 if end > 0 else 0
+
+
+class LogView(ScrollView, can_focus=True):
+    """The server log, newest at the bottom."""
+
+    COMPONENT_CLASSES = {"log-view--error", "log-view--warning", "log-view--prefix", "log-view--match",
+                         "log-view--cursor"}
+    BINDINGS = [
+        Binding("up", "cursor(-1)", "Line up", show=False),
+        Binding("down", "cursor(1)", "Line down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "first", "First line", show=False),
+        Binding("end", "resume", "Follow", show=False, id="log.end"),
+    ]
+
+    def __init__(self, maxlen: int = 20_000, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.buffer = LogBuffer(maxlen)
+        self.following = True
+        self.new_lines = 0
+        self.wrap = False
+        self.find_text = ""
+        self.cursor: int | None = None
+        self._rows: list[int] | None = None
+        self._rows_width = 0
+        self._programmatic = False
+        self._count, self._count_key, self._count_total, self._count_at = 0, None, -1, 0.0
+
+    # Content ---------------------------------------------------------------------------------------------
+
+    def append_lines(self, lines: list[LogLine]) -> None:
+        """Add lines (from a LogBatch); keeps a paused viewport on the same lines."""
+        if not lines:
+            return
+        anchor = None if self.following else self._top_anchor()
+        added, evicted = self.buffer.append(lines)
+        self._extend_rows(added, evicted)
+        if self.cursor is not None and self.cursor < self.buffer.first:
+            self.cursor = self.buffer.first
+        if self.following:
+            self._sync(end=True)
+        else:
+            self.new_lines += added
+            self._sync(anchor=anchor)
+        self.refresh()
+        self.update_title()
+
+    @property
+    def current_seq(self) -> int | None:
+        """The line that ``c`` copies: the cursor's, or the last visible one."""
+        if self.cursor is not None:
+            return self.cursor
+        return self.buffer.seq_at(len(self.buffer) - 1) if len(self.buffer) else None
+
+    def current_text(self) -> str | None:
+        seq = self.current_seq
+        return None if seq is None else self.buffer.text(seq)
+
+    # Modes -----------------------------------------------------------------------------------------------
+
+    def pause(self) -> None:
+        if self.following:
+            self.following = False
+            self.new_lines = 0
+            if self.cursor is None and len(self.buffer):
+                self.cursor = self._bottom_seq()
+            self.post_message(FollowChanged(False))
+            self.update_title()
+            self.refresh()
+
+    def resume(self) -> None:
+        """Follow the end again."""
+        was_paused = not self.following
+        self.following, self.new_lines, self.cursor = True, 0, None
+        self._sync(end=True)
+        if was_paused:
+            self.post_message(FollowChanged(True))
+        self.update_title()
+        self.refresh()
+
+    def toggle_follow(self) -> None:
+        self.resume() if not self.following else self.pause()
+
+    def set_wrap(self, wrap: bool) -> None:
+        anchor = None if self.following else self._top_anchor()
+        self.wrap = wrap
+        self._rows = None
+        self._sync(end=self.following, anchor=anchor)
+        self.update_title()
+        self.refresh()
+
+    def set_filter(self, text: str) -> None:
+        """``text`` keeps matching lines, ``!text`` drops them, "" shows everything."""
+        anchor = None if self.following else (self.cursor, 0) if self.cursor is not None else self._top_anchor()
+        self.buffer.set_filter(LineFilter.parse(text))
+        self._rows = None
+        if self.cursor is not None and len(self.buffer):
+            index = min(self.buffer.index_of(self.cursor), len(self.buffer) - 1)
+            self.cursor = self.buffer.seq_at(index)
+        self._sync(end=self.following, anchor=anchor)
+        self.update_title()
+        self.refresh()
+
+    def set_find(self, text: str) -> None:
+        self.find_text = text
+        self.update_title()
+        self.refresh()
+
+    def find_next(self, forward: bool = True) -> bool:
+        """Move the cursor to the next (or previous) line holding the find text; pauses following."""
+        if not self.find_text or not len(self.buffer):
+            return False
+        if self.cursor is None:  # following: search back from the end, or forward from the top
+            start = len(self.buffer) if not forward else len(self.buffer) - 1
+        else:
+            start = self.buffer.index_of(self.cursor)
+        found = self.buffer.find(self.find_text, start, forward)
+        if found is None:
+            return False
+        self.pause()
+        self.move_cursor_to(found)
+        return True
+
+    def move_cursor_to(self, index: int) -> None:
+        index = max(0, min(index, len(self.buffer) - 1))
+        self.cursor = self.buffer.seq_at(index)
+        self._show_index(index)
+        self.update_title()
+        self.refresh()
+
+    # Actions ---------------------------------------------------------------------------------------------
+
+    def action_cursor(self, step: int) -> None:
+        if not len(self.buffer):
+            return
+        self.pause()
+        seq = self.current_seq
+        self.move_cursor_to(self.buffer.index_of(seq) + step)
+
+    def action_page(self, step: int) -> None:
+        if not len(self.buffer):
+            return
+        self.pause()
+        height = max(self.scrollable_content_region.height - 1, 1)
+        index = self.buffer.index_of(self.current_seq) + step * height
+        if step > 0 and index >= len(self.buffer):
+            self.resume()
+            return
+        self.move_cursor_to(index)
+
+    def action_first(self) -> None:
+        if len(self.buffer):
+            self.pause()
+            self.move_cursor_to(0)
+
+    def action_resume(self) -> None:
+        self.resume()
+
+    def _on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self.pause()
+        super()._on_mouse_scroll_up(event)
+
+    async def _on_click(self, event: events.Click) -> None:
+        """A click makes the clicked line the current one."""
+        await super()._on_click(event)
+        located = self._locate(int(self.scroll_y) + event.y)
+        if located is not None:
+            self.pause()
+            self.cursor = self.buffer.seq_at(located[0])
+            self.update_title()
+            self.refresh()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if not self._programmatic and self.following and new_value < old_value - 0.01:
+            self.pause()
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.wrap:
+            self._rows = None
+            self._sync(end=self.following)
+
+    # Geometry --------------------------------------------------------------------------------------------
+
+    def _content_width(self) -> int:
+        return max(self.scrollable_content_region.width, 1)
+
+    def _row_starts(self) -> list[int]:
+        """Wrap mode: first row of each visible line, then the total row count."""
+        width = self._content_width()
+        if self._rows is None or self._rows_width != width:
+            buffer = self.buffer
+            texts = list(buffer.texts) if buffer.view is None else [buffer.text(s) for s in buffer.view]
+            self._rows = list(accumulate((_rows_of(t, width) for t in texts), initial=0))
+            self._rows_width = width
+        return self._rows
+
+    def _extend_rows(self, added: int, evicted: int) -> None:
+        if self._rows is None or not self.wrap:
+            return
+        if evicted or self.buffer._progress is not None:  # a progress bar may have refreshed in place
+            self._rows = None
+            return
+        width, rows, buffer = self._rows_width, self._rows, self.buffer
+        for index in range(len(buffer) - added, len(buffer)):
+            rows.append(rows[-1] + _rows_of(buffer.text(buffer.seq_at(index)), width))
+
+    def _row_of(self, index: int) -> int:
+        return self._row_starts()[index] if self.wrap else index
+
+    def _locate(self, row: int) -> tuple[int, int] | None:
+        """(visible line index, row within the wrapped line) at ``row``, None past the end."""
+        if row < 0:
+            return None
+        if not self.wrap:
+            return (row, 0) if row < len(self.buffer) else None
+        starts = self._row_starts()
+        if row >= starts[-1]:
+            return None
+        index = bisect_right(starts, row) - 1
+        return index, row - starts[index]
+
+    def _top_anchor(self) -> tuple[int, int] | None:
+        located = self._locate(int(self.scroll_y))
+        return None if located is None else (self.buffer.seq_at(located[0]), located[1])
+
+    def _bottom_seq(self) -> int:
+        located = self._locate(int(self.scroll_y) + self.scrollable_content_region.height - 1)
+        return self.buffer.seq_at(located[0] if located else len(self.buffer) - 1)
+
+    def _sync(self, end: bool = False, anchor: tuple[int, int] | None = None) -> None:
+        """Set the virtual size, then scroll to the end or back onto ``anchor`` (seq, row within it)."""
+        if self.wrap:
+            self.virtual_size = Size(self._content_width(), self._row_starts()[-1])
+        else:
+            self.virtual_size = Size(min(self.buffer.max_chars, MAX_DISPLAY + 24), len(self.buffer))
+        target = None
+        if end:
+            target = self.max_scroll_y
+        elif anchor is not None:
+            index = self.buffer.index_of(anchor[0])
+            target = self._row_of(min(index, max(len(self.buffer) - 1, 0))) + anchor[1] if len(self.buffer) else 0
+        if target is not None:
+            self._scroll_quietly(target)
+
+    def _scroll_quietly(self, y: float) -> None:
+        self._programmatic = True
+        try:
+            self.scroll_to(y=y, animate=False, immediate=True)
+        finally:
+            self._programmatic = False
+
+    def _show_index(self, index: int) -> None:
+        """Scroll so the visible line ``index`` is on screen (a little context above when jumping)."""
+        top, height = int(self.scroll_y), self.scrollable_content_region.height
+        row = self._row_of(index)
+        if row < top or row >= top + height:
+            self._scroll_quietly(max(row - height // 3, 0))
+
+    # Rendering -------------------------------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self._content_width()
+        located = self._locate(scroll_y + y)
+        if located is None:
+            return Strip.blank(width, self.rich_style)
+        index, sub = located
+        seq = self.buffer.seq_at(index)
+        text = display_text(self.buffer.text(seq))
+        start, end = (sub * width, (sub + 1) * width) if self.wrap else (0, len(text))
+        strip = self._styled(seq, text, start, min(end, len(text)))
+        if self.wrap:
+            return strip.extend_cell_length(width, self._line_style(seq))
+        return strip.crop_extend(scroll_x, scroll_x + width, self._line_style(seq))
+
+    def _line_style(self, seq: int) -> Style:
+        style = self.rich_style
+        level = self.buffer.level(seq)
+        if level == ERROR:
+            style += self.get_component_rich_style("log-view--error", partial=True)
+        elif level == WARNING:
+            style += self.get_component_rich_style("log-view--warning", partial=True)
+        if seq == self.cursor:
+            style += self.get_component_rich_style("log-view--cursor", partial=True)
+        return style
+
+    def _styled(self, seq: int, text: str, start: int, end: int) -> Strip:
+        line = Text(text[start:end], style=self._line_style(seq), no_wrap=True, end="")
+        prefix = prefix_end(text)
+        if prefix > start:
+            line.stylize(self.get_component_rich_style("log-view--prefix", partial=True), 0, min(prefix, end) - start)
+        if self.find_text:
+            match_style = self.get_component_rich_style("log-view--match", partial=True)
+            for a, b in _matches(text.lower(), self.find_text.lower()):
+                if b > start and a < end:
+                    line.stylize(match_style, max(a, start) - start, min(b, end) - start)
+        return Strip(line.render(self.app.console), end - start)
+
+    def _find_count(self) -> int:
+        """Lines holding the find text, recounted at most once a second while lines stream in."""
+        key = (self.find_text, self.buffer.filter)
+        now = monotonic()
+        if self._count_key != key or (self._count_total != self.buffer.total and now - self._count_at > 1.0):
+            self._count = self.buffer.count_matches(self.find_text)
+            self._count_key, self._count_total, self._count_at = key, self.buffer.total, now
+        return self._count
+
+    # Title -----------------------------------------------------------------------------------------------
+
+    def update_title(self) -> None:
+        buffer = self.buffer
+        if self.following:
+            self.border_title = "log ▸ following"
+        else:
+            more = f" · +{self.new_lines:,} new lines" if self.new_lines else ""
+            self.border_title = f"log ⏸ paused{more} · space/End resumes"
+        parts = []
+        if buffer.filter is not None:
+            parts.append(f"filter {'!' if buffer.filter.inverted else ''}“{buffer.filter.needle}”: "
+                         f"{len(buffer):,} of {len(buffer.texts):,}")
+        if self.find_text:
+            parts.append(f"find “{self.find_text}”: {self._find_count():,} lines · n/N")
+        if self.wrap:
+            parts.append("wrap")
+        parts.append(f"{len(buffer.texts):,} lines" if buffer.filter is None else "")
+        self.border_subtitle = " · ".join(p for p in parts if p)
+
+
+def _rows_of(text: str, width: int) -> int:
+    length = len(display_text(text))
+    return (length - 1) // width + 1 if length else 1
+
+
+def _matches(haystack: str, needle: str):
+    start = haystack.find(needle)
+    while start >= 0 and needle:
+        yield start, start + len(needle)
+        start = haystack.find(needle, start + len(needle))

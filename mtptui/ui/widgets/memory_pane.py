@@ -1,0 +1,88 @@
+"""GPU memory pane: one row per rank (weights, MTP head, KV target/draft, mamba, graphs, available), with a
+bar of how the GPU's memory is split, and nvidia-smi's figures when the host reports them."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from mtptui.ops.feed import GpuStat
+from mtptui.sglang.state import RankMemory
+from mtptui.ui.format import gb, number
+from mtptui.ui.session import Session
+
+COLUMNS = ("rank", "weights", "MTP head", "KV target", "KV draft", "mamba", "graphs", "avail")
+PARTS = (("weights", "weights_gb", "dodger_blue2"), ("MTP head", "draft_weights_gb", "medium_purple"),
+         ("KV", "kv_gb", "dark_orange"), ("draft KV", "draft_kv_gb", "light_salmon1"),
+         ("mamba", "mamba_gb", "yellow3"), ("graphs", "graphs_gb", "green3"))
+OTHER_COLOR, FREE_COLOR = "grey50", "grey30"
+BAR_WIDTH = 16
+
+
+def usage_bar(rank: RankMemory, gpu_gb: float | None, width: int = BAR_WIDTH) -> Text:
+    """The rank's memory as one stacked bar: each part in its color, then memory the log does not account
+    for (CUDA context, buffers) when the GPU size is known, then what is available."""
+    parts = [(getattr(rank, attr) or 0.0, color) for _, attr, color in PARTS]
+    known = sum(value for value, _ in parts)
+    avail = rank.avail_gb or 0.0
+    total = max(gpu_gb or 0.0, known + avail)
+    if total <= 0:
+        return Text()
+    parts.append((total - known - avail, OTHER_COLOR))
+    text, edge = Text(), 0.0
+    for value, color in parts:
+        start = round(edge)
+        edge += value / total * width
+        text.append("█" * (round(edge) - start), color)
+    text.append("░" * (width - round(edge)), FREE_COLOR)
+    return text.append(f" {total - avail:.1f}/{total:.0f}")
+
+
+def legend(with_other: bool) -> Text:
+    text = Text()
+    for label, _, color in PARTS + ((("other", "", OTHER_COLOR),) if with_other else ()):
+        text.append("█", color)
+        text.append(f" {label}  ", "dim")
+    return text.append("░", FREE_COLOR).append(" available", "dim")
+
+
+class MemoryPane(Static):
+    """GB per GPU from the startup log."""
+
+    def show(self, session: Session) -> None:
+        self.update(self.renderable(session))
+
+    def renderable(self, session: Session) -> Group:
+        table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
+        for index, name in enumerate(COLUMNS + ("used / total GB",)):
+            table.add_column(name, justify="left" if index in (0, len(COLUMNS)) else "right", no_wrap=True)
+        ranks = session.server.memory.ranks
+        gpu_gb = session.host.gpu_memory_gb if session.host else None
+        for label, rank in ranks.items():
+            table.add_row(label, gb(rank.weights_gb), gb(rank.draft_weights_gb), gb(rank.kv_gb),
+                          gb(rank.draft_kv_gb), gb(rank.mamba_gb), gb(rank.graphs_gb), gb(rank.avail_gb),
+                          usage_bar(rank, gpu_gb))
+        parts: list = [table]
+        if not ranks:
+            parts.append(Text("waiting for the startup log (weights, pools, graphs)", "dim"))
+        else:
+            parts.append(legend(gpu_gb is not None))
+            parts.append(Text(self._note(session), "dim"))
+        gpus = session.host.gpus if session.host else ()
+        parts.extend(_gpu_line(gpu) for gpu in gpus)
+        return Group(*parts)
+
+    @staticmethod
+    def _note(session: Session) -> str:
+        first = next(iter(session.server.memory.ranks.values()))
+        tokens = f" · KV pool {number(first.kv_tokens)} tokens" if first.kv_tokens else ""
+        gpu = f" of {session.host.gpu_memory_gb:g}" if session.host and session.host.gpu_memory_gb else ""
+        return f"GB per GPU{gpu} · {first.model_type or 'model'}{tokens}"
+
+
+def _gpu_line(gpu: GpuStat) -> Text:
+    used, total = gpu.used_mib / 1024, gpu.total_mib / 1024
+    util = f" · util {gpu.util_pct} %" if gpu.util_pct is not None else ""
+    return Text(f"nvidia-smi GPU{gpu.index} {gpu.name}: {used:.1f} / {total:.1f} GiB{util}")

@@ -1,0 +1,88 @@
+"""Startup pane: phase, weight-shard loading, CUDA-graph capture, capacity and what the server has served."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from mtptui.sglang.state import phases
+from mtptui.ui.format import NONE, bar, duration, number
+from mtptui.ui.session import Session, parse_ts
+
+PHASE_TEXT = {
+    phases.STARTING: ("starting", "yellow"),
+    phases.LOADING_WEIGHTS: ("loading weights", "yellow"),
+    phases.ALLOCATING_POOLS: ("allocating KV / mamba pools", "yellow"),
+    phases.CAPTURING_GRAPHS: ("capturing CUDA graphs", "yellow"),
+    phases.WARMING_UP: ("warming up", "yellow"),
+    phases.READY: ("ready", "bold green"),
+    phases.CRASHED: ("crashed", "bold red"),
+}
+BAR_WIDTH = 20
+
+
+class StartupPane(Static):
+    """Where the latest startup stands."""
+
+    def show(self, session: Session) -> None:
+        self.update(self.table(session))
+
+    def table(self, session: Session) -> Table:
+        state = session.server
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(style="dim", no_wrap=True)
+        grid.add_column(no_wrap=True, overflow="ellipsis")
+        grid.add_row("phase", self._phase(session))
+        grid.add_row("shards", _progress(state.shards, ""))
+        capture = state.startup.graph_capture
+        grid.add_row("graphs", _progress(capture, f" bs {capture['bs']}" if capture and capture.get("bs") else ""))
+        grid.add_row("capacity", _capacity(state.capacity))
+        grid.add_row("served", _served(session))
+        grid.add_row("problems", _problems(session))
+        return grid
+
+    @staticmethod
+    def _phase(session: Session) -> Text:
+        state = session.server
+        label, style = PHASE_TEXT.get(state.phase, (state.phase, "yellow"))
+        text = Text.assemble(("● ", style), (label, style))
+        started, ready = parse_ts(state.startup.started_at), parse_ts(state.ready_at)
+        if started is not None and ready is not None and state.phase == phases.READY:
+            text.append(f" · startup took {duration(ready - started)}", "dim")
+        return text
+
+
+def _progress(progress: dict | None, extra: str) -> Text:
+    if not progress or not progress.get("total"):
+        return Text(NONE, "dim")
+    done, total = progress["done"], progress["total"]
+    style = "green" if done >= total else "yellow"
+    return Text.assemble((bar(done / total, BAR_WIDTH), style), f" {done}/{total}{extra}")
+
+
+def _capacity(capacity: dict | None) -> Text:
+    if not capacity:
+        return Text(NONE, "dim")
+    return Text(f"{number(capacity.get('max_total_num_tokens'))} tok · ctx {number(capacity.get('context_len'))}"
+                f" · max run {number(capacity.get('max_running_requests'))}")
+
+
+def _served(session: Session) -> Text:
+    state = session.server
+    ok = sum(count for status, count in state.http_status.items() if 200 <= status < 300)
+    text = Text(f"{ok:,} HTTP ok · {state.decode_count:,} decode batches")
+    for status, count in sorted(state.http_status.items()):
+        if status >= 300:
+            text.append(f" · {count:,}× {status}", "yellow" if status < 500 else "red")
+    return text
+
+
+def _problems(session: Session) -> Text:
+    state = session.server
+    error = state.last_error
+    if error:
+        return Text(f"error: {error['message']}", "bold red")
+    if state.warning_count:
+        return Text(f"{state.warning_count:,} warnings: {state.last_warning}", "yellow")
+    return Text("no errors, no warnings", "dim")

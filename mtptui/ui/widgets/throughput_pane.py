@@ -1,0 +1,48 @@
+"""Throughput pane: server gen tok/s from the log against seconds since start, steady mean marked.
+
+Warm-up batches (the first decode batch of each startup) are drawn apart as ``x`` and left out of the mean;
+idle batches (no running request) are left out altogether. The legend lives in the pane's border, so the
+plot keeps every row for data.
+"""
+
+from __future__ import annotations
+
+import math
+
+from textual_plotext import PlotextPlot
+
+from mtptui.ui.session import Session
+
+STEADY_COLOR, WARM_UP_COLOR, MEAN_COLOR = "cyan", "orange", "green"
+LEGEND = "x: seconds since the first log line · ⠒ steady mean · x warm-up (excluded)"
+
+
+def y_range(values: list[float]) -> tuple[float, float]:
+    """A range that shows the spread: from a round number below the lowest value to 15 % above the top."""
+    low, high = min(values), max(values)
+    step = 10 ** math.floor(math.log10(max(high - low, high * 0.2, 1e-9)))
+    return max(math.floor(low * 0.9 / step) * step, 0.0), high * 1.15 if high > 0 else 1.0
+
+
+class ThroughputPane(PlotextPlot):
+    """Redrawn by the dashboard at most twice a second, and only when new decode batches arrived."""
+
+    def show(self, session: Session) -> None:
+        plt = self.plt
+        plt.clear_figure()
+        mean = session.steady_mean
+        points = list(session.throughput.steady)
+        warm = list(session.throughput.warm_up)
+        self.border_title = "throughput · server gen tok/s" + (f" · steady mean {mean:.1f}" if mean is not None else "")
+        self.border_subtitle = LEGEND if points or warm else "waiting for decode batches"
+        if mean is not None and points:
+            plt.plot([points[0][0], points[-1][0]], [mean, mean], marker="braille", color=MEAN_COLOR)
+        if points:
+            xs, ys = zip(*points)
+            plt.plot(xs, ys, marker="braille", color=STEADY_COLOR)
+        if warm:
+            wx, wy = zip(*warm)
+            plt.scatter(wx, wy, marker="x", color=WARM_UP_COLOR)
+        values = [y for _, y in points + warm] + ([mean] if mean is not None else [])
+        plt.ylim(*y_range(values or [0.0, 1.0]))
+        self.refresh()
