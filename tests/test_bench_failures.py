@@ -51,5 +51,6 @@ async def test_server_killed_mid_run(tmp_path: Path) -> None:
     errors = [r.metrics.error for r in result.requests]
     assert result.summary["requests_failed"] == 4 and len(result.requests) == 4
     assert errors[0].startswith("connection lost mid-stream") and errors[1].startswith("connection lost mid-stream")
-    assert errors[2].startswith("cannot connect to the server") and errors[3].startswith("cannot connect")
+    # later requests are refused, or (on a loaded machine) accepted by the dying listener's backlog, then reset
+    assert all(e.startswith(("cannot connect to the server", "connection lost mid-stream")) for e in errors[2:])
     assert result.requests[0].metrics.output_tokens > 0
