@@ -1,0 +1,83 @@
+"""LocalTransport: commands run by ``/bin/sh -c`` on this machine (the dashboard on the GPU host, the demo).
+
+The same quoted command line as over SSH reaches the same kind of shell, so both transports behave alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+
+from mtptui.remote.errors import RemoteError
+from mtptui.remote.shell import Command
+from mtptui.remote.transport import Completed
+
+
+class LocalStream:
+    """stdout of a local subprocess; stderr is collected for the error message."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.exit_status: int | None = None
+        self._stderr = bytearray()
+        self._stderr_task = asyncio.ensure_future(self._collect_stderr())
+
+    async def _collect_stderr(self) -> None:
+        while chunk := await self.process.stderr.read(65536):
+            self._stderr += chunk[-65536:]
+
+    async def read(self, size: int = 65536) -> bytes:
+        data = await self.process.stdout.read(size)
+        if not data:
+            await self._stderr_task
+            self.exit_status = await self.process.wait()
+        return data
+
+    def stderr_text(self) -> str:
+        return bytes(self._stderr).decode("utf-8", "replace")
+
+    async def close(self) -> None:
+        await _kill_group(self.process)
+        self._stderr_task.cancel()
+
+
+async def _kill_group(process: asyncio.subprocess.Process) -> None:
+    """Kill the shell and what it started in its session (a server started with setsid has its own)."""
+    if process.returncode is None:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        await process.wait()
+
+
+class LocalTransport:
+    """Runs commands on this machine."""
+
+    label = "this machine"
+
+    async def _spawn(self, command: Command, stdin: int | None) -> asyncio.subprocess.Process:
+        try:
+            return await asyncio.create_subprocess_exec(
+                "/bin/sh", "-c", command.line, stdin=stdin, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, start_new_session=True, env=os.environ.copy())
+        except OSError as exc:
+            raise RemoteError(f"cannot run a shell on this machine: {exc.strerror or exc}") from None
+
+    async def run(self, command: Command, timeout: float | None = None) -> Completed:
+        stdin = asyncio.subprocess.PIPE if command.input is not None else asyncio.subprocess.DEVNULL
+        process = await self._spawn(command, stdin)
+        try:
+            out, err = await asyncio.wait_for(process.communicate(command.input), timeout)
+        except asyncio.TimeoutError:
+            await _kill_group(process)
+            raise RemoteError(f"{command.what or command.line} timed out after {timeout:g} s on this machine") from None
+        status = process.returncode if process.returncode >= 0 else None
+        return Completed(command.line, status, out, err)
+
+    async def open_stream(self, command: Command) -> LocalStream:
+        return LocalStream(await self._spawn(command, asyncio.subprocess.DEVNULL))
+
+    async def close(self) -> None:
+        return None

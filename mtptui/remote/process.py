@@ -1,0 +1,114 @@
+"""The process manager: a server started by hand (the mission's nohup case), found by pid file or command line.
+
+Stopping sends TERM to the server's whole process group (its TP workers too), then KILL after a timeout.
+Relaunching runs ``setsid nohup ... >> LOG 2>&1 < /dev/null &`` so the server outlives the SSH session; the
+launched process writes its own pid to the pid file before it execs the server. The log is appended to, so
+byte offsets of a follower stay valid across restarts.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from mtptui.config.models import ProcessServer
+from mtptui.errors import UserError
+from mtptui.remote.procinfo import ProcessInfo, find_servers, read_process
+from mtptui.remote.shell import (APPEND, BACKGROUND, ERR_TO_OUT, FROM, LAST_BACKGROUND_PID, OR, THEN, Command,
+                                 script)
+from mtptui.remote.transport import Transport
+
+# argv: PGID TICKS (tenths of a second before KILL). Exit 0 once no live process is left in the group.
+# `env kill` is the system kill: dash's builtin takes no negative pid (process group).
+STOP_GROUP = r"""pg=$1; ticks=$2
+members() {
+  for s in /proc/[0-9]*/stat; do
+    read -r l < "$s" 2>/dev/null || continue
+    set -- ${l##*)}
+    [ "$3" = "$pg" ] && [ "$1" != Z ] && [ "$1" != X ] && return 0
+  done
+  return 1
+}
+env kill -s TERM -- "-$pg" 2>/dev/null
+i=0
+while members; do
+  i=$((i+1))
+  if [ "$i" -eq "$ticks" ]; then echo "sent KILL to process group $pg" >&2; env kill -s KILL -- "-$pg" 2>/dev/null; fi
+  if [ "$i" -gt $((ticks+50)) ]; then echo "process group $pg is still running after KILL" >&2; exit 1; fi
+  sleep 0.1
+done
+""".strip()
+
+# argv: PIDFILE WORKDIR COMMAND... ("" for no pid file / no workdir). Runs inside setsid nohup.
+LAUNCH = r"""if [ -n "$1" ]; then echo $$ > "$1" || exit 1; fi
+if [ -n "$2" ]; then cd -- "$2" || exit 1; fi
+shift 2
+exec "$@"
+""".strip()
+
+# argv: PIDFILE. Prints the pid it holds when that process is alive (not a zombie).
+READ_PIDFILE = r"""read -r p < "$1" 2>/dev/null || exit 0
+case "$p" in ''|*[!0-9]*) exit 0;; esac
+read -r l < "/proc/$p/stat" 2>/dev/null || exit 0
+set -- ${l##*)}
+[ "$1" = Z ] || echo "$p"
+""".strip()
+
+
+class ProcessManager:
+    """Find, stop and launch a hand-started SGLang server."""
+
+    kind = "process"
+
+    def __init__(self, transport: Transport, config: ProcessServer, stop_timeout_s: float = 30.0) -> None:
+        self.transport, self.config = transport, config
+        self.stop_timeout_s = stop_timeout_s
+
+    async def find(self) -> ProcessInfo | None:
+        """The running server: the pid file's process if alive, else the one SGLang server found by command line."""
+        if self.config.pid_file:
+            result = await self.transport.run(Command.of(script(READ_PIDFILE, self.config.pid_file), "read the pid file"))
+            pid = result.out.strip()
+            if result.ok and pid.isdigit() and (info := await read_process(self.transport, int(pid))):
+                return info
+        servers = await find_servers(self.transport)
+        pids = {pid for pid, _ in servers}
+        roots = sorted(pid for pid, ppid in servers if ppid not in pids)
+        if len(roots) > 1:
+            raise UserError(f"{len(roots)} SGLang servers run on {self.transport.label} (pids "
+                            f"{', '.join(map(str, roots))}); set server.pid_file to say which one mtptui manages")
+        return await read_process(self.transport, roots[0]) if roots else None
+
+    def stop_command(self, info: ProcessInfo) -> Command:
+        return self.stop_group_command(info.pid, info.pgid)
+
+    def stop_group_command(self, pid: int, pgid: int) -> Command:
+        """TERM to the process group, KILL after ``stop_timeout_s``; done when no live member is left."""
+        if pgid <= 1:
+            raise UserError(f"refusing to stop process group {pgid} of pid {pid}")
+        ticks = max(1, round(self.stop_timeout_s * 10))
+        return Command.of(script(STOP_GROUP, pgid, ticks), f"stop the server (pid {pid}, process group {pgid})",
+                          changes_host=True)
+
+    def launch_command(self, argv: list[str], env: dict[str, str], workdir: str | None = None) -> Command:
+        """``setsid nohup`` the server with ``env`` in ``workdir``, appending to the log; prints the new pid."""
+        log = self.config.log_file
+        env_words = ["env", *(f"{k}={v}" for k, v in sorted(env.items()))] if env else []
+        inner = script(LAUNCH, self.config.pid_file or "", workdir or self.config.workdir or "")
+        words = ["mkdir", "-p", "--", posixpath.dirname(log), OR, "exit", "1", THEN] if posixpath.dirname(log) else []
+        words += ["setsid", "nohup", *inner, *env_words, *argv, APPEND, log, ERR_TO_OUT, FROM, "/dev/null",
+                  BACKGROUND, "echo", LAST_BACKGROUND_PID]
+        return Command.of(words, "launch the server", changes_host=True)
+
+    async def stop(self, info: ProcessInfo) -> None:
+        (await self.transport.run(self.stop_command(info))).check(f"stopping pid {info.pid}")
+
+    async def launch(self, argv: list[str], env: dict[str, str], workdir: str | None = None) -> int:
+        """Start the server; its pid."""
+        result = (await self.transport.run(self.launch_command(argv, env, workdir))).check("launching the server")
+        pid = result.out.strip().splitlines()[-1:] or [""]
+        if not pid[0].isdigit():
+            raise UserError(f"launching the server on {self.transport.label} printed no pid")
+        return int(pid[0])
+
+    async def alive(self, pid: int) -> bool:
+        return await read_process(self.transport, pid) is not None

@@ -1,0 +1,105 @@
+"""What a running process is: its argv (/proc/PID/cmdline), environment (/proc/PID/environ), cwd and group.
+
+``read_process`` reads them in one round trip; ``find_servers`` lists the SGLang servers running on a host.
+A zombie counts as not running (containers without an init leave them behind).
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+
+from mtptui.remote.shell import Command, script
+from mtptui.remote.transport import Transport
+
+# argv: PID. Prints base64 of cmdline, environ ("-" when unreadable), stat, cwd ("-"), one per line.
+READ_PROC = r"""p=$1
+[ -r "/proc/$p/cmdline" ] || exit 3
+base64 -w0 "/proc/$p/cmdline" || exit 3
+echo
+base64 -w0 "/proc/$p/environ" 2>/dev/null || printf -
+echo
+base64 -w0 "/proc/$p/stat" || exit 3
+echo
+readlink "/proc/$p/cwd" 2>/dev/null | base64 -w0 || printf -
+echo
+""".strip()
+
+# No argv. Prints "PID PPID" for every live process whose command line names an SGLang server.
+FIND_SERVERS = r"""for d in /proc/[0-9]*; do
+  read -r stat < "$d/stat" 2>/dev/null || continue
+  set -- ${stat##*)}
+  [ "$1" = Z ] && continue
+  tr '\0' ' ' < "$d/cmdline" 2>/dev/null | grep -qE -e '-m sglang[.]launch_server( |$)|sglang serve( |$)' || continue
+  echo "${d#/proc/} $2"
+done
+""".strip()
+
+#: Environment variables that shape a server (kept from /proc/PID/environ; the rest is the login's noise).
+SERVER_ENV_PREFIXES = ("SGLANG_", "SGL_", "CUDA_", "NCCL_", "TORCH_", "PYTORCH_", "HF_", "TRANSFORMERS_",
+                       "FLASHINFER_", "TRITON_", "NVIDIA_", "OMP_NUM_THREADS", "TOKENIZERS_PARALLELISM")
+
+
+@dataclass(frozen=True)
+class ProcessInfo:
+    """A process as /proc shows it; ``env`` is None when /proc/PID/environ was not readable."""
+
+    pid: int
+    argv: list[str]
+    env: dict[str, str] | None
+    state: str
+    ppid: int
+    pgid: int
+    cwd: str | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def alive(self) -> bool:
+        return self.state not in ("Z", "X")
+
+    def server_env(self, also: set[str] | frozenset[str] = frozenset()) -> dict[str, str]:
+        """The variables that shape a server: known prefixes, plus any name in ``also`` (a unit's, a profile's)."""
+        env = self.env or {}
+        return {k: v for k, v in env.items() if k in also or k.startswith(SERVER_ENV_PREFIXES)}
+
+
+def _b64(text: str) -> bytes | None:
+    return None if text == "-" else base64.b64decode(text)
+
+
+def parse_proc(pid: int, out: str) -> ProcessInfo:
+    """ProcessInfo from READ_PROC's output."""
+    lines = (out.splitlines() + ["-"] * 4)[:4]
+    cmdline, environ, stat, cwd = (_b64(line.strip() or "-") for line in lines)
+    argv = [w.decode("utf-8", "replace") for w in (cmdline or b"").split(b"\0")]
+    if argv and argv[-1] == "":
+        argv.pop()
+    env = None
+    if environ is not None:
+        pairs = (item.decode("utf-8", "replace").partition("=") for item in environ.split(b"\0") if item)
+        env = {name: value for name, _, value in pairs}
+    fields = (stat or b"").decode("utf-8", "replace").rsplit(")", 1)[-1].split()
+    state, ppid, pgid = fields[0], int(fields[1]), int(fields[2])
+    return ProcessInfo(pid, argv, env, state, ppid, pgid, cwd.decode("utf-8", "replace").strip() if cwd else None)
+
+
+async def read_process(transport: Transport, pid: int, prefix: tuple[str, ...] = ()) -> ProcessInfo | None:
+    """The process ``pid`` on the host, or None when there is no such process (or only its zombie)."""
+    result = await transport.run(Command.of([*prefix, *script(READ_PROC, pid)], f"read /proc/{pid}"))
+    if result.exit_status == 3:
+        return None
+    result.check(f"reading /proc/{pid} on {transport.label}")
+    info = parse_proc(pid, result.out)
+    return info if info.alive else None
+
+
+async def find_servers(transport: Transport) -> list[tuple[int, int]]:
+    """(pid, ppid) of each live process whose command line starts an SGLang server."""
+    result = await transport.run(Command.of(script(FIND_SERVERS), "look for SGLang servers"))
+    result.check(f"looking for SGLang servers on {transport.label}")
+    found = []
+    for line in result.out.splitlines():
+        pid, _, ppid = line.partition(" ")
+        if pid.isdigit() and ppid.strip().isdigit():
+            found.append((int(pid), int(ppid)))
+    return found

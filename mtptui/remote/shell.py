@@ -1,0 +1,66 @@
+"""Shell command lines built from argv words: every word is quoted, operators come from a fixed set.
+
+This is the one place where text for a remote shell is assembled. A value never reaches a shell unquoted:
+``join`` quotes every word with ``shlex.quote`` except ``Op`` instances, and ``Op`` only accepts the operators
+listed in ``OPERATORS``. Scripts that need shell logic are constants run as ``sh -c SCRIPT sh ARG...``, so
+their values arrive as positional parameters, never spliced into the script text.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from typing import Iterable, Union
+
+OPERATORS = frozenset({"&&", "||", ";", "|", "&", ">", ">>", "<", "2>&1", "2>/dev/null", "$!"})
+
+
+class Op(str):
+    """A shell operator (``&&``, ``>``, ``2>&1`` ..., and ``$!``): the only text ``join`` leaves unquoted."""
+
+    def __new__(cls, text: str) -> "Op":
+        if text not in OPERATORS:
+            raise ValueError(f"not a shell operator this module allows: {text!r}")
+        return super().__new__(cls, text)
+
+
+AND, OR, THEN, PIPE, BACKGROUND = Op("&&"), Op("||"), Op(";"), Op("|"), Op("&")
+TO, APPEND, FROM, ERR_TO_OUT, NO_ERR = Op(">"), Op(">>"), Op("<"), Op("2>&1"), Op("2>/dev/null")
+LAST_BACKGROUND_PID = Op("$!")
+
+Word = Union[str, Op]
+
+
+def join(words: Iterable[Word | int]) -> str:
+    """One shell command line: each word quoted by ``shlex.quote``, operators kept as they are."""
+    return " ".join(w if isinstance(w, Op) else shlex.quote(str(w)) for w in words)
+
+
+def script(text: str, *args: str | int) -> list[Word]:
+    """Words running the constant ``text`` with ``sh -c``; ``args`` become ``$1``, ``$2``, ..."""
+    return ["sh", "-c", text, "sh", *(str(a) for a in args)]
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command for a host: its words, optional stdin, and whether it changes the host.
+
+    ``line`` is exactly what the shell receives; dry runs print it, so what is shown is what runs.
+    """
+
+    words: tuple[Word, ...]
+    what: str = ""
+    input: bytes | None = None
+    changes_host: bool = False
+
+    @classmethod
+    def of(cls, words: Iterable[Word | int], what: str = "", *, input: bytes | None = None,
+           changes_host: bool = False) -> "Command":
+        return cls(tuple(w if isinstance(w, Op) else str(w) for w in words), what, input, changes_host)
+
+    @property
+    def line(self) -> str:
+        return join(self.words)
+
+    def __str__(self) -> str:
+        return self.line

@@ -1,0 +1,171 @@
+"""The local transport, the read-only guard, log following (file) and the process manager on this machine."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import pytest
+
+from mtptui.config.models import ProcessServer
+from mtptui.remote.errors import ReadOnlyError, RemoteError
+from mtptui.remote.follow import Backoff, ConnectionStatus, LogFollower
+from mtptui.remote.local import LocalTransport
+from mtptui.remote.logsource import FileLog, LogChunk, Start
+from mtptui.remote.process import ProcessManager
+from mtptui.remote.shell import Command
+from mtptui.remote.transport import ReadOnlyTransport
+
+
+async def test_run_gives_exit_status_output_and_takes_stdin():
+    result = await LocalTransport().run(Command.of(["sh", "-c", "cat; echo err >&2; exit 3"], input=b"in put"))
+    assert (result.exit_status, result.stdout, result.stderr) == (3, b"in put", b"err\n")
+    with pytest.raises(RemoteError, match="exit 3|err"):
+        result.check("the thing")
+
+
+async def test_run_times_out_with_one_sentence():
+    with pytest.raises(RemoteError, match="timed out after 0.2 s"):
+        await LocalTransport().run(Command.of(["sleep", "5"], "sleep"), timeout=0.2)
+
+
+async def test_stream_reads_until_the_end_then_knows_the_exit_status():
+    stream = await LocalTransport().open_stream(Command.of(["sh", "-c", "echo one; echo two; exit 4"]))
+    data = b""
+    while chunk := await stream.read():
+        data += chunk
+    assert data == b"one\ntwo\n" and stream.exit_status == 4
+
+
+async def test_readonly_transport_refuses_changes_and_allows_reads():
+    transport = ReadOnlyTransport(LocalTransport())
+    assert (await transport.run(Command.of(["echo", "hi"]))).out == "hi\n"
+    with pytest.raises(ReadOnlyError, match="refusing to restart the unit on this machine: mtptui runs with --readonly"):
+        await transport.run(Command.of(["true"], "restart the unit", changes_host=True))
+
+
+async def follow_until(follower: LogFollower, done, statuses: list | None = None) -> bytes:
+    data = b""
+    async for item in follower.events():
+        if isinstance(item, LogChunk):
+            data += item.data
+            if done(data):
+                await follower.stop()
+        elif statuses is not None:
+            statuses.append(item)
+    return data
+
+
+async def test_follow_starts_n_lines_before_the_end_and_sees_appends(tmp_path):
+    log = tmp_path / "server.log"
+    log.write_bytes(b"one\ntwo\nthree\n")
+    follower = LogFollower(LocalTransport(), FileLog(str(log)), start=Start.tail(2))
+    statuses: list[ConnectionStatus] = []
+
+    async def append():
+        while follower.position is None:
+            await asyncio.sleep(0.02)
+        with open(log, "ab") as handle:
+            handle.write(b"four\nfi")
+            handle.flush()
+            await asyncio.sleep(0.2)
+            handle.write(b"ve\n")
+
+    writer = asyncio.ensure_future(append())
+    data = await asyncio.wait_for(follow_until(follower, lambda d: d.endswith(b"five\n"), statuses), 20)
+    await writer
+    assert data == b"two\nthree\nfour\nfive\n"
+    assert [s.state for s in statuses] == ["connected", "stopped"]
+    assert follower.position.offset == log.stat().st_size
+
+
+async def test_follow_from_a_position_resumes_at_that_byte(tmp_path):
+    log = tmp_path / "server.log"
+    log.write_bytes(b"line 1\nline 2\n")
+    first = LogFollower(LocalTransport(), FileLog(str(log)), start=Start.beginning())
+    assert await asyncio.wait_for(follow_until(first, lambda d: d.endswith(b"2\n")), 20) == b"line 1\nline 2\n"
+    with open(log, "ab") as handle:
+        handle.write(b"line 3\n")
+    again = LogFollower(LocalTransport(), FileLog(str(log)), position=first.position)
+    assert await asyncio.wait_for(follow_until(again, lambda d: d.endswith(b"3\n")), 20) == b"line 3\n"
+
+
+async def test_a_truncated_or_replaced_log_is_read_from_its_start_and_marked(tmp_path):
+    log = tmp_path / "server.log"
+    log.write_bytes(b"old old old\n")
+    follower = LogFollower(LocalTransport(), FileLog(str(log)), start=Start.beginning())
+    resets: list[LogChunk] = []
+    data = b""
+    async for item in follower.events():
+        if isinstance(item, LogChunk):
+            data += item.data
+            resets += [item] if item.reset else []
+            if data == b"old old old\n":
+                log.write_bytes(b"new\n")  # truncate and rewrite
+            elif data.endswith(b"new\n") and len(resets) == 1:
+                os.rename(log, tmp_path / "server.log.1")
+                log.write_bytes(b"rotated\n")
+            elif data.endswith(b"rotated\n"):
+                await follower.stop()
+    assert data == b"old old old\nnew\nrotated\n"
+    assert len(resets) == 2
+
+
+async def test_a_missing_reader_fails_with_a_reason_and_no_retry(tmp_path):
+    follower = LogFollower(LocalTransport(), FileLog(str(tmp_path / "x.log"), python="no-such-python"),
+                           backoff=Backoff(initial_s=0.01))
+    statuses = [item async for item in follower.events()]
+    assert statuses[-1].state == "failed"
+    assert "cannot follow the" in statuses[-1].reason and "not found" in statuses[-1].reason
+    assert str(statuses[-1]).startswith("failed: ")
+
+
+async def test_a_reader_that_keeps_failing_is_retried_with_capped_backoff(tmp_path):
+    source = FileLog(str(tmp_path / "x.log"), python="false")  # exits 1 at once, every time
+    follower = LogFollower(LocalTransport(), source, backoff=Backoff(initial_s=0.01, cap_s=0.02, max_attempts=3))
+    statuses = [item async for item in follower.events()]
+    waits = [s.retry_in_s for s in statuses if s.state == "reconnecting"]
+    assert waits == [0.01, 0.02, 0.02]
+    assert statuses[-1].state == "failed" and "exited (status 1)" in statuses[-1].reason
+    assert str(statuses[1]).startswith("reconnecting in 0.01 s")
+
+
+def test_backoff_doubles_up_to_its_cap():
+    backoff = Backoff(initial_s=0.5, cap_s=4)
+    assert [backoff.delay(n) for n in range(1, 7)] == [0.5, 1, 2, 4, 4, 4]
+    assert not backoff.exhausted(100)
+
+
+SERVER = ["sh", "-c", "trap '' TERM; echo started; sleep 60 & wait", "x", "-m", "sglang.launch_server", "--port", "1"]
+
+
+async def test_process_manager_launches_finds_and_stops_the_whole_group(tmp_path):
+    config = ProcessServer(log_file=str(tmp_path / "logs dir" / "sglang.log"), pid_file=str(tmp_path / "s.pid"))
+    manager = ProcessManager(LocalTransport(), config, stop_timeout_s=0.5)
+    assert await manager.find() is None
+    pid = await manager.launch(SERVER, {"SGLANG_X": "a b $HOME `id`"})
+    for _ in range(100):
+        if (tmp_path / "s.pid").exists() and "started" in (tmp_path / "logs dir" / "sglang.log").read_text():
+            break
+        await asyncio.sleep(0.05)
+    assert int((tmp_path / "s.pid").read_text()) == pid
+    info = await manager.find()
+    assert info.pid == pid and info.pgid == pid and info.argv == SERVER
+    assert info.server_env()["SGLANG_X"] == "a b $HOME `id`"
+    await manager.stop(info)  # TERM is ignored, so this took a KILL
+    assert not await manager.alive(pid)
+    assert await manager.find() is None
+
+
+async def test_process_manager_finds_a_server_by_command_line(tmp_path):
+    config = ProcessServer(log_file=str(tmp_path / "sglang.log"))
+    manager = ProcessManager(LocalTransport(), config, stop_timeout_s=0.5)
+    pid = await manager.launch(SERVER, {})
+    try:
+        for _ in range(100):
+            if (info := await manager.find()) is not None:
+                break
+            await asyncio.sleep(0.05)
+        assert info is not None and info.pid == pid
+    finally:
+        await LocalTransport().run(manager.stop_group_command(pid, pid))

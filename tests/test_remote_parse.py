@@ -1,0 +1,76 @@
+"""Decoders of what hosts print: reader frames, journal JSON, /proc records, nvidia-smi rows."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+from mtptui.remote.gpu import parse_gpus
+from mtptui.remote.logsource import FilePosition, FrameDecoder, JournalDecoder, JournalLog, JournalPosition, Start
+from mtptui.remote.procinfo import parse_proc
+
+
+def test_a_partial_frame_is_held_back_until_complete():
+    decoder = FrameDecoder(FilePosition(7, 10))
+    stream = b"7 10 0\n7 10 6\nabc\nde7 16 2\nf\n"
+    chunks = decoder.feed(stream[:18])
+    assert [c.data for c in chunks] == [b""]
+    chunks = decoder.feed(stream[18:])
+    assert [(c.data, c.position, c.reset) for c in chunks] == [(b"abc\nde", FilePosition(7, 16), False),
+                                                               (b"f\n", FilePosition(7, 18), False)]
+
+
+def test_a_frame_at_another_place_is_a_reset():
+    decoder = FrameDecoder(FilePosition(7, 10))
+    (chunk,) = decoder.feed(b"8 0 3\nnew")
+    assert chunk.reset and chunk.position == FilePosition(8, 3)
+
+
+def test_journal_entries_carry_their_cursor_and_any_message_form():
+    lines = [{"__CURSOR": "c1", "MESSAGE": "hello"}, {"__CURSOR": "c2", "MESSAGE": [104, 105, 255]},
+             {"__CURSOR": "c3", "MESSAGE": None}]
+    data = b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+    decoder = JournalDecoder()
+    chunks = decoder.feed(data[:30]) + decoder.feed(data[30:])
+    assert [(c.data, c.position) for c in chunks] == [(b"hello\n", JournalPosition("c1")),
+                                                      (b"hi\xff\n", JournalPosition("c2")),
+                                                      (b"", JournalPosition("c3"))]
+
+
+def test_journal_command_resumes_after_the_cursor_with_the_prefix():
+    source = JournalLog("sglang qwen.service", ("sudo",))
+    assert source.command(JournalPosition("s=1;i=2"), Start.end()).line == (
+        "sudo journalctl -u 'sglang qwen.service' -f -o json --output-fields=MESSAGE --no-pager "
+        "--after-cursor 's=1;i=2'")
+    assert source.command(None, Start.beginning()).line.endswith("-n all")
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def test_proc_record_gives_argv_env_group_and_cwd():
+    stat = b"4242 (python3 (x) y) S 1 4240 4240 0 -1"
+    out = "\n".join([b64(b"python3\0-m\0sglang.launch_server\0--port\0\0"), b64(b"A=1\0SGLANG_X=a=b\0PATH=/bin\0"),
+                     b64(stat), b64(b"/srv/work dir\n")]) + "\n"
+    info = parse_proc(4242, out)
+    assert info.argv == ["python3", "-m", "sglang.launch_server", "--port", ""]
+    assert info.env == {"A": "1", "SGLANG_X": "a=b", "PATH": "/bin"}
+    assert (info.state, info.ppid, info.pgid, info.cwd) == ("S", 1, 4240, "/srv/work dir")
+    assert info.server_env() == {"SGLANG_X": "a=b"} and info.server_env({"A"}) == {"A": "1", "SGLANG_X": "a=b"}
+
+
+def test_unreadable_environ_is_none_not_empty():
+    out = "\n".join([b64(b"x\0"), "-", b64(b"1 (x) Z 0 1 1"), "-"])
+    info = parse_proc(1, out)
+    assert info.env is None and info.cwd is None and not info.alive
+
+
+def test_nvidia_smi_rows_parse_and_odd_values_become_none():
+    text = ("0, NVIDIA RTX A6000, 45123, 49140, 87\n1, NVIDIA RTX A6000, 44001, 49140, [N/A]\n"
+            "garbage line\n2, Weird, Name, 1, [Not Supported], 0\n")
+    gpus = parse_gpus(text)
+    assert [(g.index, g.name, g.memory_used_mib, g.utilization_pct) for g in gpus] == [
+        (0, "NVIDIA RTX A6000", 45123.0, 87.0), (1, "NVIDIA RTX A6000", 44001.0, None), (2, "Weird, Name", 1.0, 0.0)]
+    assert gpus[2].memory_total_mib is None
+    assert round(gpus[0].memory_used_gb, 2) == 44.07
