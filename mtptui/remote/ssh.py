@@ -1,0 +1,223 @@
+"""SSHTransport: commands on the GPU host over one asyncssh connection, reconnected when it drops.
+
+Honours ``~/.ssh/config`` (aliases, HostName, User, Port, IdentityFile) through asyncssh's own config support,
+uses the SSH agent and the configured identity file, sends keepalives, and verifies the host key against a
+known_hosts file (mtptui.remote.hostkeys); verification can never be turned off, not even by ssh_config.
+No password is ever asked for or stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from pathlib import Path
+from typing import Any
+
+from mtptui.config.models import SSHConfig
+from mtptui.remote.errors import ConnectError, ConnectionLost, RemoteError
+from mtptui.remote.hostkeys import AcceptHostKey, HostKeyQuestion, KnownHosts, SeenKey, ask, host_port
+from mtptui.remote.shell import Command
+from mtptui.remote.transport import Completed
+
+KEEPALIVE_COUNT_MAX = 3
+
+
+def _client_class():
+    import asyncssh
+
+    class KeyCheckingClient(asyncssh.SSHClient):
+        """Records host keys known_hosts does not trust (so the refusal can name them) and lost connections."""
+
+        def __init__(self, owner: "SSHTransport") -> None:
+            self.owner = owner
+
+        def validate_host_public_key(self, host: str, addr: str, port: int, key: Any) -> bool:
+            if (host, port, key) in self.owner.accepted:
+                return True
+            self.owner.seen = SeenKey(host, port, key, changed=self.owner.known_hosts.has_entry(host, port))
+            return False
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self.owner.closed = True
+
+    return KeyCheckingClient
+
+
+class SSHStream:
+    """stdout of a remote process; stderr is collected for the error message."""
+
+    def __init__(self, transport: "SSHTransport", process: Any) -> None:
+        self.transport, self.process = transport, process
+        self.exit_status: int | None = None
+        self._stderr = bytearray()
+        self._stderr_task = asyncio.ensure_future(self._collect_stderr())
+
+    async def _collect_stderr(self) -> None:
+        try:
+            while chunk := await self.process.stderr.read(65536):
+                self._stderr += chunk[-65536:]
+        except Exception:  # the connection went away; read() reports it
+            pass
+
+    async def read(self, size: int = 65536) -> bytes:
+        import asyncssh
+
+        try:
+            data = await self.process.stdout.read(size)
+        except (asyncssh.Error, OSError) as exc:
+            raise ConnectionLost(f"lost the connection to {self.transport.label}: {_reason(exc)}") from None
+        if not data:
+            await asyncio.wait([self._stderr_task], timeout=2)
+            await self.process.wait_closed()
+            if self.transport.closed and self.process.exit_status is None:
+                raise ConnectionLost(f"lost the connection to {self.transport.label}")
+            self.exit_status = self.process.exit_status
+        return data
+
+    def stderr_text(self) -> str:
+        return bytes(self._stderr).decode("utf-8", "replace")
+
+    async def close(self) -> None:
+        self.process.close()
+        self._stderr_task.cancel()
+
+
+class SSHTransport:
+    """Runs commands on a host over SSH; connects on first use and again after the connection dropped."""
+
+    def __init__(self, config: SSHConfig, accept_host_key: AcceptHostKey | None = None,
+                 connect_timeout: float = 10.0, ssh_config_files: list[str] | None = None) -> None:
+        self.config = config
+        self.accept_host_key = accept_host_key if config.known_hosts == "ask" else None
+        self.connect_timeout = connect_timeout
+        self.ssh_config_files = ssh_config_files
+        self.known_hosts = KnownHosts(config.known_hosts_file)
+        self.accepted: set[tuple[str, int, Any]] = set()
+        self.seen: SeenKey | None = None
+        self.closed = True
+        self._conn: Any = None
+        self._lock = asyncio.Lock()
+        user = f"{config.user}@" if config.user else ""
+        self.label = f"{user}{host_port(config.target, config.port)}"
+
+    # Connecting ------------------------------------------------------------------------------------------
+
+    def _options(self) -> dict[str, Any]:
+        cfg = self.config
+        options: dict[str, Any] = {
+            "known_hosts": self.known_hosts.match,
+            "client_factory": lambda: _client_class()(self),
+            "keepalive_interval": cfg.keepalive_s,
+            "keepalive_count_max": KEEPALIVE_COUNT_MAX,
+            "connect_timeout": self.connect_timeout,
+            "password_auth": False,
+            "kbdint_auth": False,
+        }
+        if cfg.port is not None:
+            options["port"] = cfg.port
+        if cfg.user is not None:
+            options["username"] = cfg.user
+        if cfg.identity_file:
+            options["client_keys"] = [str(Path(cfg.identity_file).expanduser())]
+        if self.ssh_config_files is not None:
+            options["config"] = self.ssh_config_files
+        return options
+
+    async def connect(self) -> Any:
+        """The live connection, opening it when there is none (or the last one dropped)."""
+        async with self._lock:
+            if self._conn is None or self.closed:
+                self._conn = await self._open()
+                self.closed = False
+            return self._conn
+
+    async def _open(self) -> Any:
+        self.seen = None
+        try:
+            return await self._attempt()
+        except _Refused as refused:
+            seen = refused.seen
+            question = HostKeyQuestion(seen.host, seen.port, seen.key_type, seen.fingerprint, self.known_hosts.path)
+            if seen.changed or not await ask(self.accept_host_key, question):
+                raise self.known_hosts.refusal(seen) from None
+            self.known_hosts.add(seen)
+            self.accepted.add((seen.host, seen.port, seen.key))
+            return await self._attempt()
+
+    async def _attempt(self) -> Any:
+        import asyncssh
+
+        try:
+            return await asyncssh.connect(self.config.target, **self._options())
+        except asyncssh.HostKeyNotVerifiable as exc:
+            if self.seen is not None:
+                raise _Refused(self.seen) from None
+            raise ConnectError(f"refusing to connect to {self.label}: {_reason(exc)}", retriable=False) from None
+        except asyncssh.PermissionDenied:
+            raise ConnectError(f"cannot log in to {self.label}: no key was accepted ({self._keys_tried()})",
+                               retriable=False) from None
+        except (asyncssh.KeyImportError, asyncssh.KeyEncryptionError) as exc:
+            raise ConnectError(f"cannot use identity file {self.config.identity_file}: {_reason(exc)} "
+                               f"(load an encrypted key into ssh-agent instead)", retriable=False) from None
+        except socket.gaierror as exc:
+            raise ConnectError(f"cannot connect to {self.label}: cannot resolve {self.config.target} "
+                               f"({exc.strerror})", retriable=False) from None
+        except (OSError, asyncio.TimeoutError, asyncssh.Error) as exc:
+            raise ConnectError(f"cannot connect to {self.label}: {_reason(exc)}") from None
+
+    def _keys_tried(self) -> str:
+        if self.config.identity_file:
+            return f"identity file {self.config.identity_file} and the SSH agent"
+        return "the SSH agent and the default identity files"
+
+    # Running ---------------------------------------------------------------------------------------------
+
+    async def run(self, command: Command, timeout: float | None = None) -> Completed:
+        import asyncssh
+
+        conn = await self.connect()
+        try:
+            result = await asyncio.wait_for(
+                conn.run(command.line, input=command.input, encoding=None, check=False), timeout)
+        except asyncio.TimeoutError:
+            raise RemoteError(f"{command.what or command.line} timed out after {timeout:g} s on {self.label}") from None
+        except (asyncssh.Error, OSError) as exc:
+            self.closed = True
+            raise ConnectionLost(f"lost the connection to {self.label}: {_reason(exc)}") from None
+        if result.exit_status is None and self.closed:
+            raise ConnectionLost(f"lost the connection to {self.label}")
+        status = result.exit_status if result.exit_status is not None and result.exit_status >= 0 else None
+        return Completed(command.line, status, result.stdout or b"", result.stderr or b"")
+
+    async def open_stream(self, command: Command) -> SSHStream:
+        import asyncssh
+
+        conn = await self.connect()
+        try:
+            process = await conn.create_process(command.line, encoding=None, stdin=asyncssh.DEVNULL)
+        except (asyncssh.Error, OSError) as exc:
+            self.closed = True
+            raise ConnectionLost(f"lost the connection to {self.label}: {_reason(exc)}") from None
+        return SSHStream(self, process)
+
+    async def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+            await conn.wait_closed()
+        self.closed = True
+
+
+class _Refused(Exception):
+    def __init__(self, seen: SeenKey) -> None:
+        self.seen = seen
+
+
+def _reason(exc: BaseException) -> str:
+    """A short reason for an asyncssh or socket error."""
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(exc, asyncio.TimeoutError):
+        return "timed out"
+    reason = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+    return str(reason).rstrip(".")

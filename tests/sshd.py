@@ -1,0 +1,209 @@
+"""A real OpenSSH sshd on 127.0.0.1 for the SSH tests, and the stand-in GPU host behind it.
+
+    from tests.sshd import sshd, ssh_host  # fixtures, import them into the test module
+
+``SSHD`` starts ``sshd -D -f CONFIG -E LOG`` on a free high port with a host key and a client key generated
+in a tmp dir, its own sshd_config (``UsePAM no``, ``StrictModes no``, its own AuthorizedKeysFile and PidFile)
+and ``SetEnv`` for the session environment. It gives a known_hosts file and the client key, and
+``kill_connections()`` kills the per-connection sshd processes, which drops every live SSH connection the
+way a network failure does (the listener stays up, so clients can reconnect).
+
+The "GPU host" is this machine seen through sshd: its PATH has ``tests/stand_in`` (the stand-in ``systemctl``
+and ``journalctl``) before the system's, and its PYTHONPATH starts with ``tests/stand_in/pylib`` (a stand-in
+``sglang`` package whose ``python -m sglang.launch_server`` runs the simulated server, paced by
+$MTPTUI_SIM_SPEED). Tests contact 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+SSHD_BIN = shutil.which("sshd") or "/usr/sbin/sshd"
+STAND_IN = Path(__file__).resolve().parent / "stand_in"
+ROOT = Path(__file__).resolve().parents[1]
+SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def keygen(path: Path) -> str:
+    """A new ed25519 key pair without passphrase; the public key line."""
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "mtptui-test", "-f", str(path)],
+                   check=True, stdin=subprocess.DEVNULL)
+    return path.with_suffix(".pub").read_text().strip()
+
+
+def host_env(state_dir: Path) -> dict[str, str]:
+    """Environment of an SSH session on the stand-in GPU host."""
+    return {
+        "PATH": f"{STAND_IN}:{SYSTEM_PATH}",
+        "PYTHONPATH": f"{STAND_IN / 'pylib'}:{ROOT}",
+        "MTPTUI_STANDIN_STATE": str(state_dir),
+        "MTPTUI_STANDIN_PYTHON": sys.executable,
+        "LC_ALL": "C.UTF-8",
+        "MTPTUI_SIM_SPEED": "200",
+    }
+
+
+@dataclass
+class SSHD:
+    """One sshd listening on 127.0.0.1:port until ``stop``."""
+
+    root: Path
+    env: dict[str, str] = field(default_factory=dict)
+    port: int = 0
+    process: subprocess.Popen | None = None
+
+    @property
+    def client_key(self) -> Path:
+        return self.root / "client_key"
+
+    @property
+    def known_hosts(self) -> Path:
+        return self.root / "known_hosts"
+
+    @property
+    def host_key(self) -> Path:
+        return self.root / "host_key"
+
+    @property
+    def log(self) -> Path:
+        return self.root / "sshd.log"
+
+    def prepare(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        host_pub = keygen(self.host_key)
+        (self.root / "authorized_keys").write_text(keygen(self.client_key) + "\n")
+        self.port = free_port()
+        self.known_hosts.write_text(f"[127.0.0.1]:{self.port} {' '.join(host_pub.split()[:2])}\n")
+        setenv = " ".join(f'"{k}={v}"' for k, v in self.env.items())
+        config = [f"Port {self.port}", "ListenAddress 127.0.0.1", f"HostKey {self.host_key}",
+                  f"PidFile {self.root / 'sshd.pid'}", f"AuthorizedKeysFile {self.root / 'authorized_keys'}",
+                  "UsePAM no", "StrictModes no", "PermitRootLogin prohibit-password", "PubkeyAuthentication yes",
+                  "PasswordAuthentication no", "KbdInteractiveAuthentication no", "MaxSessions 100",
+                  "MaxStartups 100", "LogLevel VERBOSE", "ClientAliveInterval 0"]
+        if setenv:
+            config.append(f"SetEnv {setenv}")
+        (self.root / "sshd_config").write_text("\n".join(config) + "\n")
+
+    def start(self) -> "SSHD":
+        self.prepare()
+        Path("/run/sshd").mkdir(exist_ok=True)
+        self.process = subprocess.Popen([SSHD_BIN, "-D", "-f", str(self.root / "sshd_config"), "-E", str(self.log)],
+                                        stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"sshd exited: {self.log.read_text() if self.log.exists() else ''}")
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return self
+            time.sleep(0.02)
+        raise RuntimeError("sshd did not start listening")
+
+    def connection_pids(self) -> list[int]:
+        """The per-connection sshd processes: every descendant of the listener still named sshd."""
+        children: dict[int, list[int]] = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    stat = (entry / "stat").read_text()
+                except OSError:
+                    continue
+                ppid = int(stat.rsplit(")", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(entry.name))
+        found, todo = [], [self.process.pid]
+        while todo:
+            for child in children.get(todo.pop(), []):
+                todo.append(child)
+                try:
+                    if Path(f"/proc/{child}/cmdline").read_bytes().startswith(b"sshd"):
+                        found.append(child)
+                except OSError:
+                    pass
+        return found
+
+    def kill_connections(self) -> int:
+        """SIGKILL every per-connection sshd: live connections drop, the listener stays. How many were killed."""
+        pids = self.connection_pids()
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        return len(pids)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.kill_connections()
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+    def ssh_config(self, **overrides):
+        """An SSHConfig that reaches this sshd with the test's key and known_hosts file."""
+        from mtptui.config.models import SSHConfig
+
+        fields = {"target": "127.0.0.1", "port": self.port, "user": "root", "identity_file": str(self.client_key),
+                  "known_hosts": "strict", "known_hosts_file": str(self.known_hosts), "keepalive_s": 5}
+        return SSHConfig(**{**fields, **overrides})
+
+
+@pytest.fixture(scope="module")
+def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SSHD]:
+    """A real sshd on 127.0.0.1 whose sessions see the stand-in GPU host (one per test module)."""
+    root = tmp_path_factory.mktemp("sshd")
+    state = root / "host"
+    state.mkdir()
+    server = SSHD(root / "sshd", env=host_env(state))
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+PROFILES = {
+    "restored": {"flags": {"speculative-num-steps": 3, "speculative-num-draft-tokens": 4,
+                           "mem-fraction-static": 0.88, "context-length": 131072, "max-running-requests": 16,
+                           "mamba-full-memory-ratio": 0.5, "mamba-scheduler-strategy": "extra_buffer",
+                           "reasoning-parser": "qwen3", "tool-call-parser": "qwen3_coder"},
+                 "note": "known good"},
+    "redeploy-1step": {"flags": {"speculative-num-steps": 1, "max-running-requests": 1,
+                                 "mamba-scheduler-strategy": "extra_buffer"}, "note": "the bad redeploy"},
+    "no-extra-buffer": {"flags": {"speculative-num-steps": 3, "speculative-num-draft-tokens": 4},
+                        "note": "hybrid model with speculative decoding but no extra_buffer: crashes at start"},
+}
+MODEL = "/data/models/Qwen3.6-27B"
+
+
+def host_toml(name: str, sshd: SSHD | None, api_port: int, server: dict, log: dict) -> str:
+    """A host file for the stand-in GPU host; every profile runs the simulated server on ``api_port``."""
+    import tomli_w
+
+    profiles = {}
+    for profile, spec in PROFILES.items():
+        flags = {"host": "127.0.0.1", "port": api_port, "tp-size": 2, "speculative-algorithm": "NEXTN",
+                 "speculative-eagle-topk": 1, **spec["flags"]}
+        profiles[profile] = {"model_path": MODEL, "python": sys.executable, "flags": flags,
+                             "env": {"SGLANG_ENABLE_SPEC_V2": "1"},
+                             "note": spec["note"]}
+    data = {"name": name, "api_url": f"http://127.0.0.1:{api_port}", "known_good": "restored",
+            "server": server, "log": log, "profiles": profiles}
+    if sshd is not None:
+        data["ssh"] = sshd.ssh_config().model_dump(exclude_none=True)
+    return tomli_w.dumps(data)

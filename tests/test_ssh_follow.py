@@ -1,0 +1,113 @@
+"""Following a log over real SSH: the connection is killed mid-stream, the file keeps growing, and after the
+reconnect every line arrives exactly once. The journal (stand-in journalctl) resumes by cursor the same way."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from mtptui.remote.follow import Backoff, ConnectionStatus, LogFollower
+from mtptui.remote.logsource import FileLog, JournalLog, LogChunk, Start
+from mtptui.remote.ssh import SSHTransport
+from tests.sshd import sshd  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.ssh
+LINES = 600
+
+
+def expected(count: int) -> bytes:
+    return b"".join(b"[2026-05-11 23:49:07 TP0] line %d of the log\n" % i for i in range(count))
+
+
+async def write_lines(path, count: int, started: asyncio.Event) -> None:
+    """Append lines steadily, a partial line now and then, whatever the connection does."""
+    await started.wait()
+    data = expected(count)
+    with open(path, "ab", buffering=0) as handle:
+        for start in range(0, len(data), 37):
+            handle.write(data[start:start + 37])
+            await asyncio.sleep(0.002)
+
+
+async def follow_through_a_kill(sshd, follower: LogFollower, done: bytes, started: asyncio.Event):
+    received, statuses, killed = b"", [], False
+    async for item in follower.events():
+        if isinstance(item, ConnectionStatus):
+            statuses.append(item)
+            continue
+        received += item.data
+        started.set()  # the reader is in place: from now on the file grows
+        if not killed and received.count(b"\n") >= 100:
+            killed = sshd.kill_connections() > 0
+        if received.endswith(done):
+            await follower.stop()
+    return received, statuses, killed
+
+
+async def test_ssh_follow_resumes_at_the_byte_after_a_killed_connection(sshd, tmp_path):
+    log = tmp_path / "sglang.log"
+    log.write_bytes(b"before 1\nbefore 2\n")
+    transport = SSHTransport(sshd.ssh_config())
+    follower = LogFollower(transport, FileLog(str(log)), start=Start.tail(1), backoff=Backoff(initial_s=0.2))
+    started = asyncio.Event()
+    writer = asyncio.ensure_future(write_lines(log, LINES, started))
+    try:
+        received, statuses, killed = await asyncio.wait_for(
+            follow_through_a_kill(sshd, follower, expected(LINES)[-40:], started), 60)
+    finally:
+        await writer
+        await transport.close()
+    assert killed
+    assert received == b"before 2\n" + expected(LINES)  # nothing lost, nothing twice
+    states = [s.state for s in statuses]
+    assert states[:3] == ["connected", "reconnecting", "connected"] and states[-1] == "stopped"
+    reconnecting = statuses[1]
+    assert reconnecting.retry_in_s == 0.2 and "lost the connection to root@127.0.0.1" in reconnecting.reason
+    assert str(reconnecting).startswith("reconnecting in 0.2 s (lost the connection")
+
+
+async def test_ssh_journal_follow_resumes_after_its_cursor(sshd):
+    state = sshd.env["MTPTUI_STANDIN_STATE"]
+    journal = __import__("pathlib").Path(state) / "systemd" / "journal"
+    journal.mkdir(parents=True, exist_ok=True)
+    log = journal / "follow-test.service.log"
+    log.write_bytes(b"old entry\n")
+    transport = SSHTransport(sshd.ssh_config())
+    follower = LogFollower(transport, JournalLog("follow-test.service"), start=Start.tail(1),
+                           backoff=Backoff(initial_s=0.2))
+    started = asyncio.Event()
+    writer = asyncio.ensure_future(write_lines(log, 300, started))
+    try:
+        received, statuses, killed = await asyncio.wait_for(
+            follow_through_a_kill(sshd, follower, expected(300)[-40:], started), 60)
+    finally:
+        await writer
+        await transport.close()
+    assert killed and [s.state for s in statuses][:3] == ["connected", "reconnecting", "connected"]
+    assert received == b"old entry\n" + expected(300)
+    assert follower.position.cursor == "s=standin;u=follow-test.service;i=301"
+
+
+async def test_ssh_follow_fails_for_good_on_a_refused_host_key(sshd, tmp_path):
+    transport = SSHTransport(sshd.ssh_config(known_hosts_file=str(tmp_path / "empty")))
+    follower = LogFollower(transport, FileLog(str(tmp_path / "x.log")))
+    items = [item async for item in follower.events()]
+    assert [i.state for i in items if isinstance(i, ConnectionStatus)] == ["failed"]
+    assert items[-1].reason.startswith("refusing to connect to 127.0.0.1:")
+
+
+def test_stand_in_journal_entries_are_json_with_cursors(sshd):
+    import subprocess
+
+    from tests.sshd import STAND_IN
+
+    state = sshd.env["MTPTUI_STANDIN_STATE"]
+    log = __import__("pathlib").Path(state) / "systemd" / "journal" / "x.service.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("a\nb\n")
+    out = subprocess.run([str(STAND_IN / "journalctl"), "-u", "x.service", "-n", "1", "-o", "json"],
+                         capture_output=True, text=True, check=True, env={**sshd.env}).stdout
+    assert [json.loads(line) for line in out.splitlines()] == [{"__CURSOR": "s=standin;u=x.service;i=2",
+                                                                "MESSAGE": "b"}]
