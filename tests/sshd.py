@@ -207,3 +207,105 @@ def host_toml(name: str, sshd: SSHD | None, api_port: int, server: dict, log: di
     if sshd is not None:
         data["ssh"] = sshd.ssh_config().model_dump(exclude_none=True)
     return tomli_w.dumps(data)
+
+
+UNIT_TEMPLATE = """[Unit]
+Description=SGLang Qwen3.6-27B (test host, stand-in systemd)
+After=network-online.target
+
+[Service]
+Type=simple
+ExecStart=/bin/false
+Restart=no
+
+[Install]
+WantedBy=multi-user.target
+"""
+
+
+@dataclass
+class TestHost:
+    """A host file for the stand-in GPU host behind ``sshd``, and where its server keeps things."""
+
+    path: Path
+    name: str
+    api_port: int
+    root: Path
+    unit: str | None = None
+
+    @property
+    def config(self):
+        from mtptui.config.loader import load_host_file
+
+        return load_host_file(self.path)
+
+    @property
+    def log(self) -> Path:
+        return self.root / "srv" / "sglang.log"
+
+    @property
+    def pid_file(self) -> Path:
+        return self.root / "srv" / "sglang.pid"
+
+    def unit_file(self, state: Path) -> Path:
+        return state / "systemd" / "units" / self.unit
+
+    def cleanup(self) -> None:
+        """Kill every simulated server of this host (its port is unique to it)."""
+        needle = f"--port\0{self.api_port}\0".encode()
+        for entry in Path("/proc").iterdir():
+            try:
+                if entry.name.isdigit() and needle in (entry / "cmdline").read_bytes():
+                    os.killpg(int(entry.name), signal.SIGKILL)
+            except (OSError, ProcessLookupError):
+                pass
+
+
+def process_host(tmp_path: Path, sshd: SSHD | None, name: str = "gpu") -> TestHost:
+    host = TestHost(tmp_path / f"{name}.toml", name, free_port(), tmp_path)
+    server = {"manager": "process", "log_file": str(host.log), "pid_file": str(host.pid_file)}
+    host.path.write_text(host_toml(name, sshd, host.api_port, server, {"kind": "file", "path": str(host.log)}))
+    return host
+
+
+def systemd_host(tmp_path: Path, sshd: SSHD, unit_profile: str, name: str = "gpu") -> TestHost:
+    """A systemd host whose unit (in the stand-in's unit directory) launches ``unit_profile``."""
+    from mtptui.sglang.flags import FlagSet
+    from mtptui.sglang.unit import read_unit
+
+    unit = f"sglang-{tmp_path.name.replace('_', '-')}.service"
+    host = TestHost(tmp_path / f"{name}.toml", name, free_port(), tmp_path, unit)
+    server = {"manager": "systemd", "unit": unit}
+    host.path.write_text(host_toml(name, sshd, host.api_port, server, {"kind": "journal"}))
+    flagset = FlagSet.from_profile(host.config.profile(unit_profile), host.config.sglang_version)
+    path = host.unit_file(Path(sshd.env["MTPTUI_STANDIN_STATE"]))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(read_unit(UNIT_TEMPLATE, name=unit).with_launch(flagset))
+    return host
+
+
+def host_command(sshd: SSHD, *argv: str) -> subprocess.CompletedProcess:
+    """Run a command as the test host's sessions would (its PATH and environment), without SSH."""
+    env = {**os.environ, **sshd.env}
+    return subprocess.run(list(argv), capture_output=True, text=True, env=env, timeout=60)
+
+
+def nohup_server(sshd: SSHD, host: TestHost, profile: str) -> subprocess.Popen:
+    """Start a profile by hand, as the mission's engineer did: nohup python -m sglang.launch_server ... > LOG."""
+    from mtptui.sglang.flags import FlagSet, render_argv
+
+    flagset = FlagSet.from_profile(host.config.profile(profile), host.config.sglang_version)
+    host.log.parent.mkdir(parents=True, exist_ok=True)
+    with open(host.log, "ab") as log:
+        return subprocess.Popen(["nohup", *flagset.entry_argv, *render_argv(flagset)], stdout=log,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+                                env={**os.environ, **sshd.env, **flagset.env})
+
+
+def wait_ready(host: TestHost, log: Path, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if log.exists() and "ready to roll" in log.read_text(errors="replace"):
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"server on port {host.api_port} did not become ready:\n{log.read_text()[-2000:]}")

@@ -54,6 +54,21 @@ set -- ${l##*)}
 """.strip()
 
 
+def stop_group_command(pid: int, pgid: int, timeout_s: float, prefix: tuple[str, ...] = ()) -> Command:
+    """TERM to the process group, KILL after ``timeout_s``; done when no live member is left."""
+    if pgid <= 1:
+        raise UserError(f"refusing to stop process group {pgid} of pid {pid}")
+    ticks = max(1, round(timeout_s * 10))
+    return Command.of([*prefix, *script(STOP_GROUP, pgid, ticks)], f"stop the server (pid {pid}, process group {pgid})",
+                      changes_host=True)
+
+
+def server_roots(servers: list[tuple[int, int]]) -> list[int]:
+    """The SGLang processes whose parent is not one too (a forked worker keeps its parent's command line)."""
+    pids = {pid for pid, _ in servers}
+    return sorted(pid for pid, ppid in servers if ppid not in pids)
+
+
 class ProcessManager:
     """Find, stop and launch a hand-started SGLang server."""
 
@@ -70,9 +85,7 @@ class ProcessManager:
             pid = result.out.strip()
             if result.ok and pid.isdigit() and (info := await read_process(self.transport, int(pid))):
                 return info
-        servers = await find_servers(self.transport)
-        pids = {pid for pid, _ in servers}
-        roots = sorted(pid for pid, ppid in servers if ppid not in pids)
+        roots = server_roots(await find_servers(self.transport))
         if len(roots) > 1:
             raise UserError(f"{len(roots)} SGLang servers run on {self.transport.label} (pids "
                             f"{', '.join(map(str, roots))}); set server.pid_file to say which one mtptui manages")
@@ -82,12 +95,7 @@ class ProcessManager:
         return self.stop_group_command(info.pid, info.pgid)
 
     def stop_group_command(self, pid: int, pgid: int) -> Command:
-        """TERM to the process group, KILL after ``stop_timeout_s``; done when no live member is left."""
-        if pgid <= 1:
-            raise UserError(f"refusing to stop process group {pgid} of pid {pid}")
-        ticks = max(1, round(self.stop_timeout_s * 10))
-        return Command.of(script(STOP_GROUP, pgid, ticks), f"stop the server (pid {pid}, process group {pgid})",
-                          changes_host=True)
+        return stop_group_command(pid, pgid, self.stop_timeout_s)
 
     def launch_command(self, argv: list[str], env: dict[str, str], workdir: str | None = None) -> Command:
         """``setsid nohup`` the server with ``env`` in ``workdir``, appending to the log; prints the new pid."""

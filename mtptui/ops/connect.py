@@ -1,0 +1,98 @@
+"""A session with a host: its transport (SSH or local), its service manager and its log source.
+
+    async with open_session(host, readonly=args.readonly) as session:
+        follower = session.follower(start=Start.tail(500))
+
+The dashboard and the headless commands both start here. With ``readonly`` every command that changes the
+host is refused by the transport itself (mtptui.remote.transport.ReadOnlyTransport).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Callable, Union
+
+from mtptui.config.models import HostConfig, ProcessServer, SystemdServer
+from mtptui.errors import ConfigError
+from mtptui.remote.follow import Backoff, ConnectionStatus, LogFollower
+from mtptui.remote.hostkeys import AcceptHostKey, HostKeyQuestion
+from mtptui.remote.local import LocalTransport
+from mtptui.remote.logsource import FileLog, JournalLog, LogPosition, Start
+from mtptui.remote.process import ProcessManager
+from mtptui.remote.shell import Command
+from mtptui.remote.systemd import SystemdManager
+from mtptui.remote.transport import ReadOnlyTransport, Transport
+
+Manager = Union[SystemdManager, ProcessManager]
+
+
+@dataclass
+class HostSession:
+    """One host reached through one transport."""
+
+    host: HostConfig
+    transport: Transport
+    manager: Manager
+    readonly: bool = False
+
+    @property
+    def log_source(self) -> FileLog | JournalLog:
+        log = self.host.log
+        if log.kind == "file":
+            return FileLog(log.path)
+        if not isinstance(self.host.server, SystemdServer):
+            raise ConfigError(f"host {self.host.name!r}: a journal log needs a systemd server (set log.kind = \"file\")")
+        return JournalLog(self.host.server.unit, tuple(self.host.server.command_prefix))
+
+    def follower(self, *, start: Start = Start.end(), position: LogPosition = None, backoff: Backoff = Backoff(),
+                 on_status: Callable[[ConnectionStatus], None] | None = None) -> LogFollower:
+        """A follower of the server log (see mtptui.remote.follow)."""
+        return LogFollower(self.transport, self.log_source, start=start, position=position, backoff=backoff,
+                           on_status=on_status)
+
+    async def check(self) -> None:
+        """Connect now, so an unreachable host or a refused key is reported before anything else."""
+        (await self.transport.run(Command.of(["true"], "check the connection"))).check("checking the connection")
+
+    async def close(self) -> None:
+        await self.transport.close()
+
+    async def __aenter__(self) -> "HostSession":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+def make_transport(host: HostConfig, accept_host_key: AcceptHostKey | None = None) -> Transport:
+    if host.ssh is None:
+        return LocalTransport()
+    from mtptui.remote.ssh import SSHTransport
+
+    return SSHTransport(host.ssh, accept_host_key)
+
+
+def make_manager(host: HostConfig, transport: Transport) -> Manager:
+    server = host.server
+    if isinstance(server, SystemdServer):
+        return SystemdManager(transport, server)
+    assert isinstance(server, ProcessServer)
+    return ProcessManager(transport, server)
+
+
+def open_session(host: HostConfig, *, readonly: bool = False, accept_host_key: AcceptHostKey | None = None,
+                 transport: Transport | None = None) -> HostSession:
+    """A session (nothing is contacted until the first command)."""
+    transport = transport or make_transport(host, accept_host_key)
+    if readonly:
+        transport = ReadOnlyTransport(transport)
+    return HostSession(host, transport, make_manager(host, transport), readonly)
+
+
+def ask_on_terminal(question: HostKeyQuestion) -> bool:
+    """The ``known_hosts = "ask"`` answer from a terminal; without a terminal the answer is no."""
+    if not sys.stdin.isatty():
+        return False
+    answer = input(f"{question} [y/N] ")
+    return answer.strip().lower() in ("y", "yes")

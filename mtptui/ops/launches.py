@@ -1,0 +1,97 @@
+"""The launch configurations of a host, as flag sets: what runs, what the unit (or command) says, a profile.
+
+Each side comes with its diff label (design.md's Diff JSON): ``running:pid 1234``, ``unit:/etc/...``,
+``command:server.launch_command``, ``profile:restored``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from mtptui.config.models import HostConfig, LaunchProfile, ProcessServer, SystemdServer
+from mtptui.remote.procinfo import ProcessInfo, find_servers, read_process
+from mtptui.remote.process import server_roots
+from mtptui.remote.systemd import SystemdManager, UnitFile
+from mtptui.sglang.flags import FlagError, FlagSet, parse_command, parse_words
+
+SHELLS = ("sh", "bash", "dash", "zsh")
+
+
+@dataclass
+class Side:
+    """One labelled launch configuration."""
+
+    label: str
+    flagset: FlagSet
+
+
+@dataclass
+class Running:
+    """The live server: its process and the flag set its command line and environment give."""
+
+    info: ProcessInfo
+    side: Side
+
+
+def flagset_from_argv(argv: list[str], version: str) -> FlagSet:
+    """The flag set of a process's argv; a ``sh -c "..."`` wrapper is read as the command line it runs."""
+    if argv and os.path.basename(argv[0]) in SHELLS and "-c" in argv[1:-1]:
+        return parse_command(argv[argv.index("-c") + 1], version, require_model=False)
+    return parse_words(argv, version, require_model=False)
+
+
+def profile_side(host: HostConfig, name: str) -> tuple[LaunchProfile, Side]:
+    profile = host.profile(name)
+    label = f"profile:{name}"
+    return profile, Side(label, _labelled(label, lambda: FlagSet.from_profile(profile, host.sglang_version)))
+
+
+def _labelled(label: str, build):
+    try:
+        return build()
+    except FlagError as exc:
+        raise FlagError(f"{label}: {exc}", flag=exc.flag, fix=exc.fix) from None
+
+
+async def running_side(session, env_names: set[str]) -> Running | None:
+    """The live server as a side, or None when none runs; ``env_names`` are variables always compared."""
+    manager, version = session.manager, session.host.sglang_version
+    if isinstance(manager, SystemdManager):
+        pid = await manager.main_pid()
+        info = await read_process(session.transport, pid, manager.prefix) if pid else None
+        info = info or await find_by_command_line(session.transport, manager.prefix)
+    else:
+        info = await manager.find()
+    if info is None:
+        return None
+    label = f"running:pid {info.pid}"
+    flagset = _labelled(label, lambda: flagset_from_argv(info.argv, version))
+    flagset.env = info.server_env(frozenset(env_names) | set(flagset.env))
+    return Running(info, Side(label, flagset))
+
+
+async def find_by_command_line(transport, prefix: tuple[str, ...] = ()) -> ProcessInfo | None:
+    """A server started outside the unit (the mission's nohup redeploy): the only SGLang root process, if one."""
+    roots = server_roots(await find_servers(transport))
+    return await read_process(transport, roots[0], prefix) if len(roots) == 1 else None
+
+
+def unit_side(unit_file: UnitFile, unit_name: str, version: str) -> Side:
+    from mtptui.sglang.unit import read_unit, unit_flagset
+
+    label = f"unit:{unit_file.path}"
+    return Side(label, _labelled(label, lambda: unit_flagset(read_unit(unit_file.effective, name=unit_name), version)))
+
+
+async def configured_side(session) -> tuple[Side | None, UnitFile | None]:
+    """What the host is configured to start: the systemd unit, or the process server's launch_command."""
+    server, version = session.host.server, session.host.sglang_version
+    if isinstance(server, SystemdServer):
+        unit_file = await session.manager.read()
+        return unit_side(unit_file, server.unit, version), unit_file
+    assert isinstance(server, ProcessServer)
+    if not server.launch_command:
+        return None, None
+    label = "command:server.launch_command"
+    return Side(label, _labelled(label, lambda: parse_command(server.launch_command, version, require_model=False))), None

@@ -1,0 +1,109 @@
+"""Restart progress as plain events a UI can subscribe to, made from the log parser's events.
+
+Steps: plan, backup, write_unit, reload, stopping, stopped, starting, loading, allocating, capturing_graphs,
+warming_up, ready, crashed, timeout, connection, rolling_back, rolled_back, rollback_failed, enabled, done.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from mtptui.sglang.logparse import Event
+from mtptui.sglang.state import ServerState
+from mtptui.sglang.state import phases
+
+
+@dataclass(frozen=True)
+class RestartEvent:
+    """One step of a restart: ``step`` (see the module doc), a sentence, which launch it concerns."""
+
+    step: str
+    message: str
+    launch: str = "target"  # "target" (the new profile) or "rollback" (the previous launch)
+    at_s: float = 0.0
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"step": self.step, "message": self.message, "launch": self.launch, "at_s": round(self.at_s, 2),
+                "detail": self.detail}
+
+    def __str__(self) -> str:
+        return f"[{self.at_s:6.1f}s] {self.message}"
+
+
+Emit = Callable[[RestartEvent], None]
+
+
+class Clock:
+    """Seconds since the restart began (for ``at_s``)."""
+
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+
+    def __call__(self) -> float:
+        return time.monotonic() - self.start
+
+
+def crash_reason(error: Event) -> str:
+    """The sentence that explains a crash: the exception line at the end of a traceback, else the message."""
+    traceback = error.fields.get("traceback") or ""
+    lines = [line.strip() for line in traceback.splitlines() if line.strip() and not line.startswith("[")]
+    return lines[-1] if lines else error.fields.get("message") or "unknown error"
+
+
+class StartupTracker:
+    """Feeds parser events to a ServerState and emits one RestartEvent per visible step."""
+
+    def __init__(self, emit: Callable[[str, str, dict], None]) -> None:
+        self.state = ServerState()
+        self.emit = emit
+        self.reason: str | None = None
+        self._last_shards: tuple | None = None
+        self._phase = None
+        self._models_loaded: set = set()
+
+    @property
+    def settled(self) -> bool:
+        return self.state.phase in phases.SETTLED
+
+    def apply(self, event: Event) -> None:
+        if self.settled:
+            return
+        self.state.apply(event)
+        if event.kind == "error" and self.state.phase == phases.CRASHED and self.reason is None:
+            self.reason = crash_reason(event)
+            self.emit("crashed", f"crashed: {self.reason}", {"message": event.fields.get("message")})
+        elif event.kind == "shard_progress":
+            self._shards(event)
+        elif event.kind == "weight_load_end" and event.fields.get("model_type") not in self._models_loaded:
+            self._models_loaded.add(event.fields.get("model_type"))
+            self.emit("loading", f"weights loaded ({event.fields['model_type']}, "
+                      f"{event.fields.get('mem_usage_gb')} GB per GPU)", dict(event.fields))
+        elif self.state.phase != self._phase:
+            self._phase_changed()
+
+    def _shards(self, event: Event) -> None:
+        key = (event.fields.get("done"), event.fields.get("total"))
+        if key != self._last_shards:
+            self._last_shards = key
+            self.emit("loading", f"loading shards {key[0]}/{key[1]}", {"done": key[0], "total": key[1]})
+        self._phase = self.state.phase
+
+    def _phase_changed(self) -> None:
+        self._phase = phase = self.state.phase
+        messages = {phases.LOADING_WEIGHTS: ("loading", "loading weights"),
+                    phases.ALLOCATING_POOLS: ("allocating", "allocating memory pools"),
+                    phases.CAPTURING_GRAPHS: ("capturing_graphs", "capturing CUDA graphs"),
+                    phases.WARMING_UP: ("warming_up", "warming up"),
+                    phases.READY: ("ready", "ready")}
+        if phase in messages:
+            self.emit(*messages[phase], {})
+
+    def crash(self, reason: str) -> None:
+        """The server died without a crash line in the log."""
+        if not self.settled:
+            self.state.phase = phases.CRASHED
+            self.reason = reason
+            self.emit("crashed", f"crashed: {reason}", {})

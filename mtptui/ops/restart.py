@@ -1,0 +1,190 @@
+"""Plan a restart with a launch profile: the diff, the lint, and the exact commands, before anything changes.
+
+``plan_restart`` only reads the host. ``RestartPlan`` lists the commands that apply the profile (systemd:
+back up and write the unit atomically, daemon-reload, restart; process: stop the process group, relaunch),
+the command run once the server is ready (systemd: enable), and what a rollback goes back to. A dry run
+prints exactly these commands; mtptui.ops.restart_run executes them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from mtptui.errors import UserError
+from mtptui.ops.diff_live import default_profile
+from mtptui.ops.launches import Running, Side, configured_side, profile_side, running_side
+from mtptui.remote.procinfo import ProcessInfo
+from mtptui.remote.process import stop_group_command
+from mtptui.remote.shell import Command
+from mtptui.remote.systemd import SystemdManager, backup_path
+from mtptui.sglang.flags import Diff, Finding, FlagSet, diff_flagsets, lint_flagset, render_argv
+from mtptui.sglang.flags.command import find_entry
+
+
+STOP_TIMEOUT_S = 30.0
+
+
+@dataclass(frozen=True)
+class Step:
+    """A command of the plan and the progress step it reports; ``starts`` marks the one that starts the server."""
+
+    step: str
+    command: Command
+    starts: bool = False
+
+
+@dataclass
+class Previous:
+    """What ran before, so a rollback can go back to it."""
+
+    running: bool
+    unit_path: str | None = None
+    unit_text: str | None = None
+    process: ProcessInfo | None = None
+    argv: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    workdir: str | None = None
+
+
+@dataclass
+class RestartPlan:
+    """Everything a restart will do, readable before it does it."""
+
+    host: str
+    profile: str
+    manager: str
+    target: FlagSet
+    diff: Diff | None
+    findings: list[Finding]
+    steps: list[Step]
+    finish: list[Step]
+    previous: Previous
+    backup: str | None = None
+    new_unit: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def blocking(self) -> list[Finding]:
+        """Findings SGLang itself would stop on: restarting would only cost a load and crash."""
+        return [f for f in self.findings if f.stops_server]
+
+    @property
+    def commands(self) -> list[str]:
+        return [s.command.line for s in self.steps + self.finish]
+
+    def to_json(self) -> dict[str, object]:
+        return {"host": self.host, "profile": self.profile, "manager": self.manager, "diff": self.diff.to_json() if self.diff else None,
+                "findings": [f.to_dict() for f in self.findings], "notes": list(self.notes),
+                "steps": [{"step": s.step, "what": s.command.what, "command": s.command.line} for s in self.steps],
+                "after_ready": [{"step": s.step, "what": s.command.what, "command": s.command.line}
+                                for s in self.finish],
+                "backup": self.backup, "new_unit": self.new_unit,
+                "rollback": rollback_summary(self)}
+
+    def render_text(self) -> str:
+        from mtptui.ops.restart_text import render_plan
+
+        return render_plan(self)
+
+
+def rollback_summary(plan: RestartPlan) -> str:
+    prev = plan.previous
+    if plan.manager == "systemd":
+        again = "restart it" if prev.running else "leave it stopped"
+        return f"on crash or timeout: write the previous unit back to {prev.unit_path}, daemon-reload, {again}"
+    if prev.running:
+        return "on crash or timeout: stop the new server and relaunch the previous command line"
+    return "on crash or timeout: stop the new server (nothing ran before)"
+
+
+def _entry_from(profile, target: FlagSet, current: FlagSet | None) -> None:
+    """Keep the host's interpreter (a venv's python) unless the profile names one itself."""
+    if "python" not in profile.model_fields_set and current is not None:
+        target.entry = current.entry
+
+
+def _lint(target: FlagSet) -> list[Finding]:
+    return lint_flagset(target)
+
+
+def _diff(sides: list[Side | None]) -> Diff | None:
+    """The diff of the sides there are; None when only the profile is (nothing runs, nothing configured)."""
+    present = [s for s in sides if s is not None]
+    return diff_flagsets([(s.label, s.flagset) for s in present]) if len(present) > 1 else None
+
+
+async def plan_restart(session, profile_name: str | None = None, stamp: str | None = None) -> RestartPlan:
+    """The plan for restarting ``session``'s host with a profile (the known-good one by default)."""
+    name = profile_name or default_profile(session.host)
+    profile, profile_s = profile_side(session.host, name)
+    stamp = stamp or time.strftime("%Y%m%d-%H%M%S")
+    if isinstance(session.manager, SystemdManager):
+        return await _plan_systemd(session, name, profile, profile_s, stamp)
+    return await _plan_process(session, name, profile, profile_s)
+
+
+async def _plan_systemd(session, name: str, profile, profile_s: Side, stamp: str) -> RestartPlan:
+    from mtptui.sglang.unit import read_unit
+
+    manager: SystemdManager = session.manager
+    unit_s, unit_file = await configured_side(session)
+    fragment = read_unit(unit_file.text, name=manager.unit)
+    if fragment.exec_argv != read_unit(unit_file.effective, name=manager.unit).exec_argv:
+        raise UserError(f"{manager.unit}'s ExecStart= comes from a drop-in, not {unit_file.path}; mtptui only "
+                        f"rewrites the unit file itself, so edit the drop-in by hand")
+    running = await running_side(session, set(profile.env) | set(unit_s.flagset.env))
+    target = profile_s.flagset
+    _entry_from(profile, target, unit_s.flagset)
+    new_text = fragment.with_launch(target)
+    backup = backup_path(unit_file.path, stamp)
+    main_pid = await manager.main_pid()
+    stray = running.info if running and running.info.pid != main_pid else None
+    steps = [Step("stopping", stop_group_command(stray.pid, stray.pgid, STOP_TIMEOUT_S, manager.prefix))] if stray else []
+    steps += [Step("write_unit", manager.write_command(unit_file.path, new_text, backup)),
+             Step("reload", manager.daemon_reload_command()),
+             Step("starting", manager.restart_command(), starts=True)]
+    active = main_pid is not None or (await manager.is_active()) in ("active", "activating")
+    previous = Previous(active, unit_path=unit_file.path, unit_text=unit_file.text)
+    notes = _notes(session, running)
+    if stray:
+        notes.append(f"pid {stray.pid} runs SGLang outside {manager.unit}: it is stopped first, and a rollback "
+                     f"restores the unit, not that server")
+    return RestartPlan(session.host.name, name, "systemd", target, _diff([_side(running), unit_s, profile_s]),
+                       _lint(target), steps, [Step("enabled", manager.enable_command())], previous, backup,
+                       new_text, notes)
+
+
+def _side(running: Running | None) -> Side | None:
+    return running.side if running else None
+
+
+def _notes(session, running: Running | None) -> list[str]:
+    return [] if running else [f"no SGLang server is running on {session.host.name} now"]
+
+
+def _entry_of(argv: list[str]) -> str | None:
+    found = find_entry(argv)
+    if found is None:
+        return None
+    import shlex
+
+    return shlex.join(argv[found[0]:found[1]])
+
+
+async def _plan_process(session, name: str, profile, profile_s: Side) -> RestartPlan:
+    manager = session.manager
+    configured, _ = await configured_side(session)
+    running = await running_side(session, set(profile.env))
+    target = profile_s.flagset
+    if "python" not in profile.model_fields_set and running and (entry := _entry_of(running.info.argv)):
+        target.entry = entry
+    info = running.info if running else None
+    workdir = manager.config.workdir or (info.cwd if info else None)
+    steps = [Step("stopping", manager.stop_command(info))] if info else []
+    steps.append(Step("starting", manager.launch_command(target.entry_argv + render_argv(target), target.env, workdir),
+                      starts=True))
+    previous = Previous(info is not None, process=info, argv=list(info.argv) if info else [],
+                        env=running.side.flagset.env if running else {}, workdir=info.cwd if info else None)
+    return RestartPlan(session.host.name, name, "process", target, _diff([_side(running), configured, profile_s]), _lint(target), steps, [], previous,
+                       notes=_notes(session, running))

@@ -1,0 +1,36 @@
+"""Plain-text rendering of a restart plan: the diff, the lint, the exact commands, the rollback."""
+
+from __future__ import annotations
+
+import textwrap
+
+
+def _command_lines(index: int, step) -> list[str]:
+    command = step.command
+    stdin = "   (the new unit on stdin)" if command.input is not None else ""
+    first, *rest = command.line.split("\n")
+    return [f"  {index}. {command.what}{stdin}", f"     $ {first}", *(f"       {line}" for line in rest)]
+
+
+def render_plan(plan) -> str:
+    lines = [f"Restart {plan.host} ({plan.manager}) with profile {plan.profile}.", ""]
+    lines += [f"note: {note}" for note in plan.notes]
+    lines += [plan.diff.render_text() if plan.diff else "(nothing to compare the profile with)", ""]
+    if plan.findings:
+        lines += ["Lint:", *(f"  {finding}" for finding in plan.findings), ""]
+    lines.append("Commands:")
+    for index, step in enumerate(plan.steps, start=1):
+        lines += _command_lines(index, step)
+    lines.append("  then watch the log until the server is ready, crashes, or the timeout passes")
+    for index, step in enumerate(plan.finish, start=len(plan.steps) + 1):
+        lines += [line.replace(f"  {index}. ", f"  {index}. once ready: ", 1) for line in _command_lines(index, step)]
+    lines.append(f"  {plan_rollback(plan)}")
+    if plan.new_unit:
+        lines += ["", f"New unit (backup of the old one: {plan.backup}):", textwrap.indent(plan.new_unit.rstrip(), "  ")]
+    return "\n".join(lines)
+
+
+def plan_rollback(plan) -> str:
+    from mtptui.ops.restart import rollback_summary
+
+    return rollback_summary(plan)
