@@ -69,6 +69,8 @@ def run_cli(args) -> int:
     from mtptui.ops.connect import ask_on_terminal, open_session
 
     _, host = find_host(args.host, args.config)
+    if getattr(args, "sglang_version", None):
+        host = host.model_copy(update={"sglang_version": args.sglang_version})
 
     async def compare() -> LiveDiff:
         async with open_session(host, readonly=args.readonly, accept_host_key=ask_on_terminal) as session:

@@ -144,9 +144,16 @@ class SSHTransport:
             self.accepted.add((seen.host, seen.port, seen.key))
             return await self._attempt()
 
+    def _check_identity(self) -> None:
+        """A missing identity file is the user's to fix; say so before any network contact."""
+        path = self.config.identity_file
+        if path and not Path(path).expanduser().is_file():
+            raise ConnectError(f"cannot connect to {self.label}: identity file {path} does not exist", retriable=False)
+
     async def _attempt(self) -> Any:
         import asyncssh
 
+        self._check_identity()
         try:
             return await asyncssh.connect(self.config.target, **self._options())
         except asyncssh.HostKeyNotVerifiable as exc:

@@ -25,9 +25,10 @@ def register(sub, parent) -> None:
 
 def run(args) -> int:
     if args.left is None and args.right is None:
-        if args.host:
-            raise UserError("live diff of a host is not implemented yet; compare offline with --left A --right B "
-                            f"(e.g. --left {args.host}:{args.profile or 'restored'} --right UNIT_FILE)")
+        if args.host:  # live: running vs unit vs profile, over the host's transport (mtptui.ops.diff_live)
+            from mtptui.ops.diff_live import run_cli
+
+            return run_cli(args)
         raise UserError("give HOST, or --left A --right B")
     if args.left is None or args.right is None:
         raise UserError("--left and --right go together")

@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
-from mtptui.cli.commands._common import add, not_implemented
+from mtptui.cli.commands._common import add
 
 NAME = "restart"
 
 
 def register(sub, parent) -> None:
-    p = add(sub, parent, NAME, "restart HOST with a launch profile and watch it come back")
+    p = add(sub, parent, NAME, "restart HOST with a launch profile and watch it come back",
+            description="Restart HOST's SGLang server with a launch profile (the known-good one by default): show "
+                        "the diff, apply it (systemd: back up and rewrite the unit, daemon-reload, restart; process: "
+                        "stop the process group and relaunch), watch the log until ready, and roll back to the "
+                        "previous launch on a crash or timeout.")
     p.add_argument("host", metavar="HOST")
     p.add_argument("--profile", default=None, help="profile to launch (default: the known-good one)")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
-    p.add_argument("--dry-run", action="store_true", help="show what would change and stop")
-    p.add_argument("--json", action="store_true", help="report as JSON")
+    p.add_argument("--dry-run", action="store_true", help="show the diff and the exact commands, change nothing")
+    p.add_argument("--json", action="store_true", help="report as JSON (progress goes to stderr)")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help="how long to wait for the server to be ready before rolling back (default 600)")
+    p.add_argument("--force", action="store_true",
+                   help="restart even when the lint says SGLang would refuse the profile")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
-    return not_implemented("restart")
+    from mtptui.ops.restart_cli import run_restart
+
+    return run_restart(args)
