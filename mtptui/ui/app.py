@@ -80,7 +80,8 @@ class MtpApp(App[None]):
     def key_list(self) -> list[tuple[str, str]]:
         """(key, description) of every binding active on the current screen, as remapped."""
         seen: dict[str, list[str]] = {}
-        for key, active in self.screen.active_bindings.items():
+        ours = sorted(self.screen.active_bindings.values(), key=lambda active: active.binding.id is None)
+        for active in ours:  # mtptui's own keys (they have ids) first, then scrolling and focus
             binding = active.binding
             if not binding.description or binding.system and binding.action != "command_palette":
                 continue

@@ -45,6 +45,10 @@ class LineFilter:
         return ("!" if self.inverted else "") + self.needle
 
 
+def _cut(text: str) -> str:
+    return f"{text[:MAX_LINE_CHARS]} … [{len(text) - MAX_LINE_CHARS:,} more chars not kept]"
+
+
 class LogBuffer:
     """At most ``maxlen`` lines; visible lines are addressed by index 0..len-1, stored ones by ``seq``."""
 
@@ -87,7 +91,7 @@ class LogBuffer:
         added = 0
         first_before = self.first
         for line in lines:
-            text = line.text if len(line.text) <= MAX_LINE_CHARS else line.text[:MAX_LINE_CHARS]
+            text = line.text if len(line.text) <= MAX_LINE_CHARS else _cut(line.text)
             if line.progress is not None and line.progress == self._progress and self.texts:
                 self._replace_last(text, line.level)
                 continue

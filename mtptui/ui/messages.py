@@ -75,14 +75,14 @@ class PromptClosed(Message):
 
 
 @dataclass
-class LineCopied(Message):
+class LineCopied(Message, bubble=False):
     """The current log line went to the clipboard."""
 
     text: str
 
 
 @dataclass
-class ActionRefused(Message):
+class ActionRefused(Message, bubble=False):
     """An action that changes the host was refused (``--readonly``) or is not available."""
 
     action: str

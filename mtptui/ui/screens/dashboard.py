@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 PAINT_INTERVAL_S = 0.5
 PANES = ("header", "startup", "memory", "speculation", "throughput")
 MAX_ERROR_TOASTS = 3
+STARTUP_ROWS, TOP_ROW_MAX = 6, 14
 
 
 class DashboardScreen(Screen):
@@ -180,6 +181,9 @@ class DashboardScreen(Screen):
             for name in PANES:
                 if name in dirty:
                     self.query_one(f"#{name}").show(self.session)
+            if "memory" in dirty:
+                rows = max(STARTUP_ROWS, MemoryPane.rows(self.session)) + 2
+                self.query_one("#row-top").styles.height = min(rows, TOP_ROW_MAX)
         self._last_paint = monotonic()
 
     def _tick(self) -> None:

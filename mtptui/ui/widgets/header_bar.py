@@ -11,6 +11,7 @@ from mtptui.ui.session import Session
 CONNECTION_STYLE = {"connected": "green", "connecting": "yellow", "reconnecting": "yellow", "failed": "red",
                     "stopped": "red"}
 SERVICE_GOOD = ("running", "active")
+SERVICE_UNSURE = ("unknown", "not started", "activating", "starting")
 
 
 class HeaderBar(Static):
@@ -48,4 +49,5 @@ class HeaderBar(Static):
         out.append(" │ ")
         if service:
             out.append(f"{service}: ")
-        out.append(state, "green" if state.startswith(SERVICE_GOOD) else "bold red")
+        style = "green" if state.startswith(SERVICE_GOOD) else "yellow" if state.startswith(SERVICE_UNSURE) else "bold red"
+        out.append(state, style)

@@ -179,14 +179,16 @@ class LogView(ScrollView, can_focus=True):
         self.move_cursor_to(self.buffer.index_of(seq) + step)
 
     def action_page(self, step: int) -> None:
+        """Scroll a page and keep the cursor on the same screen row; paging past the end follows again."""
         if not len(self.buffer):
             return
         self.pause()
         height = max(self.scrollable_content_region.height - 1, 1)
-        index = self.buffer.index_of(self.current_seq) + step * height
-        if step > 0 and index >= len(self.buffer):
+        if step > 0 and self.scroll_y >= self.max_scroll_y:
             self.resume()
             return
+        index = self.buffer.index_of(self.current_seq) + step * height
+        self._scroll_quietly(max(self.scroll_y + step * height, 0))
         self.move_cursor_to(index)
 
     def action_first(self) -> None:
@@ -219,7 +221,7 @@ class LogView(ScrollView, can_focus=True):
     def on_resize(self, event: events.Resize) -> None:
         if self.wrap:
             self._rows = None
-            self._sync(end=self.following)
+        self._sync(end=self.following)
 
     # Geometry --------------------------------------------------------------------------------------------
 
@@ -278,11 +280,17 @@ class LogView(ScrollView, can_focus=True):
         target = None
         if end:
             target = self.max_scroll_y
+            self.call_after_refresh(self._stick_to_end)
         elif anchor is not None:
             index = self.buffer.index_of(anchor[0])
             target = self._row_of(min(index, max(len(self.buffer) - 1, 0))) + anchor[1] if len(self.buffer) else 0
         if target is not None:
             self._scroll_quietly(target)
+
+    def _stick_to_end(self) -> None:
+        """After a layout pass (a scrollbar may have appeared), still at the very end while following."""
+        if self.following and self.scroll_y != self.max_scroll_y:
+            self._scroll_quietly(self.max_scroll_y)
 
     def _scroll_quietly(self, y: float) -> None:
         self._programmatic = True
@@ -305,6 +313,8 @@ class LogView(ScrollView, can_focus=True):
         width = self._content_width()
         located = self._locate(scroll_y + y)
         if located is None:
+            if y == 0 and not self.buffer.total:
+                return self._placeholder(width)
             return Strip.blank(width, self.rich_style)
         index, sub = located
         seq = self.buffer.seq_at(index)
@@ -314,6 +324,11 @@ class LogView(ScrollView, can_focus=True):
         if self.wrap:
             return strip.extend_cell_length(width, self._line_style(seq))
         return strip.crop_extend(scroll_x, scroll_x + width, self._line_style(seq))
+
+    def _placeholder(self, width: int) -> Strip:
+        text = Text(" waiting for the first log lines …", no_wrap=True, end="")
+        text.stylize(self.rich_style + self.get_component_rich_style("log-view--prefix", partial=True))
+        return Strip(text.render(self.app.console)).extend_cell_length(width, self.rich_style)
 
     def _line_style(self, seq: int) -> Style:
         style = self.rich_style
@@ -327,7 +342,8 @@ class LogView(ScrollView, can_focus=True):
         return style
 
     def _styled(self, seq: int, text: str, start: int, end: int) -> Strip:
-        line = Text(text[start:end], style=self._line_style(seq), no_wrap=True, end="")
+        line = Text(text[start:end], no_wrap=True, end="")
+        line.stylize(self._line_style(seq))  # Text.render applies only spans, never the base style
         prefix = prefix_end(text)
         if prefix > start:
             line.stylize(self.get_component_rich_style("log-view--prefix", partial=True), 0, min(prefix, end) - start)
@@ -355,7 +371,7 @@ class LogView(ScrollView, can_focus=True):
             self.border_title = "log ▸ following"
         else:
             more = f" · +{self.new_lines:,} new lines" if self.new_lines else ""
-            self.border_title = f"log ⏸ paused{more} · space/End resumes"
+            self.border_title = f"log ‖ paused{more} · space/End resumes"
         parts = []
         if buffer.filter is not None:
             parts.append(f"filter {'!' if buffer.filter.inverted else ''}“{buffer.filter.needle}”: "

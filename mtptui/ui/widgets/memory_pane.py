@@ -54,6 +54,13 @@ class MemoryPane(Static):
     def show(self, session: Session) -> None:
         self.update(self.renderable(session))
 
+    @staticmethod
+    def rows(session: Session) -> int:
+        """Lines the pane's content takes: header, ranks, legend and note (or the waiting line), GPUs."""
+        ranks = len(session.server.memory.ranks)
+        gpus = len(session.host.gpus) if session.host else 0
+        return 1 + ranks + (2 if ranks else 1) + gpus
+
     def renderable(self, session: Session) -> Group:
         table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
         for index, name in enumerate(COLUMNS + ("used / total GB",)):

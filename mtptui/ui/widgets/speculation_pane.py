@@ -60,13 +60,15 @@ class SpeculationPane(Vertical):
             Text.assemble(("accept len  ", "dim"), now_and_mean(session.accept_len)))
         self.query_one("#accept-rate-label", Static).update(
             Text.assemble(("accept rate ", "dim"), now_and_mean(session.accept_rate)))
-        self.query_one("#accept-len-spark", Sparkline).data = list(session.accept_len)
-        self.query_one("#accept-rate-spark", Sparkline).data = list(session.accept_rate)
+        for name, values in (("#accept-len-spark", session.accept_len), ("#accept-rate-spark", session.accept_rate)):
+            spark = self.query_one(name, Sparkline)
+            spark.data = list(values)
+            spark.styles.visibility = "visible" if values else "hidden"
 
     @staticmethod
     def _settings(launch: FlagSet | None, session: Session) -> Table:
         grid = Table.grid(padding=(0, 1))
-        grid.add_column(style="dim", no_wrap=True)
+        grid.add_column(style="dim", no_wrap=True, min_width=12)
         grid.add_column(no_wrap=True, overflow="ellipsis")
         for label, value in spec_settings(launch):
             grid.add_row(label, Text(value, "yellow" if "(auto)" in value else ""))

@@ -31,7 +31,7 @@ class StartupPane(Static):
     def table(self, session: Session) -> Table:
         state = session.server
         grid = Table.grid(padding=(0, 1))
-        grid.add_column(style="dim", no_wrap=True)
+        grid.add_column(style="dim", no_wrap=True, min_width=8)
         grid.add_column(no_wrap=True, overflow="ellipsis")
         grid.add_row("phase", self._phase(session))
         grid.add_row("shards", _progress(state.shards, ""))

@@ -1,0 +1,204 @@
+"""The dashboard's input: feeds (file tail, recorded, merged), the pump that batches, the session it fills."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from mtptui.ops.feed import (Connection, FileTailFeed, HostStatus, LogData, RecordedFeed, merge_feeds,
+                             with_server_info)
+from mtptui.ui import messages
+from mtptui.ui.logbuffer import ERROR, INFO, WARNING
+from mtptui.ui.pump import RESET_LINE, FeedPump, clean
+from mtptui.ui.session import Session, parse_ts
+from mtptui.ui.widgets.speculation_pane import spec_settings
+from tests.ui_fixtures.support import DEMO_LOG, decode_line, demo_host
+
+PREFIX = "[2026-05-11 23:49:07 TP0] "
+
+
+async def collect(feed, until) -> list:
+    """Items of ``feed`` until ``until(items)`` holds (then the feed is closed)."""
+    items: list = []
+    async for item in feed.items():
+        items.append(item)
+        if until(items):
+            await feed.close()
+    return items
+
+
+def log_text(items: list) -> bytes:
+    return b"".join(i.data for i in items if isinstance(i, LogData))
+
+
+async def test_file_tail_follows_appends_truncation_and_rotation(tmp_path: Path) -> None:
+    path = tmp_path / "sglang.log"
+    feed = FileTailFeed(path, poll_s=0.01)
+    items: list = []
+
+    async def write() -> None:
+        await asyncio.sleep(0.05)
+        path.write_bytes(b"one\ntwo\n")
+        await asyncio.sleep(0.05)
+        with open(path, "ab") as handle:
+            handle.write(b"three\n")
+        await asyncio.sleep(0.05)
+        path.write_bytes(b"new\n")  # truncated below what was read
+        await asyncio.sleep(0.05)
+        os.rename(path, tmp_path / "sglang.log.1")
+        path.write_bytes(b"rotated\n")
+        await asyncio.sleep(0.1)
+        await feed.close()
+
+    writer = asyncio.create_task(write())
+    async for item in feed.items():
+        items.append(item)
+    await writer
+    assert items[0] == Connection("connecting", f"waiting for {path}")
+    assert log_text(items) == b"one\ntwo\nthree\nnew\nrotated\n"
+    assert sum(1 for i in items if isinstance(i, LogData) and i.reset) == 2
+    assert items[-1] == Connection("stopped")
+
+
+async def test_file_tail_can_start_within_the_last_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "big.log"
+    path.write_bytes(b"".join(b"line %05d\n" % i for i in range(1000)))
+    items = await collect(FileTailFeed(path, tail_bytes=35, poll_s=0.01),
+                          lambda items: any(isinstance(i, LogData) for i in items))
+    assert log_text(items) == b"line 00997\nline 00998\nline 00999\n"
+
+
+async def test_recorded_feed_paces_chunks_and_holds() -> None:
+    feed = RecordedFeed(["a", "b", "c", "d", "e"], lines_per_chunk=2, status=HostStatus("demo"))
+    items = await collect(feed, lambda items: sum(isinstance(i, LogData) for i in items) == 3)
+    assert [type(i).__name__ for i in items][:2] == ["Connection", "HostStatus"]
+    assert [i.data for i in items if isinstance(i, LogData)] == [b"a\nb\n", b"c\nd\n", b"e\n"]
+
+
+async def test_merged_feed_interleaves_sources_and_ends_with_the_log() -> None:
+    async def status_source(emit) -> None:
+        await emit(HostStatus("demo", service_state="running"))
+        await asyncio.sleep(3600)
+
+    feed = merge_feeds(RecordedFeed(["x"], hold=False), status_source)
+    items = [item async for item in feed.items()]
+    assert HostStatus("demo", service_state="running") in items
+    assert log_text(items) == b"x\n" and items[-1] == Connection("stopped")
+
+
+def test_server_info_gives_the_running_launch_and_version() -> None:
+    info = {"version": "0.5.12.post1", "startup_time": 1000.5,
+            "launch_command": "python3 -m sglang.launch_server --model-path /m --speculative-algorithm NEXTN "
+                              "--speculative-num-steps 1 --speculative-eagle-topk 1 --tp-size 2"}
+    status = with_server_info(HostStatus("demo"), info)
+    assert (status.version, status.started_at, status.launch_source) == ("0.5.12.post1", 1000.5, "server_info")
+    assert dict(spec_settings(status.launch)) == {"algorithm": "NEXTN (runs as EAGLE)", "steps": "1",
+                                                  "draft tokens": "2 (auto)", "topk": "1"}
+
+
+def test_known_good_profile_resolves_without_auto_values() -> None:
+    from mtptui.sglang.flags import FlagSet
+
+    host = demo_host()
+    launch = FlagSet.from_profile(host.profile("restored"), host.sglang_version)
+    assert dict(spec_settings(launch)) == {"algorithm": "NEXTN (runs as EAGLE)", "steps": "3",
+                                           "draft tokens": "4", "topk": "1"}
+
+
+async def run_pump(feed, **options) -> list:
+    posted: list = []
+    await FeedPump(feed, posted.append, **options).run()
+    return posted
+
+
+async def test_pump_batches_lines_and_keeps_their_events() -> None:
+    lines = [decode_line(i) for i in range(500)]
+    posted = await run_pump(RecordedFeed(lines, lines_per_chunk=10, hold=False), interval_s=0.05)
+    batches = [m for m in posted if isinstance(m, messages.LogBatch)]
+    assert 1 <= len(batches) < 50  # 50 chunks, far fewer batches
+    assert [line.text for b in batches for line in b.lines] == lines
+    assert sum(1 for b in batches for e in b.events if e.kind == "decode") == 500
+    assert isinstance(posted[-1], messages.FeedEnded)
+
+
+async def test_pump_levels_tracebacks_warnings_and_progress_bars() -> None:
+    text = [
+        f"{PREFIX}Load weight begin. avail mem=47.02 GB",
+        "Loading safetensors checkpoint shards:  50% Completed | 1/2 [00:01<00:01,  1.00s/it]",
+        "Loading safetensors checkpoint shards: 100% Completed | 2/2 [00:02<00:00,  1.00s/it]",
+        f"{PREFIX}KV cache pool is full. Retract requests. #retracted_reqs: 1, #new_token_ratio: 0.5",
+        "\x1b[32mgreen\x1b[0m\tafter a tab",
+        f"{PREFIX}Scheduler hit an exception: Traceback (most recent call last):",
+        '  File "scheduler.py", line 1, in run',
+        "ValueError: boom",
+    ]
+    posted = await run_pump(RecordedFeed(text, hold=False))
+    lines = [line for m in posted if isinstance(m, messages.LogBatch) for line in m.lines]
+    levels = [line.level for line in lines]
+    assert levels == [INFO, INFO, INFO, WARNING, INFO, ERROR, ERROR, ERROR]
+    assert lines[1].progress is not None and lines[1].progress == lines[2].progress
+    assert lines[4].text == "green   after a tab"
+    error = next(e for m in posted if isinstance(m, messages.LogBatch) for e in m.events if e.kind == "error")
+    assert "ValueError: boom" in error.fields["traceback"]
+
+
+async def test_pump_marks_a_replaced_file() -> None:
+    class Replaced:
+        label = "replaced"
+
+        async def items(self):
+            yield LogData(b"old\n")
+            yield LogData(b"", reset=True)
+            yield LogData(b"new\n")
+
+        async def close(self) -> None:
+            pass
+
+    posted = await run_pump(Replaced())
+    texts = [line.text for m in posted if isinstance(m, messages.LogBatch) for line in m.lines]
+    assert texts == ["old", RESET_LINE, "new"]
+
+
+async def test_pump_waits_while_the_receiver_is_backed_up() -> None:
+    backlog = {"size": 100}
+    posted: list = []
+    pump = FeedPump(RecordedFeed(["a"], hold=False), posted.append, lambda: backlog["size"], max_backlog=8)
+    task = asyncio.create_task(pump.run())
+    await asyncio.sleep(0.2)
+    assert not any(isinstance(m, messages.LogBatch) for m in posted)
+    backlog["size"] = 0
+    await asyncio.wait_for(task, 5)
+    assert any(isinstance(m, messages.LogBatch) for m in posted)
+
+
+def test_clean_replaces_control_characters() -> None:
+    assert clean("a\x07b\x1b[1mc\x1b[0m") == "a\ufffdbc"
+
+
+async def test_session_keeps_warm_up_out_of_the_steady_series() -> None:
+    posted = await run_pump(RecordedFeed(DEMO_LOG, hold=False))
+    session = Session(clock=lambda: 0.0)
+    for message in posted:
+        if isinstance(message, messages.LogBatch):
+            session.apply(message.events)
+    series = session.throughput
+    assert len(series.warm_up) == 1 and len(series.steady) == 19
+    assert series.warm_up[0][1] < min(y for _, y in series.steady)
+    assert 30 < session.steady_mean < 38 and len(session.accept_len) == 19
+    assert series.steady[0][0] > 10  # seconds since the first log line, not since the first batch
+
+
+def test_timestamps_of_every_prefix_style() -> None:
+    assert parse_ts("2026-05-11 23:49:08") - parse_ts("2026-05-11 23:49:07") == 1
+    assert parse_ts("2026-05-11 23:49:07.250") - parse_ts("2026-05-11 23:49:07") == 0.25
+    assert parse_ts("2026-06-07 10:59:31,659") is not None
+    assert parse_ts("16:43:30") - parse_ts("16:43:29") == 1
+    assert parse_ts("garbage") is None and parse_ts(None) is None
+
+
+def test_uptime_uses_the_injected_clock() -> None:
+    session = Session(clock=lambda: 1000.0)
+    assert session.uptime_s() is None
+    session.host = HostStatus("demo", started_at=940.0)
+    assert session.uptime_s() == 60.0

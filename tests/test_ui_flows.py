@@ -1,0 +1,243 @@
+"""Pilot tests of the dashboard's flows: follow/pause/resume, find, filter, wrap, copy, palette, readonly, themes."""
+
+from __future__ import annotations
+
+from textual.command import CommandPalette
+
+from mtptui.ui import messages
+from mtptui.ui.logbuffer import ERROR
+from mtptui.ui.screens import OPS_SCREENS
+from mtptui.ui.screens.help import HelpScreen
+from mtptui.ui.widgets.header_bar import HeaderBar
+from mtptui.ui.widgets.log_view import LogView
+from tests.ui_fixtures.support import SIZE, ControlledFeed, decode_line, demo_status, make_app, settle, wait_until
+
+
+def of_type(posted: list, kind: type) -> list:
+    return [m for m in posted if isinstance(m, kind)]
+
+
+async def test_scrolling_back_pauses_counts_new_lines_and_space_resumes() -> None:
+    feed = ControlledFeed(demo_status())
+    app, _ = make_app(feed=feed)
+    posted: list = []
+    async with app.run_test(size=SIZE, message_hook=posted.append) as pilot:
+        feed.push(decode_line(i) for i in range(200))
+        await settle(pilot, app)
+        log = app.screen.query_one(LogView)
+        assert log.following and log.scroll_y == log.max_scroll_y > 0
+        await pilot.press("pageup")
+        assert not log.following and log.scroll_y < log.max_scroll_y
+        assert of_type(posted, messages.FollowChanged)[-1].following is False
+        top = log.scroll_y
+        feed.push(decode_line(i) for i in range(200, 230))
+        await settle(pilot, app)
+        assert log.new_lines == 30 and "+30 new lines" in str(log.border_title)
+        assert log.scroll_y == top  # the paused view stays on the same lines
+        await pilot.press("space")
+        assert log.following and log.new_lines == 0 and log.scroll_y == log.max_scroll_y
+        assert of_type(posted, messages.FollowChanged)[-1].following is True
+        await pilot.press("space")  # space pauses too; End resumes
+        assert not log.following
+        await pilot.press("end")
+        assert log.following
+
+
+async def test_a_paused_view_stays_on_its_lines_while_old_ones_are_evicted() -> None:
+    feed = ControlledFeed(demo_status())
+    app, _ = make_app(feed=feed)
+    async with app.run_test(size=SIZE) as pilot:
+        log = app.screen.query_one(LogView)
+        log.buffer.maxlen = 300
+        log.buffer.texts = type(log.buffer.texts)(maxlen=300)
+        log.buffer.levels = type(log.buffer.levels)(maxlen=300)
+        feed.push(decode_line(i) for i in range(300))
+        await settle(pilot, app)
+        await pilot.press("up", "up")
+        seq = log.cursor
+        top_text = log.buffer.text(log.buffer.seq_at(int(log.scroll_y)))
+        feed.push(decode_line(i) for i in range(300, 400))
+        await settle(pilot, app)
+        assert log.buffer.first == 100 and len(log.buffer) == 300
+        assert log.cursor == seq and log.buffer.text(log.buffer.seq_at(int(log.scroll_y))) == top_text
+        assert log.new_lines == 100
+
+
+async def test_find_highlights_jumps_and_n_moves_between_matches() -> None:
+    app, feed = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        log = app.screen.query_one(LogView)
+        matching = sum("accept len: 1.75" in line for line in feed.lines)
+        assert matching >= 3
+        await pilot.press("slash")
+        assert app.focused is app.screen.prompt
+        await pilot.press(*"accept len: 1.75")
+        assert log.find_text == "accept len: 1.75"
+        await pilot.press("enter")
+        assert app.focused is log and not log.following
+        first = log.cursor
+        assert "accept len: 1.75" in log.buffer.text(first)
+        await pilot.press("N")
+        second = log.cursor
+        assert second < first and "accept len: 1.75" in log.buffer.text(second)
+        await pilot.press("n")
+        assert log.cursor == first
+        assert f"find “accept len: 1.75”: {matching} lines" in str(log.border_subtitle)
+
+
+async def test_filter_and_inverted_filter_and_escape_restores() -> None:
+    app, feed = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        log = app.screen.query_one(LogView)
+        stored = len(log.buffer.texts)
+        await pilot.press("backslash", *"Decode batch")
+        decode = [t for t in log.buffer.texts if "decode batch" in t.lower()]
+        assert len(log.buffer) == len(decode) == 20
+        await pilot.press("enter", "backslash", "home")
+        await pilot.press("exclamation_mark", "enter")
+        assert log.buffer.filter.inverted and len(log.buffer) == stored - 20
+        assert all("Decode batch" not in log.buffer.text(log.buffer.seq_at(i)) for i in range(len(log.buffer)))
+        await pilot.press("backslash", "ctrl+u", *"INFO", "escape")
+        assert log.buffer.filter.inverted and len(log.buffer) == stored - 20  # Escape kept the previous filter
+        await pilot.press("backslash", "ctrl+u", "enter")
+        assert log.buffer.filter is None and len(log.buffer) == stored
+
+
+async def test_wrap_toggle_shows_long_lines_on_several_rows() -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        log = app.screen.query_one(LogView)
+        rows = log.virtual_size.height
+        await pilot.press("w")
+        assert log.wrap and log.virtual_size.height > rows + 10  # the server_args line alone wraps many times
+        assert log.virtual_size.width == log.scrollable_content_region.width
+        assert log.scroll_y == log.max_scroll_y  # still following
+        await pilot.press("w")
+        assert not log.wrap and log.virtual_size.height == rows
+
+
+async def test_copy_puts_the_current_line_on_the_clipboard() -> None:
+    app, feed = make_app()
+    posted: list = []
+    async with app.run_test(size=SIZE, message_hook=posted.append) as pilot:
+        await settle(pilot, app)
+        await pilot.press("c")
+        assert app.clipboard == feed.lines[-1]
+        await pilot.press("up", "up", "c")
+        assert app.clipboard == feed.lines[-3]
+        assert [m.text for m in of_type(posted, messages.LineCopied)] == [feed.lines[-1], feed.lines[-3]]
+
+
+async def test_errors_are_highlighted_and_announced(real_logs) -> None:
+    app, feed = make_app(real_logs / "25-nextn-mtp-crash-sigquit-scheduler-exception-tp3.log")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.session.lines_seen >= len(feed.lines))
+        await wait_until(pilot, lambda: app.session.server.phase == "crashed")
+        log = app.screen.query_one(LogView)
+        levels = {log.buffer.text(s): log.buffer.level(s) for s in range(log.buffer.first, log.buffer.total)}
+        assert levels[next(t for t in levels if "Scheduler hit an exception" in t)] == ERROR
+        assert levels[next(t for t in levels if "line 1827, in run_scheduler_process" in t)] == ERROR  # its traceback
+        assert levels[next(t for t in levels if "Received sigquit" in t)] == ERROR
+        titles = [n.title for n in app._notifications]
+        assert "server error" in titles and "server" in titles
+
+
+async def test_readonly_refuses_restore_and_restart_and_says_so_in_the_header() -> None:
+    app, _ = make_app(readonly=True)
+    posted: list = []
+    async with app.run_test(size=SIZE, message_hook=posted.append) as pilot:
+        await settle(pilot, app)
+        assert "READONLY" in str(app.screen.query_one(HeaderBar).text(app.session))
+        await pilot.press("R", "r")
+        refused = of_type(posted, messages.ActionRefused)
+        assert [m.action for m in refused] == ["restore", "restart"]
+        assert all("--readonly" in m.reason for m in refused)
+        assert all(n.severity == "warning" for n in app._notifications)
+
+
+async def test_ops_keys_without_their_screen_say_so_and_registered_screens_open(monkeypatch) -> None:
+    from textual.screen import Screen
+
+    app, _ = make_app()
+    posted: list = []
+    async with app.run_test(size=SIZE, message_hook=posted.append) as pilot:
+        await settle(pilot, app)
+        await pilot.press("d")
+        assert not of_type(posted, messages.ActionRefused)
+        assert "not available in this version yet" in list(app._notifications)[-1].message
+        monkeypatch.setattr(OPS_SCREENS["diff"], "factory", lambda app: Screen(name="diff-stand-in"))
+        await pilot.press("d")
+        assert app.screen.name == "diff-stand-in"
+
+
+async def test_palette_runs_domain_commands() -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        log = app.screen.query_one(LogView)
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"toggle line wrap")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: log.wrap)
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"theme: mtptui-light")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.theme == "mtptui-light")
+
+
+async def test_t_cycles_the_shipped_themes() -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.theme == "mtptui-dark"
+        await pilot.press("t")
+        assert app.theme == "mtptui-light"
+        await pilot.press("t")
+        assert app.theme == "mtptui-dark"
+
+
+async def test_keys_can_be_remapped_by_binding_id() -> None:
+    app, _ = make_app(keymap={"log.wrap": "W", "help": "f2"})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        log = app.screen.query_one(LogView)
+        await pilot.press("w")
+        assert not log.wrap
+        await pilot.press("W")
+        assert log.wrap
+        await pilot.press("f2")
+        assert isinstance(app.screen, HelpScreen)
+        assert ("W", "Wrap") in app.screen.keys
+
+
+async def test_help_lists_the_keys_and_closes_with_escape() -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        keys = dict((description, key) for key, description in app.screen.keys)
+        assert keys["Restore"] == "R" and keys["Find"] == "/" and keys["Help"] == "? / f1"
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+
+
+async def test_connection_states_reach_the_header() -> None:
+    from mtptui.ops.feed import Connection
+
+    feed = ControlledFeed(demo_status())
+    app, _ = make_app(feed=feed)
+    async with app.run_test(size=SIZE) as pilot:
+        header = app.screen.query_one(HeaderBar)
+        feed.send(Connection("reconnecting", "connection reset", 4))
+        await wait_until(pilot, lambda: "reconnecting in 4 s" in str(header.render()))
+        feed.send(Connection("failed", "host key refused"))
+        await wait_until(pilot, lambda: "failed: host key refused" in str(header.render()))
+        assert any(n.severity == "error" for n in app._notifications)

@@ -1,0 +1,1 @@
+"""Recorded inputs and helpers for the dashboard's tests (pilot, snapshots)."""

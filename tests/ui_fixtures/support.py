@@ -1,0 +1,113 @@
+"""Helpers for the dashboard tests: a deterministic app on recorded input, and a feed the test drives.
+
+The recorded log ``demo-redeploy.log`` was written by `mtptui demo` (the simulated server in the mission's
+bad state, profile redeploy-1step, with its background load) and cut before the shutdown lines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import AsyncIterator, Callable, Iterable
+
+from mtptui.config import load_host_file
+from mtptui.ops.feed import Connection, FeedItem, HostStatus, LogData, RecordedFeed
+from mtptui.sglang.flags import FlagSet
+
+FIXTURES = Path(__file__).resolve().parent
+ROOT = FIXTURES.parents[1]
+DEMO_LOG = FIXTURES / "demo-redeploy.log"
+DEMO_HOST = ROOT / "configs" / "demo.toml"
+STARTED_AT = 1795963415.0  # the recorded server's /server_info startup_time
+FIXED_NOW = STARTED_AT + 65.0  # "up 1m 05s"
+SIZE = (160, 48)
+
+
+def fixed_clock() -> float:
+    return FIXED_NOW
+
+
+def demo_host():
+    return load_host_file(DEMO_HOST)
+
+
+def demo_status(**changes) -> HostStatus:
+    """What the demo feed reports about the bad redeploy (the launch as /server_info would give it)."""
+    host = demo_host()
+    launch = FlagSet.from_profile(host.profile("redeploy-1step"), host.sglang_version)
+    fields = dict(host="demo", where="this machine (simulated)", service="process pid 4242", service_state="running",
+                  version="0.5.12.post1", started_at=STARTED_AT, launch=launch, launch_source="server_info",
+                  gpu_memory_gb=48.0)
+    fields.update(changes)
+    return HostStatus(**fields)
+
+
+def make_app(source=DEMO_LOG, *, readonly: bool = False, theme: str | None = None, status: HostStatus | None = None,
+             keymap: dict[str, str] | None = None, feed=None, **feed_options):
+    """(app, feed): the dashboard on a recorded log, fixed clock, no cursor blink, no user keymap."""
+    from mtptui.ui.app import AppContext, MtpApp
+
+    feed = feed or RecordedFeed(source, status=status or demo_status(), **feed_options)
+    context = AppContext("demo", host=demo_host(), readonly=readonly)
+    app = MtpApp(feed, context, theme=theme, clock=fixed_clock, cursor_blink=False, keymap=keymap or {})
+    return app, feed
+
+
+async def wait_until(pilot, predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Let the app run until ``predicate()`` holds; fail with a clear message at the deadline."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s: {predicate.__doc__ or predicate}")
+        await pilot.pause(0.02)
+
+
+async def settle(pilot, app, expected_lines: int | None = None) -> None:
+    """Wait until every recorded line reached the dashboard, then paint everything and drop the toasts."""
+    feed = app.feed
+    expected = len(feed.lines) if expected_lines is None else expected_lines
+
+    def delivered() -> bool:
+        """all recorded lines delivered"""
+        return app.session.lines_seen >= expected
+
+    await wait_until(pilot, delivered)
+    app.screen.paint(everything=True)
+    app.clear_notifications()
+    await pilot.pause()
+
+
+class ControlledFeed:
+    """A live feed the test drives: ``push`` lines, ``status`` or ``connection`` items whenever it wants."""
+
+    label = "controlled"
+
+    def __init__(self, status: HostStatus | None = None) -> None:
+        self.queue: asyncio.Queue[FeedItem | None] = asyncio.Queue()
+        self.lines: list[str] = []
+        if status is not None:
+            self.queue.put_nowait(status)
+
+    def push(self, lines: Iterable[str]) -> None:
+        lines = list(lines)
+        self.lines += lines
+        self.queue.put_nowait(LogData("".join(f"{line}\n" for line in lines).encode()))
+
+    def send(self, item: FeedItem) -> None:
+        self.queue.put_nowait(item)
+
+    async def items(self) -> AsyncIterator[FeedItem]:
+        yield Connection("connected")
+        while (item := await self.queue.get()) is not None:
+            yield item
+
+    async def close(self) -> None:
+        self.queue.put_nowait(None)
+
+
+def decode_line(index: int, accept: float = 1.75, tput: float = 35.0) -> str:
+    second = index % 60
+    return (f"[2026-11-29 14:50:{second:02d} TP0] Decode batch, #running-req: 1, #full token: {600 + index}, "
+            f"full token usage: 0.00, accept len: {accept:.2f}, accept rate: {accept - 1:.2f}, cuda graph: True, "
+            f"gen throughput (token/s): {tput:.2f}, #queue-req: 0")
