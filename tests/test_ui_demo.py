@@ -42,10 +42,15 @@ def test_demo_speed_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) 
             demo_speed()
 
 
-async def test_the_simulated_server_runs_the_bad_profile_and_stops_cleanly(tmp_path: Path) -> None:
+async def test_the_simulated_server_runs_the_bad_profile_and_stops_cleanly(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from mtptui.ops.connect import open_session
+
     run = DemoRun.prepare(tmp_path, speed=200)
+    for name, value in run.server_environment().items():
+        monkeypatch.setenv(name, value)
     process = run.start()
-    feed = run.feed(with_load=False)
+    feed = run.feed(open_session(run.host), with_load=False)
     seen = b""
     statuses: list[HostStatus] = []
     try:
@@ -56,15 +61,59 @@ async def test_the_simulated_server_runs_the_bad_profile_and_stops_cleanly(tmp_p
                     seen += item.data
                 elif isinstance(item, HostStatus):
                     statuses.append(item)
-                if READY in seen and statuses and statuses[-1].launch_source == "server_info":
+                if READY in seen and statuses and statuses[-1].launch_source.startswith("running pid"):
                     await feed.close()
 
         await asyncio.wait_for(read(), 60)
     finally:
         status = run.stop()
-    assert b"--speculative-num-steps 1" in seen or b"speculative_num_steps=1" in seen
+    assert b"speculative_num_steps=1," in seen
     assert statuses[0].service == f"process pid {process.pid}" and statuses[0].service_state == "running"
-    launch = statuses[-1].launch
-    assert launch.get("--speculative-num-steps") == 1 and launch.get("--max-running-requests") == 1
+    last = statuses[-1]
+    assert last.launch_source == f"running pid {process.pid}" and last.version == "0.5.12.post1"
+    assert last.launch.get("--speculative-num-steps") == 1 and last.launch.get("--max-running-requests") == 1
+    assert last.launch.env == {"SGLANG_ENABLE_SPEC_V2": "1"}
     assert status is not None and process.poll() is not None
     assert run.service() == (f"process pid {process.pid}", f"exited (status {process.returncode})")
+
+
+async def test_a_configured_local_host_is_followed_through_its_session(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """`mtptui HOST` for a host without SSH: the remote layer's follower, the process manager, /server_info."""
+    from mtptui.ops.connect import open_session
+    from mtptui.ops.feed import Connection
+    from mtptui.ops.feed_host import feed_for_host
+
+    run = DemoRun.prepare(tmp_path, speed=200)
+    for name, value in run.server_environment().items():
+        monkeypatch.setenv(name, value)
+    process = run.start()
+    feed = feed_for_host(open_session(load_host_file(run.host_path), readonly=True))
+    seen, items = b"", []
+    try:
+        async def read() -> None:
+            nonlocal seen
+            async for item in feed.items():
+                items.append(item)
+                seen += item.data if isinstance(item, LogData) else b""
+                status = item if isinstance(item, HostStatus) else None
+                if READY in seen and status and status.started_at and status.launch_source.startswith("running"):
+                    await feed.close()
+
+        await asyncio.wait_for(read(), 60)
+    finally:
+        run.stop()
+    assert Connection("connected") in items
+    last = [i for i in items if isinstance(i, HostStatus)][-1]
+    assert (last.host, last.service, last.service_state) == ("demo", f"process pid {process.pid}", "running")
+    assert last.launch.get("--speculative-num-steps") == 1 and last.version == "0.5.12.post1"
+
+
+def test_a_bad_theme_is_one_sentence() -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "demo", "--theme", "neon"], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 1 and result.stderr.startswith("mtptui: unknown theme 'neon' (themes: ")
+    assert "mtptui-light" in result.stderr and "Traceback" not in result.stderr

@@ -1,12 +1,15 @@
 """`mtptui demo`: the mission's bad state, lived locally with no GPU and no SSH.
 
 ``DemoRun.prepare()`` makes a per-run directory holding the demo host file (ports and paths pointing into the
-directory), the known-good systemd unit rendered from the ``restored`` profile, and the log. ``start()`` launches
-the simulated server (``mtptui sim``) with the ``redeploy-1step`` profile as a detached process, the way the
-ad-hoc nohup redeploy ran; ``feed()`` follows its log, watches the process and /server_info, and keeps a
-steady stream of the mission's coding prompt going so the log shows decode batches; ``stop()`` ends it all.
+directory, profiles launched by this Python), the known-good systemd unit rendered from the ``restored``
+profile, and the log. ``start()`` launches ``python -m sglang.launch_server`` with the ``redeploy-1step``
+profile as a detached process, the way the ad-hoc nohup redeploy ran; with ``server_environment()`` in the
+environment that command runs the simulated server (the stand-in ``sglang`` package in ``demo_sglang/``), so
+the process list, restarts and diffs see SGLang's real command line. ``feed()`` follows the log, watches the
+process, its command line and /server_info, and keeps a steady stream of the mission's coding prompt going so
+the log shows decode batches; ``stop()`` ends the server.
 
-``MTPTUI_DEMO_SPEED`` sets the startup pace (default 3: about 15 s from launch to ready); the tests use 40.
+``MTPTUI_DEMO_SPEED`` sets the startup pace (default 3: about 15 s from launch to ready); the tests use more.
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ from typing import Awaitable, Callable
 from mtptui.config import HostConfig, load_host_file
 from mtptui.config.loader import dump_host
 from mtptui.errors import UserError
-from mtptui.ops.feed import FeedItem, FileTailFeed, HostStatus, MergedFeed, StatusPoller, merge_feeds
+from mtptui.ops.feed import FeedItem, FileTailFeed, HostStatus, MergedFeed, merge_feeds
+
+SHIM_PATH = Path(__file__).resolve().parent / "demo_sglang"
 
 BAD_PROFILE = "redeploy-1step"
 UNIT_NAME = "sglang-qwen.service"
@@ -77,6 +82,7 @@ def localized_host(template: HostConfig, run_dir: Path, port: int) -> HostConfig
     data["log"] = {"kind": "file", "path": str(run_dir / "sglang.log")}
     for profile in data.get("profiles", {}).values():
         profile.setdefault("flags", {})["port"] = port
+        profile["python"] = sys.executable  # the interpreter that has mtptui (and so the simulated server)
     return HostConfig.model_validate(data)
 
 
@@ -132,19 +138,23 @@ class DemoRun:
     def api_url(self) -> str:
         return self.host.api_url
 
-    def sim_command(self, profile: str) -> list[str]:
+    def server_environment(self) -> dict[str, str]:
+        """What `python -m sglang.launch_server` needs to run the simulated server at the demo's pace."""
+        paths = [str(SHIM_PATH), *filter(None, [os.environ.get("PYTHONPATH")])]
+        return {"PYTHONPATH": os.pathsep.join(paths), "MTPTUI_SIM_SPEED": f"{self.speed:g}"}
+
+    def launch_argv(self, profile: str) -> list[str]:
+        """The profile's command line, exactly as SGLang would be started with it."""
         from mtptui.sglang.flags import FlagSet, render_argv
 
-        argv = render_argv(FlagSet.from_profile(self.host.profile(profile), self.host.sglang_version))
-        port = self.api_url.rsplit(":", 1)[1]
-        return [sys.executable, "-m", "mtptui.cli.main", "sim", "--host", "127.0.0.1", "--port", port,
-                "--speed", f"{self.speed:g}", "--seed", "0", "--sim-version", self.host.sglang_version, "--", *argv]
+        flagset = FlagSet.from_profile(self.host.profile(profile), self.host.sglang_version)
+        return [*flagset.entry_argv, *render_argv(flagset)]
 
     def start(self, profile: str = BAD_PROFILE) -> subprocess.Popen:
-        """Launch the simulated server detached (its own session), log appended to the run's log file."""
-        env = {**os.environ, **self.host.profile(profile).env}
+        """Launch the server detached (its own session), the log appended to the run's log file."""
+        env = {**os.environ, **self.server_environment(), **self.host.profile(profile).env}
         with open(self.log_path, "ab") as log:
-            self.process = subprocess.Popen(self.sim_command(profile), stdout=log, stderr=subprocess.STDOUT,
+            self.process = subprocess.Popen(self.launch_argv(profile), stdout=log, stderr=subprocess.STDOUT,
                                             stdin=subprocess.DEVNULL, start_new_session=True, env=env,
                                             cwd=self.run_dir)
         self.pid_path.write_text(f"{self.process.pid}\n", encoding="utf-8")
@@ -170,14 +180,16 @@ class DemoRun:
                           version=self.host.sglang_version, launch=launch, launch_source=f"profile {BAD_PROFILE}",
                           gpu_memory_gb=self.host.gpu_memory_gb)
 
-    def feed(self, with_load: bool = True) -> MergedFeed:
-        """The dashboard's feed: the log from its first line, the status, and the background load."""
-        poller = StatusPoller(self.status(), self.api_url, self.service)
-        sources: list = [poller]
+    def feed(self, session, with_load: bool = True) -> MergedFeed:
+        """The dashboard's feed: the log from its first line, the status through ``session`` (a
+        mtptui.ops.connect session on the demo host), and the background load."""
+        from mtptui.ops.feed_host import SessionStatus
+
+        sources: list = [SessionStatus(session, self.status(), api_url=self.api_url, every_s=2.0)]
         if with_load and os.environ.get("MTPTUI_DEMO_LOAD", "1") != "0":
             self.load = DemoLoad(self.api_url)
             sources.append(self.load)
-        return merge_feeds(FileTailFeed(self.log_path), *sources)
+        return merge_feeds(FileTailFeed(self.log_path), *sources, on_close=[session.close])
 
     def stop(self, timeout_s: float = 5.0) -> int | None:
         """SIGTERM the server's process group, SIGKILL after ``timeout_s``; its exit status."""

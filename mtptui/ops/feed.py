@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Iterable, Protocol, Union
 
 if TYPE_CHECKING:
-    from mtptui.config import HostConfig
     from mtptui.sglang.flags import FlagSet
 
 
@@ -367,63 +366,3 @@ class StatusPoller:
                 await emit(status)
             await asyncio.sleep(self.every_s)
 
-
-TAIL_BYTES = 4 << 20  # a long-running server's log is read from its last 4 MB (startup lines included or not)
-
-
-def feed_for_host(host: "HostConfig") -> Feed:
-    """The dashboard feed of a configured host: its log (local file, or over SSH), status and /server_info.
-
-    A thin stand-in until ``mtptui.ops.connect`` builds feeds (service state over SSH, the API through the
-    connection): here the API is asked directly only for a host without SSH.
-    """
-    server = host.server
-    service = f"{server.unit} (systemd)" if server.manager == "systemd" else "process"
-    status = HostStatus(host=host.name, where=host.ssh.target if host.ssh else "this machine", service=service,
-                        version=host.sglang_version, gpu_memory_gb=host.gpu_memory_gb)
-    if host.ssh is None and host.log.kind == "file":
-        poller = StatusPoller(status, host.api_url, _pid_file_check(getattr(server, "pid_file", None)))
-        return merge_feeds(FileTailFeed(host.log.path, tail_bytes=TAIL_BYTES), poller)
-    return merge_feeds(_follower_feed(host), StatusPoller(status))
-
-
-def _pid_file_check(pid_file: str | None) -> Callable[[], tuple[str, str]] | None:
-    if not pid_file:
-        return None
-
-    def check() -> tuple[str, str]:
-        try:
-            pid = int(Path(pid_file).read_text().strip())
-        except (OSError, ValueError):
-            return "process", "no pid file"
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return f"process pid {pid}", "not running"
-        except PermissionError:
-            pass
-        return f"process pid {pid}", "running"
-
-    return check
-
-
-def _follower_feed(host: "HostConfig") -> FollowerFeed:
-    """The log over the remote layer's transport and follower (SSH, or local for the journal)."""
-    from mtptui.remote.follow import LogFollower
-    from mtptui.remote.logsource import FileLog, JournalLog, Start
-
-    if host.ssh is not None:
-        from mtptui.remote.ssh import SSHTransport
-
-        transport = SSHTransport(host.ssh)
-    else:
-        from mtptui.remote.local import LocalTransport
-
-        transport = LocalTransport()
-    if host.log.kind == "file":
-        source = FileLog(host.log.path)
-    else:
-        unit = getattr(host.server, "unit", None) or host.name
-        source = JournalLog(unit, tuple(getattr(host.server, "command_prefix", ()) or ()))
-    follower = LogFollower(transport, source, start=Start.tail(20_000))
-    return FollowerFeed(follower, f"{transport.label}: {source.describe()}")

@@ -28,11 +28,13 @@ from mtptui.ui.themes import load_themes, resolve_theme
 
 @dataclass
 class AppContext:
-    """What the screens need besides the feed: the host, --readonly, and the demo run when there is one."""
+    """What the screens need besides the feed: the host, --readonly, the host session (mtptui.ops.connect) for
+    actions that change the host, and the demo run when there is one (mtptui.ops.demo.DemoRun)."""
 
     host_label: str
     host: HostConfig | None = None
     readonly: bool = False
+    session: Any = None
     demo: Any = None
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from mtptui.cli.commands._common import add
@@ -26,11 +27,15 @@ def run(args) -> int:
 
     check_theme(args.theme)
     demo = DemoRun.prepare(speed=demo_speed())
+    os.environ.update(demo.server_environment())  # servers (re)started from here run the simulated one
     demo.start()
     try:
+        from mtptui.ops.connect import open_session
         from mtptui.ui.app import AppContext
 
-        run_app(demo.feed(), AppContext("demo", host=demo.host, readonly=args.readonly, demo=demo), args.theme)
+        session = open_session(demo.host, readonly=args.readonly)
+        context = AppContext("demo", host=demo.host, readonly=args.readonly, session=session, demo=demo)
+        run_app(demo.feed(session), context, args.theme)
     finally:
         demo.stop()
     print(f"mtptui demo: the simulated server stopped; its log, the known-good unit and the demo host file are in "

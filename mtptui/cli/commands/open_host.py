@@ -17,11 +17,13 @@ def register(sub, parent) -> None:
 def run(args) -> int:
     from mtptui.cli.commands._dashboard import check_theme, run_app
     from mtptui.config import find_host
-    from mtptui.ops.feed import feed_for_host
+    from mtptui.ops.connect import open_session
+    from mtptui.ops.feed_host import feed_for_host
     from mtptui.ui.app import AppContext
 
     _, host = find_host(args.host, args.config)
     check_theme(args.theme)
-    feed = feed_for_host(host)
-    run_app(feed, AppContext(host.name, host=host, readonly=args.readonly), args.theme)
+    session = open_session(host, readonly=args.readonly)
+    context = AppContext(host.name, host=host, readonly=args.readonly, session=session)
+    run_app(feed_for_host(session), context, args.theme)
     return 0

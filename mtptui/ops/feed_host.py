@@ -1,0 +1,104 @@
+"""The dashboard feed of a configured host, built on a ``mtptui.ops.connect`` session.
+
+The log comes from the session's follower (SSH or local, reconnecting with backoff); the status from the
+session's service manager (systemd state or the nohup process), the running server's command line (the
+launch that actually runs) and nvidia-smi; for a host without SSH, /server_info is asked directly too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from typing import Awaitable, Callable
+
+from mtptui.config import HostConfig
+from mtptui.errors import UserError
+from mtptui.ops.feed import (Feed, FeedItem, FollowerFeed, GpuStat, HostStatus, fetch_server_info, merge_feeds,
+                             with_server_info)
+
+TAIL_LINES = 20_000  # a long-running server's log is read from its last lines (the startup may be older)
+
+
+def host_status(host: HostConfig) -> HostStatus:
+    """What the configuration alone says about the host."""
+    server = host.server
+    service = f"{server.unit}" if server.manager == "systemd" else "process"
+    return HostStatus(host=host.name, where=host.ssh.target if host.ssh else "this machine", service=service,
+                      version=host.sglang_version, gpu_memory_gb=host.gpu_memory_gb)
+
+
+class SessionStatus:
+    """A feed source: service state every ``every_s``; the running launch, the GPUs and (with ``api_url``)
+    /server_info every ``slow_every_s`` and whenever the service state changes."""
+
+    def __init__(self, session, base: HostStatus, *, api_url: str | None = None, every_s: float = 5.0,
+                 slow_every_s: float = 30.0) -> None:
+        self.session = session
+        self.status = base
+        self.api_url = api_url
+        self.every_s, self.slow_every_s = every_s, slow_every_s
+
+    async def __call__(self, emit: Callable[[FeedItem], Awaitable[None]]) -> None:
+        loop = asyncio.get_running_loop()
+        await emit(self.status)
+        slow_due = loop.time()
+        while True:
+            status = replace(self.status, service_state=await self._service_state())
+            changed = status.service_state != self.status.service_state
+            if changed:  # a restart: the old start time no longer holds
+                status = replace(status, started_at=None)
+            if loop.time() >= slow_due or changed:
+                status = await self._running(status)
+                waiting = self.api_url and status.started_at is None  # the API is not up yet: ask again soon
+                slow_due = loop.time() + (self.every_s if waiting else self.slow_every_s)
+            if status != self.status:
+                self.status = status
+                await emit(status)
+            await asyncio.sleep(self.every_s)
+
+    async def _service_state(self) -> str:
+        manager = self.session.manager
+        try:
+            if manager.kind == "systemd":
+                return await manager.is_active()
+            info = await manager.find()
+        except UserError as exc:
+            return f"unknown ({exc})"
+        return "running" if info is not None and info.alive else "not running"
+
+    async def _running(self, status: HostStatus) -> HostStatus:
+        """/server_info, the command line of the running server and nvidia-smi (each kept when unreadable)."""
+        from mtptui.ops.launches import running_side
+        from mtptui.remote.gpu import query_gpus
+
+        info = await fetch_server_info(self.api_url) if self.api_url else None
+        status = with_server_info(status, info) if info else status
+        try:
+            running = await running_side(self.session, set())
+            gpus = await query_gpus(self.session.transport)
+        except UserError:
+            return status
+        if running is not None:  # the process's own command line wins over /server_info's launch_command
+            status = replace(status, launch=running.side.flagset, launch_source=f"running pid {running.info.pid}",
+                             service=_service_text(self.session.host, running.info.pid))
+        if gpus:
+            status = replace(status, gpus=tuple(
+                GpuStat(g.index, g.name, int(g.memory_used_mib or 0), int(g.memory_total_mib or 0),
+                        None if g.utilization_pct is None else int(g.utilization_pct)) for g in gpus))
+        return status
+
+
+def _service_text(host: HostConfig, pid: int) -> str:
+    server = host.server
+    return f"{server.unit} (pid {pid})" if server.manager == "systemd" else f"process pid {pid}"
+
+
+def feed_for_host(session) -> Feed:
+    """Log, status and (for a host without SSH) /server_info of the host of ``session``."""
+    from mtptui.remote.logsource import Start
+
+    host = session.host
+    follower = session.follower(start=Start.tail(TAIL_LINES))
+    log = FollowerFeed(follower, f"{session.transport.label}: {session.log_source.describe()}")
+    status = SessionStatus(session, host_status(host), api_url=host.api_url if host.ssh is None else None)
+    return merge_feeds(log, status, on_close=[session.close])

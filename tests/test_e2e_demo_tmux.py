@@ -1,0 +1,108 @@
+"""End to end: `mtptui demo` in a real terminal (tmux, 160x48), read from the captured screen.
+
+The tmux server is our own (``-L``), so the command gets exactly the environment given here; it is killed at
+teardown whatever happened. The demo's server starts fast (MTPTUI_DEMO_SPEED=40); decode batches come at the
+simulated server's real token rate, so seeing them takes a few seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TMUX = shutil.which("tmux")
+
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(TMUX is None, reason="tmux is not installed")]
+
+
+class Terminal:
+    """One tmux server and session running a command in a 160x48 window."""
+
+    def __init__(self, socket: str) -> None:
+        self.socket = socket
+
+    def tmux(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([TMUX, "-L", self.socket, "-f", "/dev/null", *args], capture_output=True, text=True,
+                              timeout=30)
+
+    def start(self, command: str) -> None:
+        result = self.tmux("new-session", "-d", "-s", "demo", "-x", "160", "-y", "48", command)
+        assert result.returncode == 0, result.stderr
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "demo").stdout
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", "demo", *keys)
+
+    def wait_for(self, what: str, predicate: Callable[[str], bool], timeout: float = 60.0) -> str:
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if predicate(screen):
+                return screen
+            time.sleep(0.2)
+        raise AssertionError(f"the screen never showed {what} within {timeout} s; last screen:\n{screen}")
+
+
+@pytest.fixture
+def terminal() -> Iterator[Terminal]:
+    term = Terminal(f"mtptui-e2e-{os.getpid()}")
+    try:
+        yield term
+    finally:
+        term.tmux("kill-server")
+
+
+def demo_command(tmp_path: Path) -> str:
+    env = {"MTPTUI_DEMO_SPEED": "40", "TMPDIR": str(tmp_path), "TERM": "xterm-256color", "COLUMNS": "160",
+           "LINES": "48", **{k: os.environ[k] for k in os.environ if k.startswith("XDG_")}}
+    assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    return (f"cd {shlex.quote(str(ROOT))} && env {assignments} {shlex.quote(sys.executable)} -m mtptui.cli.main demo; "
+            f"echo EXITED $?; sleep 60")
+
+
+def number_after(label: str, screen: str) -> float:
+    match = re.search(re.escape(label) + r"\s+([\d.]+) now", screen)
+    assert match, f"no {label!r} value on screen:\n{screen}"
+    return float(match.group(1))
+
+
+def test_demo_shows_the_bad_redeploy_live_and_quits_cleanly(terminal: Terminal, tmp_path: Path) -> None:
+    terminal.start(demo_command(tmp_path))
+    screen = terminal.wait_for("the header", lambda s: "mtptui  demo" in s and "● connected" in s, 30)
+    assert "SGLang 0.5.12.post1" in screen and "Quit" in screen
+    screen = terminal.wait_for("a ready server with steady decode batches",
+                               lambda s: "● ready" in s and "steady mean" in s and "mean of" in s)
+    lines = screen.splitlines()
+    assert len(lines) == 48 and all(len(line) <= 160 for line in lines)
+    assert re.search(r"TP0\s+25\.64\s+2\.82", screen) and re.search(r"TP1\s+25\.64\s+2\.82", screen)
+    assert re.search(r"steps\s+1\b", screen) and re.search(r"draft tokens\s+2 \(auto\)", screen)
+    assert "from         running pid" in screen
+    assert 1.3 < number_after("accept len", screen) < 2.2
+    assert 0.3 < number_after("accept rate", screen) < 1.0
+    assert re.search(r"15/15", screen) and "Decode batch" in screen
+
+    terminal.keys("space")
+    terminal.wait_for("the paused log", lambda s: "log ‖ paused" in s, 10)
+    terminal.keys("End")
+    terminal.wait_for("the log following again", lambda s: "log ▸ following" in s, 10)
+
+    terminal.keys("q")
+    screen = terminal.wait_for("the app's exit", lambda s: "EXITED" in s, 30)
+    assert "EXITED 0" in screen and "the simulated server stopped" in screen
+    (run_dir,) = tmp_path.glob("mtptui-demo-*")
+    pid = int((run_dir / "sglang.pid").read_text())
+    assert not Path(f"/proc/{pid}").exists() or Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+    assert (run_dir / "sglang-qwen.service").is_file() and "ready to roll" in (run_dir / "sglang.log").read_text()
