@@ -75,7 +75,8 @@ async def test_follow_starts_n_lines_before_the_end_and_sees_appends(tmp_path):
     data = await asyncio.wait_for(follow_until(follower, lambda d: d.endswith(b"five\n"), statuses), 20)
     await writer
     assert data == b"two\nthree\nfour\nfive\n"
-    assert [s.state for s in statuses] == ["connected", "stopped"]
+    assert [s.state for s in statuses] == ["connecting", "connected", "stopped"]
+    assert str(statuses[0]) == f"connecting ({log})"
     assert follower.position.offset == log.stat().st_size
 
 
@@ -127,7 +128,7 @@ async def test_a_reader_that_keeps_failing_is_retried_with_capped_backoff(tmp_pa
     waits = [s.retry_in_s for s in statuses if s.state == "reconnecting"]
     assert waits == [0.01, 0.02, 0.02]
     assert statuses[-1].state == "failed" and "exited (status 1)" in statuses[-1].reason
-    assert str(statuses[1]).startswith("reconnecting in 0.01 s")
+    assert str(statuses[2]).startswith("reconnecting in 0.01 s")
 
 
 def test_backoff_doubles_up_to_its_cap():
@@ -141,7 +142,7 @@ SERVER = ["sh", "-c", "trap '' TERM; echo started; sleep 60 & wait", "x", "-m", 
 
 async def test_process_manager_launches_finds_and_stops_the_whole_group(tmp_path):
     config = ProcessServer(log_file=str(tmp_path / "logs dir" / "sglang.log"), pid_file=str(tmp_path / "s.pid"))
-    manager = ProcessManager(LocalTransport(), config, stop_timeout_s=0.5)
+    manager = ProcessManager(LocalTransport(), config, stop_timeout_s=0.5, port=1)
     assert await manager.find() is None
     pid = await manager.launch(SERVER, {"SGLANG_X": "a b $HOME `id`"})
     for _ in range(100):
@@ -159,7 +160,8 @@ async def test_process_manager_launches_finds_and_stops_the_whole_group(tmp_path
 
 async def test_process_manager_finds_a_server_by_command_line(tmp_path):
     config = ProcessServer(log_file=str(tmp_path / "sglang.log"))
-    manager = ProcessManager(LocalTransport(), config, stop_timeout_s=0.5)
+    manager = ProcessManager(LocalTransport(), config, stop_timeout_s=0.5, port=1)
+    assert await ProcessManager(LocalTransport(), config, port=2).find() is None
     pid = await manager.launch(SERVER, {})
     try:
         for _ in range(100):
@@ -167,5 +169,6 @@ async def test_process_manager_finds_a_server_by_command_line(tmp_path):
                 break
             await asyncio.sleep(0.05)
         assert info is not None and info.pid == pid
+        assert await ProcessManager(LocalTransport(), config, port=2).find() is None  # another port: not ours
     finally:
         await LocalTransport().run(manager.stop_group_command(pid, pid))

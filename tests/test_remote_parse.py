@@ -7,7 +7,7 @@ import json
 
 from mtptui.remote.gpu import parse_gpus
 from mtptui.remote.logsource import FilePosition, FrameDecoder, JournalDecoder, JournalLog, JournalPosition, Start
-from mtptui.remote.procinfo import parse_proc
+from mtptui.remote.procinfo import parse_proc, server_port
 
 
 def test_a_partial_frame_is_held_back_until_complete():
@@ -74,3 +74,10 @@ def test_nvidia_smi_rows_parse_and_odd_values_become_none():
         (0, "NVIDIA RTX A6000", 45123.0, 87.0), (1, "NVIDIA RTX A6000", 44001.0, None), (2, "Weird, Name", 1.0, 0.0)]
     assert gpus[2].memory_total_mib is None
     assert round(gpus[0].memory_used_gb, 2) == 44.07
+
+
+def test_the_port_a_server_command_line_serves():
+    base = ["python3", "-m", "sglang.launch_server", "--model-path", "/m"]
+    assert server_port(base + ["--port", "31000"]) == 31000
+    assert server_port(base + ["--port=31001"]) == 31001
+    assert server_port(base) == 30000 and server_port(base + ["--port", "x"]) is None

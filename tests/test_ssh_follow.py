@@ -62,8 +62,8 @@ async def test_ssh_follow_resumes_at_the_byte_after_a_killed_connection(sshd, tm
     assert killed
     assert received == b"before 2\n" + expected(LINES)  # nothing lost, nothing twice
     states = [s.state for s in statuses]
-    assert states[:3] == ["connected", "reconnecting", "connected"] and states[-1] == "stopped"
-    reconnecting = statuses[1]
+    assert states[:4] == ["connecting", "connected", "reconnecting", "connected"] and states[-1] == "stopped"
+    reconnecting = statuses[2]
     assert reconnecting.retry_in_s == 0.2 and "lost the connection to root@127.0.0.1" in reconnecting.reason
     assert str(reconnecting).startswith("reconnecting in 0.2 s (lost the connection")
 
@@ -85,7 +85,7 @@ async def test_ssh_journal_follow_resumes_after_its_cursor(sshd):
     finally:
         await writer
         await transport.close()
-    assert killed and [s.state for s in statuses][:3] == ["connected", "reconnecting", "connected"]
+    assert killed and [s.state for s in statuses][:4] == ["connecting", "connected", "reconnecting", "connected"]
     assert received == b"old entry\n" + expected(300)
     assert follower.position.cursor == "s=standin;u=follow-test.service;i=301"
 
@@ -94,7 +94,7 @@ async def test_ssh_follow_fails_for_good_on_a_refused_host_key(sshd, tmp_path):
     transport = SSHTransport(sshd.ssh_config(known_hosts_file=str(tmp_path / "empty")))
     follower = LogFollower(transport, FileLog(str(tmp_path / "x.log")))
     items = [item async for item in follower.events()]
-    assert [i.state for i in items if isinstance(i, ConnectionStatus)] == ["failed"]
+    assert [i.state for i in items if isinstance(i, ConnectionStatus)] == ["connecting", "failed"]
     assert items[-1].reason.startswith("refusing to connect to 127.0.0.1:")
 
 

@@ -78,7 +78,9 @@ def make_manager(host: HostConfig, transport: Transport) -> Manager:
     if isinstance(server, SystemdServer):
         return SystemdManager(transport, server)
     assert isinstance(server, ProcessServer)
-    return ProcessManager(transport, server)
+    from mtptui.ops.launches import api_port
+
+    return ProcessManager(transport, server, port=api_port(host))
 
 
 def open_session(host: HostConfig, *, readonly: bool = False, accept_host_key: AcceptHostKey | None = None,

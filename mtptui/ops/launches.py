@@ -10,8 +10,8 @@ import os
 from dataclasses import dataclass
 
 from mtptui.config.models import HostConfig, LaunchProfile, ProcessServer, SystemdServer
-from mtptui.remote.procinfo import ProcessInfo, find_servers, read_process
-from mtptui.remote.process import server_roots
+from mtptui.remote.procinfo import ProcessInfo, read_process
+from mtptui.remote.process import find_by_command_line
 from mtptui.remote.systemd import SystemdManager, UnitFile
 from mtptui.sglang.flags import FlagError, FlagSet, parse_command, parse_words
 
@@ -32,6 +32,16 @@ class Running:
 
     info: ProcessInfo
     side: Side
+
+
+def api_port(host: HostConfig) -> int | None:
+    """The port of the host's API: the server mtptui manages is the one serving it."""
+    from urllib.parse import urlsplit
+
+    try:
+        return urlsplit(host.api_url).port
+    except ValueError:
+        return None
 
 
 def flagset_from_argv(argv: list[str], version: str) -> FlagSet:
@@ -60,7 +70,7 @@ async def running_side(session, env_names: set[str]) -> Running | None:
     if isinstance(manager, SystemdManager):
         pid = await manager.main_pid()
         info = await read_process(session.transport, pid, manager.prefix) if pid else None
-        info = info or await find_by_command_line(session.transport, manager.prefix)
+        info = info or await find_by_command_line(session.transport, api_port(session.host), manager.prefix)
     else:
         info = await manager.find()
     if info is None:
@@ -69,12 +79,6 @@ async def running_side(session, env_names: set[str]) -> Running | None:
     flagset = _labelled(label, lambda: flagset_from_argv(info.argv, version))
     flagset.env = info.server_env(frozenset(env_names) | set(flagset.env))
     return Running(info, Side(label, flagset))
-
-
-async def find_by_command_line(transport, prefix: tuple[str, ...] = ()) -> ProcessInfo | None:
-    """A server started outside the unit (the mission's nohup redeploy): the only SGLang root process, if one."""
-    roots = server_roots(await find_servers(transport))
-    return await read_process(transport, roots[0], prefix) if len(roots) == 1 else None
 
 
 def unit_side(unit_file: UnitFile, unit_name: str, version: str) -> Side:

@@ -40,6 +40,8 @@ class ConnectionStatus:
                 f"reconnecting in {self.retry_in_s:g} s"
         if self.state == "failed":
             return f"failed: {self.reason}"
+        if self.state == "connecting" and self.reason:
+            return f"connecting ({self.reason})"
         return self.state
 
 
@@ -98,6 +100,7 @@ class LogFollower:
 
     async def events(self) -> AsyncIterator[Item]:
         attempt = 0
+        yield self._set(ConnectionStatus("connecting", self.source.describe()))
         while not self._stopped.is_set():
             failure = None
             try:

@@ -69,27 +69,41 @@ def server_roots(servers: list[tuple[int, int]]) -> list[int]:
     return sorted(pid for pid, ppid in servers if ppid not in pids)
 
 
+async def find_by_command_line(transport: Transport, port: int | None,
+                               prefix: tuple[str, ...] = ()) -> ProcessInfo | None:
+    """The one SGLang server serving ``port`` (any port when None); a UserError when several do."""
+    found = []
+    for pid in server_roots(await find_servers(transport)):
+        info = await read_process(transport, pid, prefix)
+        if info is not None and (port is None or info.port == port):
+            found.append(info)
+    if len(found) > 1:
+        pids = ", ".join(str(info.pid) for info in found)
+        where = f" on port {port}" if port else ""
+        raise UserError(f"{len(found)} SGLang servers run{where} on {transport.label} (pids {pids}); set "
+                        f"server.pid_file to say which one mtptui manages")
+    return found[0] if found else None
+
+
 class ProcessManager:
     """Find, stop and launch a hand-started SGLang server."""
 
     kind = "process"
 
-    def __init__(self, transport: Transport, config: ProcessServer, stop_timeout_s: float = 30.0) -> None:
+    def __init__(self, transport: Transport, config: ProcessServer, stop_timeout_s: float = 30.0,
+                 port: int | None = None) -> None:
         self.transport, self.config = transport, config
         self.stop_timeout_s = stop_timeout_s
+        self.port = port
 
     async def find(self) -> ProcessInfo | None:
-        """The running server: the pid file's process if alive, else the one SGLang server found by command line."""
+        """The running server: the pid file's process if alive, else the SGLang server on ``port`` (by command line)."""
         if self.config.pid_file:
             result = await self.transport.run(Command.of(script(READ_PIDFILE, self.config.pid_file), "read the pid file"))
             pid = result.out.strip()
             if result.ok and pid.isdigit() and (info := await read_process(self.transport, int(pid))):
                 return info
-        roots = server_roots(await find_servers(self.transport))
-        if len(roots) > 1:
-            raise UserError(f"{len(roots)} SGLang servers run on {self.transport.label} (pids "
-                            f"{', '.join(map(str, roots))}); set server.pid_file to say which one mtptui manages")
-        return await read_process(self.transport, roots[0]) if roots else None
+        return await find_by_command_line(self.transport, self.port)
 
     def stop_command(self, info: ProcessInfo) -> Command:
         return self.stop_group_command(info.pid, info.pgid)

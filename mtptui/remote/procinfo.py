@@ -57,10 +57,27 @@ class ProcessInfo:
     def alive(self) -> bool:
         return self.state not in ("Z", "X")
 
+    @property
+    def port(self) -> int | None:
+        return server_port(self.argv)
+
     def server_env(self, also: set[str] | frozenset[str] = frozenset()) -> dict[str, str]:
         """The variables that shape a server: known prefixes, plus any name in ``also`` (a unit's, a profile's)."""
         env = self.env or {}
         return {k: v for k, v in env.items() if k in also or k.startswith(SERVER_ENV_PREFIXES)}
+
+
+SGLANG_DEFAULT_PORT = 30000
+
+
+def server_port(argv: list[str]) -> int | None:
+    """The port an SGLang command line serves on (``--port N`` / ``--port=N``, else SGLang's default 30000)."""
+    for index, word in enumerate(argv):
+        value = argv[index + 1] if word == "--port" and index + 1 < len(argv) else \
+            word.split("=", 1)[1] if word.startswith("--port=") else None
+        if value is not None:
+            return int(value) if value.isdigit() else None
+    return SGLANG_DEFAULT_PORT
 
 
 def _b64(text: str) -> bytes | None:
