@@ -48,6 +48,8 @@ async def test_ssh_restart_from_the_nohup_redeploy_to_restored_ends_ready(sshd, 
         assert [s.step for s in plan.steps] == ["stopping", "starting"]
         result = await Restarter(session, plan, timeout_s=60, on_event=events.append).run()
         new = await read_process(session.transport, result.pid)
+        assert await session.service_state() == (f"process pid {result.pid}", "running")
+        assert await session.gpus() is None  # the test host has no nvidia-smi
     assert result.ok and result.outcome == "ready" and events == result.events
     assert old.wait(timeout=10) is not None  # the ad-hoc server's whole group is gone
     assert steps(result)[:4] == ["plan", "stopping", "starting", "starting"]
@@ -99,6 +101,7 @@ async def test_ssh_restart_from_nothing_that_crashes_leaves_it_stopped(sshd, hos
         assert plan.diff is None and not plan.previous.running
         result = await Restarter(session, plan, timeout_s=60, force=True).run()
         assert await session.manager.find() is None
+        assert await session.service_state() == ("process", "not running")
     assert result.outcome == "rolled_back_stopped" and result.reason.startswith(NO_BUFFER_CRASH)
 
 

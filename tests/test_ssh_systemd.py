@@ -44,6 +44,7 @@ async def test_ssh_systemd_restart_backs_up_writes_reloads_and_ends_ready(sshd, 
     old_text = unit_path.read_text()
     async with open_session(host.config) as session:
         old_pid = await session.manager.main_pid()
+        assert await session.service_state() == (f"{host.unit} pid {old_pid}", "active")
         plan = await plan_restart(session, "restored", stamp="20260511-234907")
         assert plan.diff.sides == (f"running:pid {old_pid}", f"unit:{unit_path}", "profile:restored")
         assert [s.step for s in plan.steps] == ["write_unit", "reload", "starting"]

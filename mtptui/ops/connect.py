@@ -51,6 +51,21 @@ class HostSession:
         return LogFollower(self.transport, self.log_source, start=start, position=position, backoff=backoff,
                            on_status=on_status)
 
+    async def service_state(self) -> tuple[str, str]:
+        """(what runs the server, its state) for a status line, e.g. ("sglang-qwen.service pid 42", "active")."""
+        manager = self.manager
+        if isinstance(manager, SystemdManager):
+            pid = await manager.main_pid()
+            return f"{manager.unit}" + (f" pid {pid}" if pid else ""), await manager.is_active()
+        info = await manager.find()
+        return (f"process pid {info.pid}", "running") if info else ("process", "not running")
+
+    async def gpus(self):
+        """Memory and utilisation per GPU (mtptui.remote.gpu.GpuStat), or None without nvidia-smi."""
+        from mtptui.remote.gpu import query_gpus
+
+        return await query_gpus(self.transport)
+
     async def check(self) -> None:
         """Connect now, so an unreachable host or a refused key is reported before anything else."""
         (await self.transport.run(Command.of(["true"], "check the connection"))).check("checking the connection")
