@@ -113,3 +113,21 @@ def test_ssh_restart_yes_json_takes_the_nohup_redeploy_to_restored(sshd, tmp_pat
         assert stray.wait(timeout=10) is not None
     finally:
         host.cleanup()
+
+
+def test_ssh_restart_asks_on_the_terminal_and_no_means_nothing_changes(mission, sshd):
+    import os
+    import pty
+
+    host, stray = mission
+    master, slave = pty.openpty()
+    try:
+        os.write(master, b"n\n")
+        result = cli("restart", host.name, "--config", str(host.path), stdin=slave)
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert result.returncode == 1
+    assert f"Restart {host.name} with profile restored? [y/N]" in result.stdout
+    assert result.stderr == f"mtptui: restart of {host.name} cancelled; nothing was changed\n"
+    assert stray.poll() is None and not list(Path(sshd.env["MTPTUI_STANDIN_STATE"]).rglob("*.bak"))
