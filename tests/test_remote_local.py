@@ -96,26 +96,34 @@ async def test_a_truncated_or_replaced_log_is_read_from_its_start_and_marked(tmp
     log.write_bytes(b"old old old\n")
     follower = LogFollower(LocalTransport(), FileLog(str(log)), start=Start.beginning())
     resets: list[LogChunk] = []
-    data = b""
-    async for item in follower.events():
-        if isinstance(item, LogChunk):
-            data += item.data
-            resets += [item] if item.reset else []
-            if data == b"old old old\n":
-                log.write_bytes(b"new\n")  # truncate and rewrite
-            elif data.endswith(b"new\n") and len(resets) == 1:
-                os.rename(log, tmp_path / "server.log.1")
-                log.write_bytes(b"rotated\n")
-            elif data.endswith(b"rotated\n"):
-                await follower.stop()
-    assert data == b"old old old\nnew\nrotated\n"
+
+    async def follow() -> bytes:
+        data = b""
+        async for item in follower.events():
+            if isinstance(item, LogChunk):
+                data += item.data
+                resets.extend([item] if item.reset else [])
+                if data == b"old old old\n":
+                    log.write_bytes(b"new\n")  # truncate and rewrite
+                elif data.endswith(b"new\n") and len(resets) == 1:
+                    os.rename(log, tmp_path / "server.log.1")
+                    log.write_bytes(b"rotated\n")
+                elif data.endswith(b"rotated\n"):
+                    await follower.stop()
+        return data
+
+    assert await asyncio.wait_for(follow(), 20) == b"old old old\nnew\nrotated\n"
     assert len(resets) == 2
+
+
+async def collect(follower: LogFollower) -> list:
+    return [item async for item in follower.events()]
 
 
 async def test_a_missing_reader_fails_with_a_reason_and_no_retry(tmp_path):
     follower = LogFollower(LocalTransport(), FileLog(str(tmp_path / "x.log"), python="no-such-python"),
                            backoff=Backoff(initial_s=0.01))
-    statuses = [item async for item in follower.events()]
+    statuses = await asyncio.wait_for(collect(follower), 20)
     assert statuses[-1].state == "failed"
     assert "cannot follow the" in statuses[-1].reason and "not found" in statuses[-1].reason
     assert str(statuses[-1]).startswith("failed: ")
@@ -124,7 +132,7 @@ async def test_a_missing_reader_fails_with_a_reason_and_no_retry(tmp_path):
 async def test_a_reader_that_keeps_failing_is_retried_with_capped_backoff(tmp_path):
     source = FileLog(str(tmp_path / "x.log"), python="false")  # exits 1 at once, every time
     follower = LogFollower(LocalTransport(), source, backoff=Backoff(initial_s=0.01, cap_s=0.02, max_attempts=3))
-    statuses = [item async for item in follower.events()]
+    statuses = await asyncio.wait_for(collect(follower), 20)
     waits = [s.retry_in_s for s in statuses if s.state == "reconnecting"]
     assert waits == [0.01, 0.02, 0.02]
     assert statuses[-1].state == "failed" and "exited (status 1)" in statuses[-1].reason

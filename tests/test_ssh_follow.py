@@ -93,9 +93,13 @@ async def test_ssh_journal_follow_resumes_after_its_cursor(sshd):
 async def test_ssh_follow_fails_for_good_on_a_refused_host_key(sshd, tmp_path):
     transport = SSHTransport(sshd.ssh_config(known_hosts_file=str(tmp_path / "empty")))
     follower = LogFollower(transport, FileLog(str(tmp_path / "x.log")))
-    items = [item async for item in follower.events()]
+    items = await asyncio.wait_for(collect(follower), 30)
     assert [i.state for i in items if isinstance(i, ConnectionStatus)] == ["connecting", "failed"]
     assert items[-1].reason.startswith("refusing to connect to 127.0.0.1:")
+
+
+async def collect(follower: LogFollower) -> list:
+    return [item async for item in follower.events()]
 
 
 def test_stand_in_journal_entries_are_json_with_cursors(sshd):
