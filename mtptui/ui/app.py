@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from textual.app import App
@@ -26,6 +27,9 @@ from mtptui.ui.session import Clock, Session
 from mtptui.ui.themes import load_themes, resolve_theme
 
 
+UI_DIR = Path(__file__).resolve().parent
+
+
 @dataclass
 class AppContext:
     """What the screens need besides the feed: the host, --readonly, the host session (mtptui.ops.connect) for
@@ -42,7 +46,7 @@ class MtpApp(App[None]):
     """mtptui's dashboard app."""
 
     TITLE = "mtptui"
-    CSS_PATH = ["app.tcss", "dashboard.tcss", "help.tcss"]
+    CSS_PATH = [UI_DIR / name for name in ("app.tcss", "dashboard.tcss", "help.tcss")]  # absolute: subclasses
     COMMANDS = App.COMMANDS | {DomainCommands}
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit"),

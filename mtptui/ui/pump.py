@@ -31,9 +31,11 @@ QUIET_S = 0.5  # a traceback is complete when the log stays quiet this long
 def clean(text: str) -> str:
     """Printable text: ANSI codes removed, tabs expanded, other control characters shown as �."""
     text = strip_ansi(text)
+    if text.isprintable():  # nearly every line: one C-level scan, no regex
+        return text
     if "\t" in text:
         text = text.expandtabs()
-    return CONTROL.sub("\ufffd", text) if CONTROL.search(text) else text
+    return CONTROL.sub("\ufffd", text)
 
 
 def line_level(text: str, new_events: list[Event], in_error: bool) -> int:
@@ -42,6 +44,8 @@ def line_level(text: str, new_events: list[Event], in_error: bool) -> int:
         return ERROR
     if any(e.kind == "warning" for e in new_events):
         return WARNING
+    if new_events:  # a line the parser understood (batch, access, startup) is what it says it is
+        return INFO
     if ERROR_WORDS.search(text):
         return ERROR
     return WARNING if WARNING_WORDS.search(text) else INFO

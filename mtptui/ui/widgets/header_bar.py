@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import Static
+
+from mtptui.ui.widgets.render_pane import RenderPane
 
 from mtptui.ui.format import duration
 from mtptui.ui.session import Session
@@ -14,7 +15,7 @@ SERVICE_GOOD = ("running", "active")
 SERVICE_UNSURE = ("unknown", "not started", "activating", "starting")
 
 
-class HeaderBar(Static):
+class HeaderBar(RenderPane):
     """One line of facts about the host; repainted on changes and once a second for the uptime."""
 
     def __init__(self, host_label: str, readonly: bool = False, *, id: str | None = None) -> None:
@@ -23,7 +24,9 @@ class HeaderBar(Static):
         self.readonly = readonly
 
     def show(self, session: Session) -> None:
-        self.update(self.text(session))
+        text = self.text(session)
+        if text != self.renderable:  # the once-a-second tick repaints only when the uptime text changed
+            self.set(text)
 
     def text(self, session: Session) -> Text:
         status = session.host

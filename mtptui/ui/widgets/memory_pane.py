@@ -6,12 +6,12 @@ from __future__ import annotations
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-from textual.widgets import Static
 
 from mtptui.ops.feed import GpuStat
 from mtptui.sglang.state import RankMemory
 from mtptui.ui.format import gb, number
 from mtptui.ui.session import Session
+from mtptui.ui.widgets.render_pane import RenderPane
 
 COLUMNS = ("rank", "weights", "MTP head", "KV target", "KV draft", "mamba", "graphs", "avail")
 PARTS = (("weights", "weights_gb", "dodger_blue2"), ("MTP head", "draft_weights_gb", "medium_purple"),
@@ -48,11 +48,11 @@ def legend(with_other: bool) -> Text:
     return text.append("░", FREE_COLOR).append(" available", "dim")
 
 
-class MemoryPane(Static):
+class MemoryPane(RenderPane):
     """GB per GPU from the startup log."""
 
     def show(self, session: Session) -> None:
-        self.update(self.renderable(session))
+        self.set(self.content(session))
 
     @staticmethod
     def rows(session: Session) -> int:
@@ -61,7 +61,7 @@ class MemoryPane(Static):
         gpus = len(session.host.gpus) if session.host else 0
         return 1 + ranks + (2 if ranks else 1) + gpus
 
-    def renderable(self, session: Session) -> Group:
+    def content(self, session: Session) -> Group:
         table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
         for index, name in enumerate(COLUMNS + ("used / total GB",)):
             table.add_column(name, justify="left" if index in (0, len(COLUMNS)) else "right", no_wrap=True)

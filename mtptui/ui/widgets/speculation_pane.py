@@ -10,11 +10,12 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Sparkline, Static
+from textual.widgets import Sparkline
 
 from mtptui.sglang.flags import FlagSet, resolve_effective
 from mtptui.ui.format import NONE
 from mtptui.ui.session import Session
+from mtptui.ui.widgets.render_pane import RenderPane
 
 ALGO, STEPS, DRAFT, TOPK = ("--speculative-algorithm", "--speculative-num-steps", "--speculative-num-draft-tokens",
                             "--speculative-eagle-topk")
@@ -47,18 +48,18 @@ class SpeculationPane(Vertical):
     """Settings on top, then accept length and accept rate as numbers and sparklines."""
 
     def compose(self) -> ComposeResult:
-        yield Static(id="spec-settings")
-        yield Static(id="accept-len-label", classes="spark-label")
+        yield RenderPane(id="spec-settings")
+        yield RenderPane(id="accept-len-label", classes="spark-label")
         yield Sparkline([], id="accept-len-spark")
-        yield Static(id="accept-rate-label", classes="spark-label")
+        yield RenderPane(id="accept-rate-label", classes="spark-label")
         yield Sparkline([], id="accept-rate-spark")
 
     def show(self, session: Session) -> None:
         launch = session.host.launch if session.host else None
-        self.query_one("#spec-settings", Static).update(self._settings(launch, session))
-        self.query_one("#accept-len-label", Static).update(
+        self.query_one("#spec-settings", RenderPane).set(self._settings(launch, session))
+        self.query_one("#accept-len-label", RenderPane).set(
             Text.assemble(("accept len  ", "dim"), now_and_mean(session.accept_len)))
-        self.query_one("#accept-rate-label", Static).update(
+        self.query_one("#accept-rate-label", RenderPane).set(
             Text.assemble(("accept rate ", "dim"), now_and_mean(session.accept_rate)))
         for name, values in (("#accept-len-spark", session.accept_len), ("#accept-rate-spark", session.accept_rate)):
             spark = self.query_one(name, Sparkline)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
-from textual.widgets import Static
 
 from mtptui.sglang.state import phases
 from mtptui.ui.format import NONE, bar, duration, number
 from mtptui.ui.session import Session, parse_ts
+from mtptui.ui.widgets.render_pane import RenderPane
 
 PHASE_TEXT = {
     phases.STARTING: ("starting", "yellow"),
@@ -22,11 +22,11 @@ PHASE_TEXT = {
 BAR_WIDTH = 20
 
 
-class StartupPane(Static):
+class StartupPane(RenderPane):
     """Where the latest startup stands."""
 
     def show(self, session: Session) -> None:
-        self.update(self.table(session))
+        self.set(self.table(session))
 
     def table(self, session: Session) -> Table:
         state = session.server
