@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -12,6 +13,12 @@ SHARED = Path(os.environ.get("MTPTUI_SHARED", ROOT.parent / "shared"))
 REAL_LOGS = SHARED / "real-logs"
 REFERENCE = SHARED / "reference"
 CONFIGS = ROOT / "configs"
+NETGUARD = Path(__file__).resolve().parent / "netguard"
+
+# Loopback only: in this process, and (through PYTHONPATH's sitecustomize) in every Python subprocess.
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(NETGUARD), os.environ.get("PYTHONPATH")]))
+_spec = importlib.util.spec_from_file_location("mtptui_test_netguard", NETGUARD / "sitecustomize.py")
+_spec.loader.exec_module(importlib.util.module_from_spec(_spec))
 
 
 @pytest.fixture(autouse=True)

@@ -111,7 +111,7 @@ def test_a_diff_needs_two_or_three_sides() -> None:
 
 
 @pytest.mark.parametrize("args, message", [
-    (["diff", "ct129"], "live diff of a host is not implemented yet"),
+    (["diff", "nosuchhost"], "unknown host 'nosuchhost'"),
     (["diff", "--left", "/nonexistent/x.service", "--right", "ct129:restored"], "no such file"),
     (["diff", "--left", "ct129:restored"], "--left and --right go together"),
     (["diff", "--left", "ct129:nosuch", "--right", "ct129:restored"], "has no profile 'nosuch'"),
