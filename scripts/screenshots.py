@@ -1,0 +1,81 @@
+"""Make the SVG screenshots in screenshots/ from the live demo, through Textual's pilot.
+
+    .venv/bin/python scripts/screenshots.py [--out screenshots] [--speed 20] [--batches 14]
+
+Starts the demo's simulated server in the mission's bad state (as `mtptui demo` does), waits until it has
+served ``--batches`` decode batches, then drives the dashboard at 160x48 and saves one SVG per screen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+SIZE = (160, 48)
+
+
+async def until(pilot, predicate, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"screenshots: gave up waiting for {what}")
+        await pilot.pause(0.1)
+
+
+async def shoot(pilot, app, out: Path, name: str) -> None:
+    app.clear_notifications()
+    await pilot.pause(0.6)  # panes repaint at most twice a second
+    app.save_screenshot(f"{name}.svg", str(out))
+    print(f"screenshots: {out / name}.svg")
+
+
+async def take(out: Path, speed: float, batches: int) -> None:
+    from textual.command import CommandPalette
+
+    from mtptui.ops.connect import open_session
+    from mtptui.ops.demo import DemoRun
+    from mtptui.ui.app import AppContext, MtpApp
+
+    demo = DemoRun.prepare(speed=speed)
+    os.environ.update(demo.server_environment())
+    demo.start()
+    try:
+        session = open_session(demo.host)
+        context = AppContext("demo", host=demo.host, session=session, demo=demo)
+        app = MtpApp(demo.feed(session), context, cursor_blink=False, keymap={})
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.session.server.decode.count >= batches, 180, f"{batches} decode batches")
+            await shoot(pilot, app, out, "dashboard")
+            await pilot.press("t")
+            await shoot(pilot, app, out, "dashboard-light")
+            await pilot.press("t", "backslash", *"batch", "enter", "slash", *"accept len: 1.7", "enter")
+            await shoot(pilot, app, out, "log-filter-find")
+            await pilot.press("backslash", "ctrl+u", "enter", "slash", "ctrl+u", "enter", "end", "question_mark")
+            await shoot(pilot, app, out, "help")
+            await pilot.press("escape", "ctrl+p")
+            await until(pilot, lambda: isinstance(app.screen, CommandPalette), 10, "the palette")
+            await pilot.press(*"restore")
+            await shoot(pilot, app, out, "palette")
+    finally:
+        demo.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
+    parser.add_argument("--speed", type=float, default=20.0, help="startup pace of the simulated server")
+    parser.add_argument("--batches", type=int, default=14, help="decode batches to wait for before the shots")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    asyncio.run(take(args.out, args.speed, args.batches))
+
+
+if __name__ == "__main__":
+    main()
