@@ -6,8 +6,8 @@ import asyncio
 import os
 from pathlib import Path
 
-from mtptui.ops.feed import (Connection, FileTailFeed, HostStatus, LogData, RecordedFeed, merge_feeds,
-                             with_server_info)
+from mtptui.ops.feed import Connection, FileTailFeed, HostStatus, LogData, RecordedFeed, merge_feeds
+from mtptui.ops.feed_host import with_server_info
 from mtptui.ui import messages
 from mtptui.ui.logbuffer import ERROR, INFO, WARNING
 from mtptui.ui.pump import RESET_LINE, FeedPump, clean

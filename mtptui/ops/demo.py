@@ -14,21 +14,20 @@ the log shows decode batches; ``stop()`` ends the server.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Awaitable, Callable
 
 from mtptui.config import HostConfig, load_host_file
 from mtptui.config.loader import dump_host
 from mtptui.errors import UserError
-from mtptui.ops.feed import FeedItem, FileTailFeed, HostStatus, MergedFeed, merge_feeds
+from mtptui.ops.demo_load import DemoLoad
+from mtptui.ops.feed import FileTailFeed, HostStatus, MergedFeed, merge_feeds
 
 SHIM_PATH = Path(__file__).resolve().parent / "demo_sglang"
 
@@ -36,7 +35,6 @@ BAD_PROFILE = "redeploy-1step"
 UNIT_NAME = "sglang-qwen.service"
 DEFAULT_SPEED = 3.0
 PREFERRED_PORT = 31000
-FALLBACK_PROMPT = "Write a red-black tree in Python with insert, delete and an invariant check."
 
 
 def demo_host_file() -> Path:
@@ -106,8 +104,7 @@ class DemoRun:
     host: HostConfig
     speed: float = DEFAULT_SPEED
     process: subprocess.Popen | None = None
-    load: "DemoLoad | None" = None
-    _log_handle: object = field(default=None, repr=False)
+    load: DemoLoad | None = None
 
     @classmethod
     def prepare(cls, base_dir: str | os.PathLike[str] | None = None, speed: float | None = None) -> "DemoRun":
@@ -223,60 +220,3 @@ def _signal_group(pid: int, sig: int) -> None:
     except (ProcessLookupError, PermissionError):
         pass
 
-
-def mission_prompt() -> str:
-    """The mission's ~512-token red-black-tree prompt (prompt set `rbtree`), or a short stand-in."""
-    try:
-        from mtptui.bench.prompts import load_prompt_set
-
-        return load_prompt_set("rbtree").prompts[0].text
-    except Exception:  # no prompt file next to an installed wheel: the load only needs some prompt
-        return FALLBACK_PROMPT
-
-
-class DemoLoad:
-    """A feed source that keeps one chat request after another going, so the log shows decode batches.
-
-    It emits nothing; ``paused`` stops new requests (e.g. while a benchmark measures the server).
-    """
-
-    def __init__(self, api_url: str, *, max_tokens: int = 512, pause_s: float = 0.5, retry_s: float = 1.0) -> None:
-        self.api_url = api_url.rstrip("/")
-        self.max_tokens = max_tokens
-        self.pause_s = pause_s
-        self.retry_s = retry_s
-        self.paused = False
-        self.completed = 0
-
-    def body(self, prompt: str) -> dict:
-        return {"model": "default", "messages": [{"role": "user", "content": prompt}],
-                "max_tokens": self.max_tokens, "temperature": 0}
-
-    async def __call__(self, emit: Callable[[FeedItem], Awaitable[None]]) -> None:
-        import httpx
-
-        body = self.body(mission_prompt())
-        async with httpx.AsyncClient(base_url=self.api_url, timeout=httpx.Timeout(120, connect=2)) as client:
-            await self._wait_ready(client)
-            while True:
-                if self.paused:
-                    await asyncio.sleep(self.retry_s)
-                    continue
-                try:
-                    response = await client.post("/v1/chat/completions", json=body)
-                    self.completed += response.status_code == 200
-                    await asyncio.sleep(self.pause_s)
-                except httpx.HTTPError:
-                    await asyncio.sleep(self.retry_s)
-
-    async def _wait_ready(self, client) -> None:
-        """Until /health answers 200 (the server's warm-up is done)."""
-        import httpx
-
-        while True:
-            try:
-                if (await client.get("/health")).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            await asyncio.sleep(self.retry_s)

@@ -8,7 +8,7 @@ A feed is an async iterator of items (``LogData``, ``Connection``, ``HostStatus`
 Implementations here: ``FileTailFeed`` (a local log file, followed across truncation and rotation),
 ``RecordedFeed`` (a recorded log replayed at a controlled pace, for tests, snapshots and benchmarks),
 ``FollowerFeed`` (adapts ``mtptui.remote.follow.LogFollower``) and ``merge_feeds`` (one feed from a log feed
-plus extra sources, e.g. a status poller).
+plus extra sources, e.g. the status poller of ``mtptui.ops.feed_host``).
 """
 
 from __future__ import annotations
@@ -286,83 +286,4 @@ class MergedFeed:
 
 def merge_feeds(log: Feed, *sources: Source, on_close: Iterable[Callable[[], Awaitable[None]]] = ()) -> MergedFeed:
     return MergedFeed(log, list(sources), list(on_close))
-
-
-async def fetch_server_info(api_url: str, timeout_s: float = 3.0) -> dict[str, Any] | None:
-    """SGLang's ``GET /server_info``, or None while the server cannot answer."""
-    import httpx
-
-    try:
-        async with httpx.AsyncClient(timeout=timeout_s) as client:
-            response = await client.get(api_url.rstrip("/") + "/server_info")
-        if response.status_code != 200:
-            return None
-        body = response.json()
-    except (httpx.HTTPError, ValueError):
-        return None
-    return body if isinstance(body, dict) else None
-
-
-def with_server_info(status: HostStatus, info: dict[str, Any]) -> HostStatus:
-    """The status with the version, start time and running command line /server_info reports."""
-    from dataclasses import replace
-
-    version = info.get("version") or status.version
-    started = info.get("startup_time")
-    launch, source = status.launch, status.launch_source
-    command = info.get("launch_command")
-    if isinstance(command, str):
-        parsed = _parse_launch(command, str(version) if version else None)
-        if parsed is not None:
-            launch, source = parsed, "server_info"
-    return replace(status, version=version, started_at=started if isinstance(started, (int, float)) else
-                   status.started_at, launch=launch, launch_source=source)
-
-
-def _parse_launch(command: str, version: str | None) -> "FlagSet | None":
-    from mtptui.sglang.flags import DEFAULT_VERSION, FlagError, parse_command, versions
-
-    try:
-        return parse_command(command, version if version in versions() else DEFAULT_VERSION, require_model=False)
-    except FlagError:
-        return None
-
-
-class StatusPoller:
-    """A feed source: the host status, re-checked every ``every_s`` (service) and ``info_every_s`` (API).
-
-    ``check_service`` returns (service description, state), e.g. ("process pid 42", "running").
-    /server_info is asked again at once when the service state changes (a restart).
-    """
-
-    def __init__(self, base: HostStatus, api_url: str | None = None,
-                 check_service: Callable[[], tuple[str, str]] | None = None, *, every_s: float = 1.0,
-                 info_every_s: float = 30.0) -> None:
-        self.status = base
-        self.api_url = api_url
-        self.check_service = check_service
-        self.every_s = every_s
-        self.info_every_s = info_every_s
-
-    async def __call__(self, emit: Callable[[FeedItem], Awaitable[None]]) -> None:
-        from dataclasses import replace
-
-        loop = asyncio.get_running_loop()
-        await emit(self.status)
-        info_due = loop.time()
-        while True:
-            status = self.status
-            if self.check_service is not None:
-                service, state = self.check_service()
-                if (service, state) != (status.service, status.service_state):
-                    info_due = loop.time()
-                status = replace(status, service=service, service_state=state)
-            if self.api_url and loop.time() >= info_due:
-                info = await fetch_server_info(self.api_url)
-                status = with_server_info(status, info) if info else status
-                info_due = loop.time() + (self.info_every_s if info else self.every_s * 2)
-            if status != self.status:
-                self.status = status
-                await emit(status)
-            await asyncio.sleep(self.every_s)
 

@@ -9,14 +9,54 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from typing import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from mtptui.config import HostConfig
 from mtptui.errors import UserError
-from mtptui.ops.feed import (Feed, FeedItem, FollowerFeed, GpuStat, HostStatus, fetch_server_info, merge_feeds,
-                             with_server_info)
+from mtptui.ops.feed import Feed, FeedItem, FollowerFeed, GpuStat, HostStatus, merge_feeds
+
+if TYPE_CHECKING:
+    from mtptui.sglang.flags import FlagSet
 
 TAIL_LINES = 20_000  # a long-running server's log is read from its last lines (the startup may be older)
+
+
+async def fetch_server_info(api_url: str, timeout_s: float = 3.0) -> dict[str, Any] | None:
+    """SGLang's ``GET /server_info``, or None while the server cannot answer."""
+    import httpx
+
+    try:
+        async with httpx.AsyncClient(timeout=timeout_s) as client:
+            response = await client.get(api_url.rstrip("/") + "/server_info")
+        if response.status_code != 200:
+            return None
+        body = response.json()
+    except (httpx.HTTPError, ValueError):
+        return None
+    return body if isinstance(body, dict) else None
+
+
+def with_server_info(status: HostStatus, info: dict[str, Any]) -> HostStatus:
+    """The status with the version, start time and running command line /server_info reports."""
+    version = info.get("version") or status.version
+    started = info.get("startup_time")
+    launch, source = status.launch, status.launch_source
+    command = info.get("launch_command")
+    if isinstance(command, str):
+        parsed = _parse_launch(command, str(version) if version else None)
+        if parsed is not None:
+            launch, source = parsed, "server_info"
+    return replace(status, version=version, started_at=started if isinstance(started, (int, float)) else
+                   status.started_at, launch=launch, launch_source=source)
+
+
+def _parse_launch(command: str, version: str | None) -> "FlagSet | None":
+    from mtptui.sglang.flags import DEFAULT_VERSION, FlagError, parse_command, versions
+
+    try:
+        return parse_command(command, version if version in versions() else DEFAULT_VERSION, require_model=False)
+    except FlagError:
+        return None
 
 
 def host_status(host: HostConfig) -> HostStatus:

@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:
     from textual.screen import Screen
 
-    from mtptui.ui.app import MtpApp
-
 
 @dataclass
 class OpsEntry:

@@ -1,0 +1,72 @@
+"""The demo's background load: one chat request after another, so the log shows decode batches.
+
+The mission's ~512-token red-black-tree prompt (prompt set `rbtree`) is sent with max_tokens 512, one request at
+a time; connection errors (a restart) are retried. ``paused`` stops new requests, e.g. while a benchmark runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Awaitable, Callable
+
+from mtptui.ops.feed import FeedItem
+
+FALLBACK_PROMPT = "Write a red-black tree in Python with insert, delete and an invariant check."
+
+
+def mission_prompt() -> str:
+    """The mission's ~512-token red-black-tree prompt (prompt set `rbtree`), or a short stand-in."""
+    try:
+        from mtptui.bench.prompts import load_prompt_set
+
+        return load_prompt_set("rbtree").prompts[0].text
+    except Exception:  # no prompt file next to an installed wheel: the load only needs some prompt
+        return FALLBACK_PROMPT
+
+
+class DemoLoad:
+    """A feed source that keeps one chat request after another going, so the log shows decode batches.
+
+    It emits nothing; ``paused`` stops new requests (e.g. while a benchmark measures the server).
+    """
+
+    def __init__(self, api_url: str, *, max_tokens: int = 512, pause_s: float = 0.5, retry_s: float = 1.0) -> None:
+        self.api_url = api_url.rstrip("/")
+        self.max_tokens = max_tokens
+        self.pause_s = pause_s
+        self.retry_s = retry_s
+        self.paused = False
+        self.completed = 0
+
+    def body(self, prompt: str) -> dict:
+        return {"model": "default", "messages": [{"role": "user", "content": prompt}],
+                "max_tokens": self.max_tokens, "temperature": 0}
+
+    async def __call__(self, emit: Callable[[FeedItem], Awaitable[None]]) -> None:
+        import httpx
+
+        body = self.body(mission_prompt())
+        async with httpx.AsyncClient(base_url=self.api_url, timeout=httpx.Timeout(120, connect=2)) as client:
+            await self._wait_ready(client)
+            while True:
+                if self.paused:
+                    await asyncio.sleep(self.retry_s)
+                    continue
+                try:
+                    response = await client.post("/v1/chat/completions", json=body)
+                    self.completed += response.status_code == 200
+                    await asyncio.sleep(self.pause_s)
+                except httpx.HTTPError:
+                    await asyncio.sleep(self.retry_s)
+
+    async def _wait_ready(self, client) -> None:
+        """Until /health answers 200 (the server's warm-up is done)."""
+        import httpx
+
+        while True:
+            try:
+                if (await client.get("/health")).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            await asyncio.sleep(self.retry_s)
