@@ -241,3 +241,18 @@ async def test_connection_states_reach_the_header() -> None:
         feed.send(Connection("failed", "host key refused"))
         await wait_until(pilot, lambda: "failed: host key refused" in str(header.render()))
         assert any(n.severity == "error" for n in app._notifications)
+
+
+async def test_keys_typed_right_after_slash_reach_the_prompt() -> None:
+    """A burst (a paste through tmux, fast typing) must not leak into the dashboard's own keys (c, t, ...)."""
+    from textual import events
+
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        for character in "/accept/len":
+            app.post_message(events.Key({"/": "slash"}.get(character, character), character))
+        await wait_until(pilot, lambda: app.screen.query_one(LogView).find_text == "accept/len")
+        assert app.theme == "mtptui-dark" and not app.clipboard
+        await pilot.press("escape", "backslash", *"a\\b", "enter")
+        assert app.screen.query_one(LogView).buffer.filter.needle == "a\\b"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from time import monotonic
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -45,8 +45,9 @@ class DashboardScreen(Screen):
     """Everything at once; the log takes the remaining height."""
 
     BINDINGS = [
-        Binding("slash", "find", "Find", id="log.find"),
-        Binding("backslash", "filter", "Filter", id="log.filter"),
+        # priority: the prompt takes the focus before the next key is routed, so fast typing is not lost
+        Binding("slash", "find", "Find", id="log.find", priority=True),
+        Binding("backslash", "filter", "Filter", id="log.filter", priority=True),
         Binding("n", "find_next(True)", "Next match", show=False, id="log.next"),
         Binding("N", "find_next(False)", "Previous match", show=False, id="log.prev"),
         Binding("w", "wrap", "Wrap", id="log.wrap"),
@@ -197,11 +198,20 @@ class DashboardScreen(Screen):
     # Log actions -----------------------------------------------------------------------------------------
 
     def action_find(self) -> None:
-        self.prompt.open("find", self.log_view.find_text)
+        if not self._typed_into_prompt("slash", "/"):
+            self.prompt.open("find", self.log_view.find_text)
 
     def action_filter(self) -> None:
         line_filter = self.log_view.buffer.filter
-        self.prompt.open("filter", str(line_filter) if line_filter else "")
+        if not self._typed_into_prompt("backslash", "\\"):
+            self.prompt.open("filter", str(line_filter) if line_filter else "")
+
+    def _typed_into_prompt(self, key: str, character: str) -> bool:
+        """In the open prompt, `/` and `\\` are text: handed on as keys, behind any keys still queued there."""
+        if self.focused is self.prompt:  # set at once by set_focus (has_focus waits for the Focus event)
+            self.prompt.post_message(events.Key(key, character))
+            return True
+        return False
 
     def action_clear_filter(self) -> None:
         self.log_view.set_filter("")

@@ -34,7 +34,7 @@ class LogPrompt(Input):
         self.value = value
         self.cursor_position = len(value)
         self.display = True
-        self.focus()
+        self.screen.set_focus(self)  # now, not after a refresh: keys typed right after `/` land here
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
