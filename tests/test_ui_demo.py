@@ -117,3 +117,23 @@ def test_a_bad_theme_is_one_sentence() -> None:
                             text=True, timeout=60)
     assert result.returncode == 1 and result.stderr.startswith("mtptui: unknown theme 'neon' (themes: ")
     assert "mtptui-light" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_stop_also_ends_a_server_a_restart_started(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a restart (another process, named by the pid file), quitting the demo stops that server too."""
+    import signal
+    import subprocess
+    import sys
+
+    run = DemoRun.prepare(tmp_path, speed=200)
+    for name, value in run.server_environment().items():
+        monkeypatch.setenv(name, value)
+    first = run.start()
+    first.terminate()
+    first.wait(30)
+    # stands in for the server a `setsid nohup` relaunch left running in its own session
+    relaunched = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"], start_new_session=True)
+    run.pid_path.write_text(f"{relaunched.pid}\n")
+    assert run.service() == (f"process pid {relaunched.pid}", "running")
+    run.stop(timeout_s=5)
+    assert relaunched.wait(10) == -signal.SIGTERM and first.poll() is not None

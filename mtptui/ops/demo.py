@@ -20,6 +20,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -189,7 +190,10 @@ class DemoRun:
         return merge_feeds(FileTailFeed(self.log_path), *sources, on_close=[session.close])
 
     def stop(self, timeout_s: float = 5.0) -> int | None:
-        """SIGTERM the server's process group, SIGKILL after ``timeout_s``; its exit status."""
+        """Stop the server this demo started and, after a restart, the one the pid file names (SIGTERM to the
+        process group, SIGKILL after ``timeout_s``); the exit status of the first one."""
+        for pid in self._other_servers():
+            _stop_group(pid, timeout_s)
         process = self.process
         if process is None:
             return None
@@ -200,6 +204,25 @@ class DemoRun:
             except subprocess.TimeoutExpired:
                 _signal_group(process.pid, signal.SIGKILL)
         return process.wait(timeout_s)
+
+    def _other_servers(self) -> list[int]:
+        """A live server named by the pid file that is not our own child (a restart launched it)."""
+        try:
+            pid = int(self.pid_path.read_text().strip())
+        except (OSError, ValueError):
+            return []
+        own = self.process.pid if self.process is not None else None
+        return [pid] if pid != own and _alive(pid) else []
+
+
+def _stop_group(pid: int, timeout_s: float) -> None:
+    """SIGTERM a process group that is not our child, SIGKILL if it outlives ``timeout_s``."""
+    _signal_group(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout_s
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if _alive(pid):
+        _signal_group(pid, signal.SIGKILL)
 
 
 def _alive(pid: int) -> bool:
