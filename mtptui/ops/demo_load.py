@@ -60,12 +60,12 @@ class DemoLoad:
                     await asyncio.sleep(self.retry_s)
 
     async def _wait_ready(self, client) -> None:
-        """Until /health answers 200 (the server's warm-up is done)."""
+        """Until the API answers (/v1/models: unlike /health it does not log a 503 during the warm-up)."""
         import httpx
 
         while True:
             try:
-                if (await client.get("/health")).status_code == 200:
+                if (await client.get("/v1/models")).status_code == 200:
                     return
             except httpx.HTTPError:
                 pass
