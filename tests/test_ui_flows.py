@@ -165,6 +165,7 @@ async def test_ops_keys_without_their_screen_say_so_and_registered_screens_open(
     posted: list = []
     async with app.run_test(size=SIZE, message_hook=posted.append) as pilot:
         await settle(pilot, app)
+        monkeypatch.setattr(OPS_SCREENS["diff"], "factory", None)  # as before a screen registers
         await pilot.press("d")
         assert not of_type(posted, messages.ActionRefused)
         assert "not available in this version yet" in list(app._notifications)[-1].message

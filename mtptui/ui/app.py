@@ -21,6 +21,7 @@ from mtptui.ui.commands import DomainCommands
 from mtptui.ui.keymap import load_keymap
 from mtptui.ui.messages import ActionRefused
 from mtptui.ui.screens import OPS_SCREENS
+from mtptui.ui.screens import ops_actions  # noqa: F401  (registers diff, flags, restore, restart)
 from mtptui.ui.screens.dashboard import DashboardScreen
 from mtptui.ui.screens.help import HelpScreen
 from mtptui.ui.session import Clock, Session
@@ -40,6 +41,7 @@ class AppContext:
     readonly: bool = False
     session: Any = None
     demo: Any = None
+    host_path: Any = None  # the host file it was read from (where the flags form saves profiles)
 
 
 class MtpApp(App[None]):
@@ -107,7 +109,11 @@ class MtpApp(App[None]):
             self.notify(f"{entry.title[0].upper()}{entry.title[1:]} is not available in this version yet.",
                         title=name, severity="information")
         else:
-            self.push_screen(entry.factory(self, profile=profile) if profile else entry.factory(self))
+            made = entry.factory(self, profile=profile) if profile else entry.factory(self)
+            if isinstance(made, tuple):  # (screen, callback with its result)
+                self.push_screen(*made)
+            elif made is not None:  # None: the factory did it itself (the restart flow)
+                self.push_screen(made)
 
     def refuse(self, action: str, reason: str) -> None:
         self.notify(reason, title="refused", severity="warning")

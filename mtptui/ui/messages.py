@@ -87,3 +87,52 @@ class ActionRefused(Message, bubble=False):
 
     action: str
     reason: str
+
+
+# Restart flow (mtptui.ui.widgets.restart_panel) --------------------------------------------------------------
+
+
+@dataclass
+class RestartPlanned(Message, bubble=False):
+    """A restart plan is ready to be confirmed (mtptui.ops.restart.RestartPlan)."""
+
+    plan: object
+
+
+@dataclass
+class RestartProgress(Message, bubble=False):
+    """One step of a running restart (mtptui.ops.progress.RestartEvent)."""
+
+    event: object
+
+
+@dataclass
+class RestartFinished(Message, bubble=False):
+    """The restart ended (mtptui.ops.restart_run.RestartResult): ready, rolled back, or rollback failed."""
+
+    result: object
+
+
+@dataclass
+class RestartCancelled(Message, bubble=False):
+    """The user said no in the confirm dialog: nothing was changed."""
+
+    profile: str
+
+
+@dataclass
+class ProfileSaved(Message, bubble=False):
+    """The flags form saved a profile (``known_good`` when it became the host's known-good one) to ``path``."""
+
+    name: str
+    path: str
+    known_good: bool = False
+
+
+@dataclass
+class DiffLoaded(Message, bubble=False):
+    """The diff screen's sides were read (mtptui.ops.launches.Side list) with notes about missing ones."""
+
+    profile: str
+    sides: list
+    notes: list

@@ -21,9 +21,10 @@ def run(args) -> int:
     from mtptui.ops.feed_host import feed_for_host
     from mtptui.ui.app import AppContext
 
-    _, host = find_host(args.host, args.config)
+    host_path, host = find_host(args.host, args.config)
     check_theme(args.theme)
     session = open_session(host, readonly=args.readonly)
-    context = AppContext(host.name, host=host, readonly=args.readonly, session=session)
+    context = AppContext(host.name, host=host, readonly=args.readonly, session=session,
+                         host_path=host_path)
     run_app(feed_for_host(session), context, args.theme)
     return 0

@@ -28,6 +28,7 @@ from mtptui.ui.widgets.header_bar import HeaderBar
 from mtptui.ui.widgets.log_prompt import LogPrompt
 from mtptui.ui.widgets.log_view import LogView
 from mtptui.ui.widgets.memory_pane import MemoryPane
+from mtptui.ui.widgets.restart_panel import RestartPanel
 from mtptui.ui.widgets.speculation_pane import SpeculationPane
 from mtptui.ui.widgets.startup_pane import StartupPane
 from mtptui.ui.widgets.throughput_pane import ThroughputPane
@@ -66,6 +67,7 @@ class DashboardScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield HeaderBar(self.context.host_label, self.context.readonly, id="header")
+        yield RestartPanel(self.context, id="restart")
         with Horizontal(id="row-top"):
             yield StartupPane(id="startup")
             yield MemoryPane(id="memory")
@@ -88,6 +90,10 @@ class DashboardScreen(Screen):
     @property
     def log_view(self) -> LogView:
         return self.query_one(LogView)
+
+    @property
+    def restart_panel(self) -> RestartPanel:
+        return self.query_one(RestartPanel)
 
     @property
     def prompt(self) -> LogPrompt:

@@ -1,0 +1,145 @@
+"""Rich renderings of the restart flow: the confirm dialog's body (exactly what will change) and the banner.
+
+No Textual here: ``plan_body(plan)`` and ``RestartView`` are plain data to text, so tests read them directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
+STEPS = (("stopping", "stopping"), ("starting", "starting"), ("loading", "loading"),
+         ("allocating", "allocating"), ("capturing_graphs", "capturing graphs"), ("warming_up", "warming up"),
+         ("ready", "ready"))
+STEP_ORDER = {step: index for index, (step, _) in enumerate(STEPS)}
+
+
+def side_title(label: str) -> str:
+    """A column title for a side label: ``unit:/etc/x.service`` -> ``unit x.service``."""
+    kind, _, rest = label.partition(":")
+    return f"{kind} {rest.rsplit('/', 1)[-1]}" if rest else kind
+
+
+def diff_table(diff) -> Table:
+    """Differing flags and env vars, one column per side, values as SGLang resolves them."""
+    table = Table(box=None, padding=(0, 2), header_style="bold")
+    table.add_column("flag", style="bold", no_wrap=True)
+    for label in diff.sides:
+        table.add_column(side_title(label), overflow="fold")
+    for row in diff.rows:
+        table.add_row(row.flag, *row.resolved)
+    for env in diff.env:
+        table.add_row(f"env {env.var}", *(value if value is not None else "unset" for value in env.values))
+    return table
+
+
+def findings_text(findings) -> Text:
+    text = Text()
+    for finding in findings:
+        style = SEVERITY_STYLE.get(finding.severity, "")
+        text.append(f"{finding.severity}: ", style)
+        text.append(f"{finding.flag + ' ' if finding.flag else ''}{finding.message}")
+        if finding.fix:
+            text.append(f" Fix: {finding.fix}.", "italic")
+        text.append("\n")
+    text.rstrip()
+    return text
+
+
+def commands_text(plan) -> Text:
+    text = Text()
+    for index, step in enumerate(plan.steps + plan.finish, start=1):
+        later = " (once ready)" if step in plan.finish else ""
+        text.append(f"{index}. {step.command.what}{later}\n", "bold")
+        text.append(f"   $ {step.command.line}\n", "cyan")
+    return text
+
+
+def plan_body(plan, force: bool = False) -> RenderableType:
+    """What the confirm dialog shows: notes, the diff, lint, the exact commands, and what a rollback does."""
+    from mtptui.ops.restart import rollback_summary
+
+    parts: list[RenderableType] = [Text(f"Restart {plan.host} ({plan.manager}) with profile {plan.profile}.",
+                                        "bold")]
+    parts += [Text(f"note: {note}", "yellow") for note in plan.notes]
+    if plan.diff is not None and not plan.diff.empty:
+        parts += [Text("\nWhat changes", "bold underline"), diff_table(plan.diff)]
+    elif plan.diff is not None:
+        parts.append(Text("\nNo flag changes: the server restarts with the same launch.", "dim"))
+    if plan.findings:
+        parts += [Text("\nLint", "bold underline"), findings_text(plan.findings)]
+    if plan.blocking:
+        parts.append(Text(f"SGLang would stop at start ({plan.blocking[0].flag}): confirming restarts anyway, "
+                          f"and the automatic rollback brings the previous launch back.", "bold red"))
+    parts += [Text("\nCommands", "bold underline"), commands_text(plan),
+              Text("then the log is watched until the server is ready, crashes or times out; "
+                   + rollback_summary(plan), "italic")]
+    return Group(*parts)
+
+
+@dataclass
+class RestartView:
+    """The banner's state: the profile, the steps seen, the last message, and how it ended."""
+
+    profile: str
+    step: str = "plan"
+    launch: str = "target"
+    message: str = "planning"
+    at_s: float = 0.0
+    shards: str | None = None
+    outcome: str | None = None
+    reason: str | None = None
+    summary: str | None = None
+    seen: set[str] = field(default_factory=set)
+
+    def apply(self, event) -> None:
+        self.step, self.launch, self.message, self.at_s = event.step, event.launch, event.message, event.at_s
+        if event.launch == "target":
+            self.seen.add(event.step)
+        if event.step == "loading" and event.detail.get("total"):
+            self.shards = f"{event.detail['done']}/{event.detail['total']}"
+        if event.step == "crashed" and self.reason is None:
+            self.reason = event.message
+
+    def finish(self, result) -> None:
+        self.outcome, self.summary, self.at_s = result.outcome, result.summary(), result.elapsed_s
+        self.reason = result.reason
+
+    def render(self) -> Text:
+        if self.outcome is not None:
+            return self._outcome()
+        text = Text.assemble(("restarting ", "bold yellow"), (f"profile {self.profile} ", "bold"),
+                             (f"· {self.at_s:4.0f} s  ", "dim"))
+        if self.launch == "rollback":
+            text.append("ROLLING BACK ", "bold red")
+        text.append_text(self._steps())
+        text.append(f"\n{self.message}", "italic")
+        return text
+
+    def _steps(self) -> Text:
+        text = Text()
+        current = STEP_ORDER.get(self.step, -1) if self.launch == "target" else -1
+        for index, (step, label) in enumerate(STEPS):
+            if step == "loading" and self.shards:
+                label = f"loading shards {self.shards}"
+            done = step in self.seen and index < current
+            style = "bold reverse yellow" if index == current else "green" if done else "dim"
+            text.append(f"{'✓ ' if done else ''}{label}", style)
+            if index < len(STEPS) - 1:
+                text.append(" → ", "dim")
+        return text
+
+    def _outcome(self) -> Text:
+        if self.outcome == "ready":
+            return Text.assemble(("✓ restarted ", "bold green"), (self.summary or "", ""))
+        head = ("✗ restart rolled back " if self.outcome.startswith("rolled_back") else "✗ restart and rollback failed ")
+        reason = self.reason or "unknown"
+        tail = {"rolled_back": "rolled back to the previous command, ready again",
+                "rolled_back_stopped": "rolled back: nothing ran before, the server is stopped"}.get(
+            self.outcome, "the rollback failed too: see the log")
+        return Text.assemble((head, "bold red"), (f"profile {self.profile}: {reason} — ", ""), (tail, "bold"),
+                             (f"  ({self.at_s:.0f} s)", "dim"))

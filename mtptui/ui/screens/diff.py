@@ -1,0 +1,131 @@
+"""The diff screen (d): running vs unit vs profile side by side, as SGLang resolves each value.
+
+Differing rows are highlighted; defaults read "unset (default 0.9)" and SGLang's own choices "2 (auto)".
+``s`` shows every flag or only the differing ones, ``p`` switches the profile column among the host's
+profiles, ``a`` restarts with the profile shown, ``R`` restores the known-good one (both confirm first).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+from textual.worker import Worker, WorkerState
+
+from mtptui.ui import messages
+from mtptui.ui.restart_text import side_title
+
+if TYPE_CHECKING:
+    from mtptui.ui.app import MtpApp
+
+DIFFER_STYLE = "bold yellow"
+
+
+class DiffScreen(Screen):
+    """Loads the sides in a worker; the handler fills the table."""
+
+    CSS_PATH = Path(__file__).resolve().parent.parent / "diff.tcss"
+    BINDINGS = [
+        Binding("escape,q", "app.pop_screen", "Back", id="diff.back"),
+        Binding("s", "toggle_all", "All/differing", id="diff.all"),
+        Binding("p", "next_profile", "Next profile", id="diff.profile"),
+        Binding("a", "apply", "Apply profile", id="diff.apply"),
+    ]
+
+    def __init__(self, app: "MtpApp", profile: str | None = None) -> None:
+        super().__init__()
+        self.context = app.context
+        host = self.context.host
+        names = sorted(host.profiles) if host else []
+        self.profile = profile or (host.known_good if host else None) or (names[0] if names else None)
+        self.show_all = False
+        self.sides: list = []
+        self.notes: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="diff-head")
+        yield DataTable(id="diff-table", zebra_stripes=True, cursor_type="row")
+        yield Static(id="diff-legend")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#diff-head", Static).update(Text("reading the running server, the unit and the profile…",
+                                                         "italic"))
+        if self.profile is None:
+            self.query_one("#diff-head", Static).update(Text("This host has no profiles to compare.", "yellow"))
+            return
+        self.load(self.profile)
+
+    @work(exclusive=True, group="diff", exit_on_error=False)
+    async def load(self, profile: str) -> None:
+        from mtptui.ops.diff_sides import diff_sides
+
+        app: "MtpApp" = self.app  # type: ignore[assignment]
+        sides, notes = await diff_sides(self.context.host, profile, session=self.context.session,
+                                        status=app.session.host, demo=self.context.demo)
+        self.post_message(messages.DiffLoaded(profile, sides, notes))
+
+    def on_diff_loaded(self, message: messages.DiffLoaded) -> None:
+        self.profile, self.sides, self.notes = message.profile, message.sides, message.notes
+        self.fill()
+
+    @on(Worker.StateChanged)
+    def _load_failed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "diff" and event.state == WorkerState.ERROR:
+            self.query_one("#diff-head", Static).update(Text(f"Cannot read the sides: {event.worker.error}", "red"))
+
+    def fill(self) -> None:
+        from mtptui.ops.diff_sides import compare, differs
+
+        diff = compare(self.sides, self.show_all)
+        table = self.query_one(DataTable)
+        table.clear(columns=True)
+        table.add_column("flag", key="flag")
+        for label in diff.sides:
+            table.add_column(side_title(label))
+        changed = 0
+        for row in diff.rows:
+            style = DIFFER_STYLE if differs(row) else ""
+            changed += bool(style)
+            table.add_row(Text(("≠ " if style else "  ") + row.flag, style),
+                          *(Text(value, style) for value in row.resolved))
+        for env in diff.env:
+            table.add_row(Text(f"≠ env {env.var}", DIFFER_STYLE),
+                          *(Text(v if v is not None else "unset", DIFFER_STYLE) for v in env.values))
+        self._head(diff, changed)
+
+    def _head(self, diff, changed: int) -> None:
+        kinds = " vs ".join(side_title(label) for label in diff.sides)
+        mode = "every flag" if self.show_all else "differing flags only"
+        head = Text.assemble(("diff ", "bold"), (kinds, "bold"), f" · {mode} · ",
+                             (f"{changed} flags and {len(diff.env)} env vars differ", DIFFER_STYLE if changed else "green"))
+        for note in self.notes:
+            head.append(f"\nnote: {note}", "yellow")
+        self.query_one("#diff-head", Static).update(head)
+        legend = "values as SGLang resolves them: “unset (default X)” is SGLang's default, “(auto)” SGLang's own choice"
+        self.query_one("#diff-legend", Static).update(Text(legend, "dim"))
+
+    def action_toggle_all(self) -> None:
+        self.show_all = not self.show_all
+        if self.sides:
+            self.fill()
+
+    def action_next_profile(self) -> None:
+        names = sorted(self.context.host.profiles) if self.context.host else []
+        if len(names) < 2 or self.profile is None:
+            self.notify("This host has only one profile.", timeout=3)
+            return
+        self.profile = names[(names.index(self.profile) + 1) % len(names)]
+        self.load(self.profile)
+
+    def action_apply(self) -> None:
+        from mtptui.ui.screens.ops_actions import restart_with
+
+        if self.profile is not None:
+            restart_with(self.app, self.profile)

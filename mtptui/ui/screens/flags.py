@@ -1,0 +1,212 @@
+"""The flags screen (f): a launch profile as a form, SGLang's lint inline as you type, the command previewed.
+
+Opens on the running launch (else the known-good profile, else the one asked for). Named fields hold the
+mission's flags; env vars and any other flag are free rows, resolved through SGLang's parser. ctrl+s saves
+the form as a profile, ctrl+k as the host's known-good profile (see mtptui.ops.profile_save for where);
+saving with lint errors asks first.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Label, Select, Static
+
+from mtptui.ops.flag_form import FIELDS, FormValues, choices, form_from_flagset, lint_form, resolve_row
+from mtptui.ui import messages
+from mtptui.ui.restart_text import findings_text
+from mtptui.ui.screens.confirm import ConfirmScreen
+
+if TYPE_CHECKING:
+    from mtptui.ui.app import MtpApp
+
+LINT_DELAY_S = 0.3
+
+
+def field_id(flag: str) -> str:
+    return "f-" + flag.lstrip("-")
+
+
+class FlagsScreen(Screen):
+    """The form; every change re-lints after a short pause."""
+
+    CSS_PATH = Path(__file__).resolve().parent.parent / "flags.tcss"
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back", id="flags.back"),
+        Binding("ctrl+s", "save(False)", "Save profile", id="flags.save"),
+        Binding("ctrl+k", "save(True)", "Save as known-good", id="flags.save-known-good"),
+        Binding("ctrl+n", "add_row('extra')", "Add flag row", id="flags.add-flag"),
+        Binding("ctrl+e", "add_row('env')", "Add env row", id="flags.add-env"),
+    ]
+
+    def __init__(self, app: "MtpApp", profile: str | None = None) -> None:
+        super().__init__()
+        self.context = app.context
+        self.version = self.context.host.sglang_version if self.context.host else "0.5.12.post1"
+        self.source, self.values = self._initial(app, profile)
+        self._timer = None
+        self.findings: list = []
+
+    def _initial(self, app: "MtpApp", profile: str | None) -> tuple[str, FormValues]:
+        from mtptui.sglang.flags import FlagSet
+
+        host = self.context.host
+        status = app.session.host
+        if profile is None and status is not None and status.launch is not None:
+            return f"the running launch ({status.launch_source})", form_from_flagset(status.launch)
+        name = profile or (host.known_good if host else None) or (next(iter(host.profiles)) if host and
+                                                                   host.profiles else None)
+        if name is None:
+            return "an empty form", FormValues()
+        flagset = FlagSet.from_profile(host.profile(name), self.version)
+        values = form_from_flagset(flagset)
+        values.python = host.profile(name).python
+        return f"profile {name}", values
+
+    @property
+    def default_name(self) -> str:
+        return self.source.removeprefix("profile ") if self.source.startswith("profile ") else "edited"
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text.assemble(("flags ", "bold"), f"· editing {self.source} · SGLang {self.version}"),
+                     id="flags-head")
+        with Horizontal(id="flags-main"):
+            with VerticalScroll(id="flags-form"):
+                yield from self._row("model path", Input(self.values.model_path, id="f-model-path"))
+                for form_field in FIELDS:
+                    yield from self._row(form_field.label, self._field_widget(form_field))
+                yield Label("env vars (KEY = value) · ctrl+e adds a row", classes="flags-section")
+                for key, value in self.values.env or [("", "")]:
+                    yield self._pair("env", key, value)
+                yield Label("other flags (name = value; aliases and prefixes resolve) · ctrl+n adds a row",
+                            classes="flags-section")
+                for name, value in self.values.extra or [("", "")]:
+                    yield self._pair("extra", name, value)
+            with Vertical(id="flags-side"):
+                yield Static(id="flags-findings")
+                yield Static(id="flags-command")
+        with Horizontal(id="flags-save"):
+            yield Label("save as profile")
+            yield Input(self.default_name, id="flags-name")
+            yield Label("ctrl+s save · ctrl+k save as known-good", classes="flags-hint")
+        yield Footer()
+
+    @staticmethod
+    def _row(label: str, widget) -> ComposeResult:
+        with Horizontal(classes="flags-row"):
+            yield Label(label, classes="flags-label")
+            yield widget
+
+    def _field_widget(self, form_field):
+        value = self.values.fields.get(form_field.flag, "")
+        if not form_field.choice:
+            return Input(value, id=field_id(form_field.flag), placeholder="unset (SGLang's default)")
+        options = list(choices(form_field.flag, self.version))
+        if value and value not in options:
+            options.append(value)
+        return Select([(option, option) for option in options], value=value or Select.NULL,
+                      prompt="unset (SGLang's default)", id=field_id(form_field.flag))
+
+    @staticmethod
+    def _pair(kind: str, name: str, value: str) -> Horizontal:
+        resolved = Label("", classes="flags-resolved")
+        return Horizontal(Input(name, classes="pair-name", placeholder="KEY" if kind == "env" else "--flag"),
+                          Input(value, classes="pair-value", placeholder="value"), resolved,
+                          classes=f"flags-pair {kind}-row")
+
+    def on_mount(self) -> None:
+        self.query_one("#flags-findings").border_title = "lint (SGLang's rules)"
+        self.query_one("#flags-command").border_title = "command line"
+        self.relint()
+
+    @on(Input.Changed)
+    @on(Select.Changed)
+    def _changed(self, event) -> None:
+        if getattr(event, "input", None) is not None and event.input.id == "flags-name":
+            return
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(LINT_DELAY_S, self.relint)
+
+    def collect(self) -> FormValues:
+        """The form's current values."""
+        values = FormValues(model_path=self.query_one("#f-model-path", Input).value, python=self.values.python)
+        for form_field in FIELDS:
+            widget = self.query_one(f"#{field_id(form_field.flag)}")
+            value = widget.value
+            values.fields[form_field.flag] = "" if value in (None, Select.NULL) else str(value)
+        for kind in ("env", "extra"):
+            rows = [(row.query_one(".pair-name", Input).value, row.query_one(".pair-value", Input).value)
+                    for row in self.query(f".{kind}-row")]
+            setattr(values, kind, rows)
+        return values
+
+    def relint(self) -> None:
+        self._timer = None
+        values = self.collect()
+        flagset, self.findings = lint_form(values, self.version)
+        self._show_rows()
+        findings = findings_text(self.findings) if self.findings else Text("no findings: SGLang would accept "
+                                                                           "these flags", "green")
+        self.query_one("#flags-findings", Static).update(findings)
+        self.set_class(any(f.severity == "error" for f in self.findings), "-errors")
+        command = Text("(cannot be rendered: see the lint)", "red")
+        if flagset is not None:
+            from mtptui.sglang.flags import render_command
+
+            command = Text(render_command(flagset, multiline=True), "cyan")
+        self.query_one("#flags-command", Static).update(command)
+
+    def _show_rows(self) -> None:
+        for row in self.query(".extra-row"):
+            name = row.query_one(".pair-name", Input).value
+            canonical = resolve_row(name, self.version) if name.strip() else None
+            text = "" if not name.strip() else f"→ {canonical}" if canonical else "✗ not an SGLang option"
+            row.query_one(".flags-resolved", Label).update(Text(text, "green" if canonical else "red"))
+
+    def action_add_row(self, kind: str) -> None:
+        rows = list(self.query(f".{kind}-row"))
+        row = self._pair(kind, "", "")
+        self.query_one("#flags-form").mount(row, after=rows[-1])
+        self.call_after_refresh(lambda: row.query_one(".pair-name", Input).focus())
+
+    def action_save(self, known_good: bool) -> None:
+        if self._timer is not None:
+            self.relint()
+        name = self.query_one("#flags-name", Input).value.strip()
+        if not name or not name.replace("-", "").replace("_", "").isalnum():
+            self.notify("Name the profile (letters, digits, - and _).", severity="warning")
+            return
+        errors = [f for f in self.findings if f.severity == "error"]
+        if not errors:
+            self.save(name, known_good)
+            return
+        body = Text.assemble((f"Profile {name} has {len(errors)} lint error(s):\n", "bold"),
+                             findings_text(errors))
+        self.app.push_screen(ConfirmScreen(f"Save {name} with lint errors?", body, confirm_label="Save anyway"),
+                             lambda yes: yes and self.save(name, known_good))
+
+    def save(self, name: str, known_good: bool) -> None:
+        from mtptui.ops.flag_form import form_profile
+        from mtptui.ops.profile_save import save_path, save_profile
+
+        context = self.context
+        try:
+            profile = form_profile(self.collect(), self.version, note=f"saved from the flags form ({self.source})")
+        except ValueError as exc:
+            self.notify(f"Not saved: {exc}.", severity="error")
+            return
+        path = save_path(context.host, getattr(context, "host_path", None), demo=context.demo is not None)
+        context.host = save_profile(context.host, name, profile, path, known_good=known_good)
+        if context.session is not None:
+            context.session.host = context.host
+        what = "as the known-good profile" if known_good else ""
+        self.notify(f"Saved profile {name} {what} to {path}", title="flags", timeout=8)
+        self.post_message(messages.ProfileSaved(name, str(path), known_good))

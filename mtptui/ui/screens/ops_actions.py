@@ -1,0 +1,57 @@
+"""Plugs the diff and flags screens and the two restart keys into the ops registry.
+
+R restores the known-good profile, r picks a profile first; both end in the dashboard's restart panel
+(plan, confirm dialog, live progress, rollback report). Refusal under --readonly happens before any of it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mtptui.ui.screens import register
+
+if TYPE_CHECKING:
+    from mtptui.ui.app import MtpApp
+
+
+def restart_with(app: "MtpApp", profile: str | None) -> None:
+    """Start the restart flow on the dashboard (the bottom screen): the known-good profile when None."""
+    from mtptui.ui.screens.dashboard import DashboardScreen
+
+    dashboard = app.screen_stack[0]
+    if isinstance(dashboard, DashboardScreen):
+        dashboard.restart_panel.begin(profile)
+
+
+def _restore(app: "MtpApp", profile: str | None = None) -> None:
+    restart_with(app, None)
+
+
+def _restart(app: "MtpApp", profile: str | None = None):
+    from mtptui.ui.screens.profile_pick import ProfilePickScreen
+
+    if profile is not None:
+        restart_with(app, profile)
+        return None
+    if app.context.host is None or not app.context.host.profiles:
+        app.notify("This host has no launch profiles.", severity="warning")
+        return None
+    return ProfilePickScreen(app.context.host), lambda name: name and restart_with(app, name)
+
+
+def _diff(app: "MtpApp", profile: str | None = None):
+    from mtptui.ui.screens.diff import DiffScreen
+
+    return DiffScreen(app, profile)
+
+
+def _flags(app: "MtpApp", profile: str | None = None):
+    from mtptui.ui.screens.flags import FlagsScreen
+
+    return FlagsScreen(app, profile)
+
+
+register("restore", _restore)
+register("restart", _restart)
+register("diff", _diff)
+register("flags", _flags)

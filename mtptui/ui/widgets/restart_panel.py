@@ -1,0 +1,120 @@
+"""The dashboard's restart banner, and the restart it runs: plan, confirm, restart, watch, report.
+
+``begin(profile)`` plans in a worker; the plan comes back as a message and the confirm dialog shows it;
+on yes a second worker (exclusive, group "restart") runs mtptui.ops.restart_run.Restarter, whose events
+and result come back as messages. Workers never touch widgets: the handlers here repaint the banner.
+The banner stays after the restart ends, so a rollback and its reason cannot be missed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.widget import Widget
+from textual.worker import Worker, WorkerState
+
+from mtptui.ui import messages
+from mtptui.ui.restart_text import RestartView, plan_body
+from mtptui.ui.screens.confirm import ConfirmScreen
+
+if TYPE_CHECKING:
+    from mtptui.ui.app import AppContext
+
+RESTART_TIMEOUT_S = 600.0
+
+
+class RestartPanel(Widget):
+    """Hidden until a restart starts; then its progress, then its outcome."""
+
+    def __init__(self, context: "AppContext", *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.context = context
+        self.view: RestartView | None = None
+        self.timeout_s = RESTART_TIMEOUT_S
+
+    def render(self) -> object:
+        return self.view.render() if self.view else ""
+
+    @property
+    def running(self) -> bool:
+        return any(w.group in ("restart", "restart-plan") and w.is_running for w in self.workers)
+
+    def begin(self, profile: str | None) -> None:
+        """Plan a restart with ``profile`` (the known-good one when None), or say why not."""
+        app, host = self.app, self.context.host
+        if self.context.readonly:
+            app.refuse("restart", "Refused: restarting changes the host, and mtptui runs with --readonly.")
+        elif self.context.session is None or host is None:
+            app.notify("No host session: restarts need `mtptui HOST` or `mtptui demo`.", severity="warning")
+        elif self.running:
+            app.notify("A restart is already running.", severity="warning")
+        elif (profile or host.known_good) is None:
+            app.notify(f"Host {host.name} has no known_good profile; press r to pick one.", severity="warning")
+        else:
+            self.plan(profile or host.known_good)
+
+    @work(exclusive=True, group="restart-plan", exit_on_error=False)
+    async def plan(self, profile: str) -> None:
+        from mtptui.ops.restart import plan_restart
+
+        self.post_message(messages.RestartPlanned(await plan_restart(self.context.session, profile)))
+
+    def on_restart_planned(self, message: messages.RestartPlanned) -> None:
+        plan = message.plan
+        force = bool(plan.blocking)
+        dialog = ConfirmScreen(f"Restart {plan.host} with profile {plan.profile}?", plan_body(plan),
+                               confirm_label="Restart anyway" if force else "Restart")
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.start(plan, force)
+            else:
+                self.app.notify("Restart cancelled: nothing was changed.", timeout=3)
+                self.post_message(messages.RestartCancelled(plan.profile))
+
+        self.app.push_screen(dialog, answered)
+
+    def start(self, plan, force: bool = False) -> None:
+        while len(self.app.screen_stack) > 1:  # the progress is on the dashboard
+            self.app.pop_screen()
+        self.view = RestartView(plan.profile)
+        self.add_class("-active")
+        self.remove_class("-failed", "-ok")
+        self.refresh(layout=True)
+        self.run_restart(plan, force)
+
+    @work(exclusive=True, group="restart", exit_on_error=False)
+    async def run_restart(self, plan, force: bool) -> None:
+        from mtptui.ops.restart_run import Restarter
+
+        restarter = Restarter(self.context.session, plan, timeout_s=self.timeout_s, force=force,
+                              on_event=lambda event: self.post_message(messages.RestartProgress(event)))
+        self.post_message(messages.RestartFinished(await restarter.run()))
+
+    def on_restart_progress(self, message: messages.RestartProgress) -> None:
+        if self.view is not None:
+            self.view.apply(message.event)
+            self.refresh()
+
+    def on_restart_finished(self, message: messages.RestartFinished) -> None:
+        result = message.result
+        if self.view is None:
+            self.view = RestartView(result.profile)
+        self.view.finish(result)
+        self.add_class("-ok" if result.ok else "-failed")
+        self.refresh(layout=True)
+        severity = "information" if result.ok else "error"
+        self.app.notify(result.summary(), title="restart", severity=severity, timeout=8 if result.ok else 20)
+
+    @on(Worker.StateChanged)
+    def _worker_failed(self, event: Worker.StateChanged) -> None:
+        if event.state != WorkerState.ERROR or event.worker.group not in ("restart", "restart-plan"):
+            return
+        error = event.worker.error
+        what = "Planning the restart" if event.worker.group == "restart-plan" else "The restart"
+        self.app.notify(f"{what} failed: {error or type(error).__name__}", title="restart", severity="error",
+                        timeout=20)
+        if self.view is not None and event.worker.group == "restart":
+            self.view.message = f"failed: {error}"
+            self.refresh()
