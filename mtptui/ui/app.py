@@ -22,6 +22,7 @@ from mtptui.ui.keymap import load_keymap
 from mtptui.ui.messages import ActionRefused
 from mtptui.ui.screens import OPS_SCREENS
 from mtptui.ui.screens import ops_actions  # noqa: F401  (registers diff, flags, restore, restart)
+from mtptui.ui.screens import bench as _bench  # noqa: F401  (registers the bench screen)
 from mtptui.ui.screens.dashboard import DashboardScreen
 from mtptui.ui.screens.help import HelpScreen
 from mtptui.ui.session import Clock, Session

@@ -129,6 +129,54 @@ class ProfileSaved(Message, bubble=False):
     known_good: bool = False
 
 
+# Bench screen (mtptui.ui.screens.bench) ------------------------------------------------------------------------
+
+
+@dataclass
+class BenchStarted(Message, bubble=False):
+    """The server answered and the run began (mtptui.bench.events.RunStarted)."""
+
+    event: object
+
+
+@dataclass
+class BenchSamples(Message, bubble=False):
+    """Every per-second sample of the run so far (RateSample): a newer message replaces a queued one losslessly."""
+
+    samples: tuple
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, BenchSamples)
+
+
+@dataclass
+class BenchRequestDone(Message, bubble=False):
+    """One request finished or failed (mtptui.bench.events.RequestDone)."""
+
+    event: object
+
+
+@dataclass
+class BenchNotice(Message, bubble=False):
+    """A warning about the measurement worth a toast."""
+
+    message: str
+
+
+@dataclass
+class BenchFinished(Message, bubble=False):
+    """The run is recorded in history and compared (mtptui.ops.bench_run.BenchOutcome)."""
+
+    outcome: object
+
+
+@dataclass
+class BenchFailed(Message, bubble=False):
+    """The run could not be made (server unreachable, bad prompt set): one sentence."""
+
+    reason: str
+
+
 @dataclass
 class DiffLoaded(Message, bubble=False):
     """The diff screen's sides were read (mtptui.ops.launches.Side list) with notes about missing ones."""

@@ -1,0 +1,282 @@
+"""The bench screen (`b`): choose a workload, run it against the host's API, watch tok/s live, see the verdict.
+
+The worker (``measure``) only runs the engine and posts messages; the handlers own a ``BenchLive`` and repaint
+the panes at most twice a second. The screen is installed once per app, so its last result is still there
+after going back to the dashboard (e.g. to restore the known-good profile): `g` then runs the same workload
+again, and the comparison says how much better (or worse) it is than the run before.
+
+Benchmarking changes nothing on the host, so it is allowed under --readonly.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from time import monotonic
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input
+from textual.worker import Worker, WorkerState
+
+from mtptui.bench.events import Notice, RateSample, RequestDone, RunStarted
+from mtptui.errors import UserError
+from mtptui.ops.bench_run import BenchRequest, run_bench
+from mtptui.ui import messages
+from mtptui.ui.bench_state import WARMUP, BenchLive, BenchSettings
+from mtptui.ui.screens import register
+from mtptui.ui.widgets.bench_accept import BenchAccept
+from mtptui.ui.widgets.bench_compare import BenchCompare
+from mtptui.ui.widgets.bench_form import BenchForm
+from mtptui.ui.widgets.bench_progress import BenchProgress
+from mtptui.ui.widgets.bench_rate_plot import BenchRatePlot
+from mtptui.ui.widgets.bench_results import BenchResults
+from mtptui.ui.widgets.render_pane import RenderPane
+
+if TYPE_CHECKING:
+    from mtptui.ui.app import AppContext
+
+PAINT_INTERVAL_S = 0.5
+SCREEN_NAME = "bench"
+
+
+def prompt_sets() -> dict[str, str]:
+    """Set name → description of the prompt sets in configs/prompts.toml (and the user's file)."""
+    from mtptui.bench.prompts import available_sets
+
+    try:
+        return {name: s.description for name, s in available_sets().items()}
+    except UserError:  # ConfigError is a UserError: a broken user file still leaves the built-in default
+        return {}
+
+
+class BenchScreen(Screen):
+    """Form, live plot and accept length on top; progress; results and comparison below."""
+
+    CSS_PATH = Path(__file__).resolve().parents[1] / "bench.tcss"
+    AUTO_FOCUS = "#bench-start"
+    BINDINGS = [
+        Binding("s", "start", "Start", id="bench.start"),
+        Binding("g", "again", "Go again", id="bench.again"),
+        Binding("escape", "back", "Back", id="bench.back"),
+        Binding("b", "noop", show=False),
+    ]
+
+    def __init__(self, context: "AppContext", *, sets: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.context = context
+        self.sets = prompt_sets() if sets is None else sets
+        self.live = BenchLive()
+        self.last: BenchSettings | None = None
+        self._last_paint = 0.0
+        self._paint_timer = None
+
+    def compose(self) -> ComposeResult:
+        yield RenderPane(id="bench-title")
+        with Horizontal(id="bench-top"):
+            yield BenchForm(self.sets, id="bench-form")
+            yield BenchRatePlot(id="bench-plot")
+            yield BenchAccept(id="bench-accept")
+        yield BenchProgress(id="bench-progress")
+        with Horizontal(id="bench-bottom"):
+            yield BenchResults(id="bench-results")
+            yield BenchCompare(id="bench-compare")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        for pane, title in (("form", "workload"), ("accept", "accept length"), ("progress", "progress"),
+                            ("results", "results"), ("compare", "comparison")):
+            self.query_one(f"#bench-{pane}").border_title = title
+        self.paint()
+
+    @property
+    def url(self) -> str | None:
+        return self.context.host.api_url if self.context.host else None
+
+    # Actions ---------------------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "again":
+            return self.last is not None and self.live.state in ("finished", "failed")
+        return True
+
+    def action_start(self) -> None:
+        settings = self.query_one(BenchForm).settings()
+        if settings is None:
+            self.notify("Fix the workload first: see the messages under the fields.", title="bench",
+                        severity="warning")
+        else:
+            self.start(settings)
+
+    def action_again(self) -> None:
+        if self.last is not None:
+            self.start(self.last)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_noop(self) -> None:
+        """`b` on the bench screen itself does nothing (it would open this screen again)."""
+
+    @on(Button.Pressed, "#bench-start")
+    def _start_pressed(self) -> None:
+        self.action_start()
+
+    @on(Input.Submitted)
+    def _submitted(self) -> None:
+        self.action_start()
+
+    def start(self, settings: BenchSettings) -> None:
+        """Run ``settings`` against the host's API, unless a run is going on or there is no API to run against."""
+        if self.live.state == "running":
+            self.notify("A run is going on; wait for it to finish.", title="bench", severity="warning")
+            return
+        if self.url is None:
+            self.notify("This host has no API URL to benchmark.", title="bench", severity="error")
+            return
+        self.last = settings
+        self.live.begin(settings)
+        self.query_one(BenchForm).set_running(True)
+        target = self.context.host.name if self.context.host else self.url
+        self.measure(BenchRequest(self.url, target, settings.prompts, settings.concurrency, settings.requests,
+                              settings.max_tokens, WARMUP))
+        self.refresh_bindings()
+        self.paint()
+
+    # The worker ------------------------------------------------------------------------------------------
+
+    @work(exclusive=True, group="bench", exit_on_error=False)
+    async def measure(self, request: BenchRequest) -> None:
+        """Run, record and compare; every event reaches the handlers as a message."""
+        samples: list[RateSample] = []
+
+        def on_event(event) -> None:
+            if isinstance(event, RateSample):
+                samples.append(event)
+                self.post_message(messages.BenchSamples(tuple(samples)))
+            elif isinstance(event, RequestDone):
+                self.post_message(messages.BenchRequestDone(event))
+            elif isinstance(event, RunStarted):
+                self.post_message(messages.BenchStarted(event))
+            elif isinstance(event, Notice):
+                self.post_message(messages.BenchNotice(event.message))
+            # RunFinished: the outcome posted below carries the result, recorded and compared
+
+        load = getattr(self.context.demo, "load", None)
+        if load is not None:  # the demo's background chat would share the server with the measurement
+            load.paused = True
+        try:
+            outcome = await run_bench(request, on_event)
+        except UserError as exc:
+            self.post_message(messages.BenchFailed(str(exc)))
+        else:
+            self.post_message(messages.BenchFinished(outcome))
+        finally:
+            if load is not None:
+                load.paused = False
+
+    @on(Worker.StateChanged)
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "bench":
+            return
+        if event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self.post_message(messages.BenchFailed(f"{type(error).__name__}: {error}"))
+        elif event.state == WorkerState.CANCELLED and self.live.state == "running":
+            self.post_message(messages.BenchFailed("the run was cancelled"))
+
+    # Handlers --------------------------------------------------------------------------------------------
+
+    def on_bench_started(self, message: messages.BenchStarted) -> None:
+        self.live.started(message.event)
+        self.mark()
+
+    def on_bench_samples(self, message: messages.BenchSamples) -> None:
+        self.live.samples = message.samples
+        self.mark()
+
+    def on_bench_request_done(self, message: messages.BenchRequestDone) -> None:
+        event = message.event
+        self.live.request_done(event)
+        if not event.metrics.ok:
+            self.notify(f"request {event.index + 1} failed: {event.metrics.error}"[:300], title="bench",
+                        severity="error" if not event.warmup else "warning")
+        self.mark()
+
+    def on_bench_notice(self, message: messages.BenchNotice) -> None:
+        self.live.notices.append(message.message)
+        self.notify(message.message[:300], title="bench", severity="warning")
+
+    def on_bench_finished(self, message: messages.BenchFinished) -> None:
+        self.live.finish(message.outcome)
+        best = message.outcome.best
+        summary = message.outcome.run["summary"]
+        tok_s = summary.get("output_tok_s")
+        self.notify(best.sentence() if best.verdict != "no-baseline" else
+                    f"{tok_s:.1f} tok/s; recorded as the first run of this workload" if tok_s is not None else
+                    "no request succeeded", title="bench finished",
+                    severity="error" if summary["requests_failed"] else "information", timeout=8)
+        self._ended()
+
+    def on_bench_failed(self, message: messages.BenchFailed) -> None:
+        if self.live.state != "running":
+            return
+        self.live.fail(message.reason)
+        self.notify(message.reason, title="bench failed", severity="error", timeout=10)
+        self._ended()
+
+    def _ended(self) -> None:
+        self.query_one(BenchForm).set_running(False)
+        self.refresh_bindings()
+        self.paint()
+
+    # Painting --------------------------------------------------------------------------------------------
+
+    def mark(self) -> None:
+        """Repaint soon: now if the last paint is half a second old, else when it will be."""
+        if self._paint_timer is not None:
+            return
+        delay = self._last_paint + PAINT_INTERVAL_S - monotonic()
+        if delay <= 0:
+            self.paint()
+        else:
+            self._paint_timer = self.set_timer(delay, self._timed_paint)
+
+    def _timed_paint(self) -> None:
+        self._paint_timer = None
+        self.paint()
+
+    def paint(self) -> None:
+        if not self.is_mounted:
+            return
+        live = self.live
+        result_tok_s = live.outcome.run["summary"].get("output_tok_s") if live.outcome else None
+        with self.app.batch_update():
+            self.query_one("#bench-title", RenderPane).set(self._title())
+            self.query_one(BenchRatePlot).show(live.samples, result_tok_s)
+            self.query_one(BenchAccept).show(live)
+            self.query_one(BenchProgress).show(live)
+            self.query_one(BenchResults).show(live)
+            self.query_one(BenchCompare).show(live)
+        self._last_paint = monotonic()
+
+    def on_screen_resume(self) -> None:
+        self.paint()
+
+    def _title(self) -> str:
+        where = f"{self.context.host_label} · {self.url or 'no API URL'}"
+        running = self.live.settings.describe() if self.live.settings else "no run yet"
+        return f" bench · {where} · {running}"
+
+
+def open_bench(app) -> BenchScreen:
+    """The app's one bench screen, installed on first use so its results outlive a visit to the dashboard."""
+    if not app.is_screen_installed(SCREEN_NAME):
+        app.install_screen(BenchScreen(app.context), SCREEN_NAME)
+    return app.get_screen(SCREEN_NAME)
+
+
+register("bench", open_bench)

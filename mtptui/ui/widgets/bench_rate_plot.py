@@ -1,0 +1,42 @@
+"""The bench's live plot: output tok/s per second of the run, reasoning and content as two series.
+
+x is seconds since the first measured request (numeric, as plotext 5.3 wants); the total is drawn too when
+both series carry tokens, so the sum the table reports is visible. The legend lives in the border.
+"""
+
+from __future__ import annotations
+
+from textual_plotext import PlotextPlot
+
+from mtptui.bench.events import RateSample
+from mtptui.ui.widgets.throughput_pane import y_range
+
+REASONING_COLOR, CONTENT_COLOR, TOTAL_COLOR = "magenta", "cyan", "green"
+LEGEND = "x: s since the first request · magenta reasoning · cyan content · green total"
+
+
+class BenchRatePlot(PlotextPlot):
+    """Redrawn by the bench screen at most twice a second."""
+
+    def show(self, samples: tuple[RateSample, ...], result_tok_s: float | None = None) -> None:
+        plt = self.plt
+        plt.clear_figure()
+        title = "output tok/s per second"
+        if samples:
+            title += f" · now {samples[-1].output_tok_s:.1f}"
+        if result_tok_s is not None:
+            title += f" · run {result_tok_s:.1f}"
+        self.border_title = title
+        self.border_subtitle = LEGEND if samples else "waiting for the first measured second"
+        if samples:
+            xs = [s.t for s in samples]
+            reasoning = [s.reasoning_tok_s for s in samples]
+            content = [s.content_tok_s for s in samples]
+            plt.plot(xs, reasoning, marker="braille", color=REASONING_COLOR)
+            plt.plot(xs, content, marker="braille", color=CONTENT_COLOR)
+            if any(reasoning) and any(content):
+                plt.plot(xs, [s.output_tok_s for s in samples], marker="braille", color=TOTAL_COLOR)
+            plt.ylim(*y_range([0.0] + [s.output_tok_s for s in samples]))
+        else:
+            plt.ylim(0.0, 1.0)
+        self.refresh()
