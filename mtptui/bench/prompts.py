@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mtptui.config.paths import config_home, repo_configs
+from mtptui.config.paths import config_home, shipped_config
 from mtptui.errors import ConfigError, UserError
 
 DEFAULT_SET = "rbtree"
@@ -84,10 +84,8 @@ def read_sets(path: Path) -> dict[str, PromptSet]:
 
 
 def builtin_files() -> list[Path]:
-    """Prompt files searched by set name: the user's `$XDG_CONFIG_HOME/mtptui/prompts.toml`, then the repo's."""
-    candidates = [config_home() / "prompts.toml"]
-    if (configs := repo_configs()) is not None:
-        candidates.append(configs / "prompts.toml")
+    """Prompt files searched by set name: the user's `$XDG_CONFIG_HOME/mtptui/prompts.toml`, then the shipped one."""
+    candidates = [config_home() / "prompts.toml", shipped_config("prompts.toml")]
     return [p for p in candidates if p.is_file()]
 
 

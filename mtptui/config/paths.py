@@ -50,3 +50,11 @@ def search_path(config_file: str | os.PathLike[str] | None = None) -> list[Path]
         if source is not None and source.is_dir():
             files.extend(_toml_files(source))
     return [f for f in files if f.name != "prompts.toml"]
+
+
+def shipped_config(name: str) -> Path:
+    """A file of the repo's ``configs/`` (demo.toml, prompts.toml): the checkout's copy, else the wheel's."""
+    repo = repo_configs()
+    if repo is not None and (repo / name).is_file():
+        return repo / name
+    return Path(__file__).resolve().parents[1] / "configs" / name

@@ -40,12 +40,9 @@ PREFERRED_PORT = 31000
 
 def demo_host_file() -> Path:
     """configs/demo.toml of a source checkout, else the copy shipped inside the package."""
-    from mtptui.config.paths import repo_configs
+    from mtptui.config.paths import shipped_config
 
-    configs = repo_configs()
-    if configs is not None and (configs / "demo.toml").is_file():
-        return configs / "demo.toml"
-    return Path(__file__).resolve().parents[1] / "configs" / "demo.toml"
+    return shipped_config("demo.toml")
 
 
 def demo_speed() -> float:
