@@ -17,6 +17,8 @@ OPS_COMMANDS: tuple[Command, ...] = (
      "ops('restore')"),
     ("Show the diff: running vs unit vs profile", "side by side, differing flags highlighted (d)", "ops('diff')"),
     ("Edit launch flags", "the validated flags form (f)", "ops('flags')"),
+    ("Restart with a chosen profile", "pick a profile, confirm, watch it start; rolled back on a crash (r)",
+     "ops('restart')"),
     ("Benchmark the server", "fire prompts and plot tok/s live (b)", "ops('bench')"),
 )
 LOG_COMMANDS: tuple[Command, ...] = (

@@ -55,7 +55,12 @@ def commands_text(plan) -> Text:
     for index, step in enumerate(plan.steps + plan.finish, start=1):
         later = " (once ready)" if step in plan.finish else ""
         text.append(f"{index}. {step.command.what}{later}\n", "bold")
-        text.append(f"   $ {step.command.line}\n", "cyan")
+        first, *rest = step.command.line.split("\n")
+        text.append(f"   $ {first}\n", "cyan")
+        if rest:  # a shell script (stop the process group, launch detached): its last line holds the arguments
+            if len(rest) > 1:
+                text.append(f"     … {len(rest) - 1} more script lines (mtptui restart --dry-run prints them)\n", "dim")
+            text.append(f"     {rest[-1]}\n", "cyan")
     return text
 
 
@@ -136,10 +141,11 @@ class RestartView:
     def _outcome(self) -> Text:
         if self.outcome == "ready":
             return Text.assemble(("✓ restarted ", "bold green"), (self.summary or "", ""))
+        crashed = "crashed: " if "crashed" in self.seen and not (self.reason or "").startswith("crashed") else ""
         head = ("✗ restart rolled back " if self.outcome.startswith("rolled_back") else "✗ restart and rollback failed ")
         reason = self.reason or "unknown"
         tail = {"rolled_back": "rolled back to the previous command, ready again",
                 "rolled_back_stopped": "rolled back: nothing ran before, the server is stopped"}.get(
             self.outcome, "the rollback failed too: see the log")
-        return Text.assemble((head, "bold red"), (f"profile {self.profile}: {reason} — ", ""), (tail, "bold"),
+        return Text.assemble((head, "bold red"), (f"profile {self.profile} {crashed}{reason} — ", ""), (tail, "bold"),
                              (f"  ({self.at_s:.0f} s)", "dim"))

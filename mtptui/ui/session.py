@@ -57,6 +57,7 @@ class ThroughputSeries:
         self.steady: deque[tuple[float, float]] = deque(maxlen=maxlen)
         self.warm_up: deque[tuple[float, float]] = deque(maxlen=32)
         self.t0: float | None = None
+        self.restarts: list[float] = []  # seconds at which a new startup began after decode batches
         self._last_ts: tuple[str | None, float | None] = (None, None)
 
     def seconds(self, ts: str | None) -> float | None:
@@ -93,12 +94,16 @@ class Session:
         self.lines_seen = 0
         self._startups_seen = 0
         self._warm_up_pending = True
+        self.previous_mean: float | None = None  # steady mean of the run before the last restart
 
     def apply(self, events: Iterable[Event]) -> Changes:
         changes = Changes(phase_from=self.server.phase)
         errors = []
         for event in events:
+            startups, mean = self.server.startups, self.steady_mean
             self.server.apply(event)
+            if self.server.startups != startups and mean is not None:
+                self._restarted(event.ts, mean)
             if self.throughput.t0 is None:
                 self.throughput.seconds(event.ts)
             kind = event.kind
@@ -126,6 +131,13 @@ class Session:
                 self.accept_len.append(fields["accept_len"])
             if fields["accept_rate"] is not None:
                 self.accept_rate.append(fields["accept_rate"])
+
+    def _restarted(self, ts: str | None, mean: float) -> None:
+        """A new startup after decode batches: mark it on the plot and keep the run before's steady mean."""
+        self.previous_mean = mean
+        at = self.throughput.seconds(ts)
+        if at is not None:
+            self.throughput.restarts.append(at)
 
     def uptime_s(self) -> float | None:
         """Seconds since the server started, from the host status; None when unknown."""

@@ -2,7 +2,7 @@
 
 Opens on the running launch (else the known-good profile, else the one asked for). Named fields hold the
 mission's flags; env vars and any other flag are free rows, resolved through SGLang's parser. ctrl+s saves
-the form as a profile, ctrl+k as the host's known-good profile (see mtptui.ops.profile_save for where);
+the form as a profile, ctrl+g as the host's known-good profile (see mtptui.ops.profile_save for where);
 saving with lint errors asks first.
 """
 
@@ -41,9 +41,9 @@ class FlagsScreen(Screen):
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="flags.back"),
         Binding("ctrl+s", "save(False)", "Save profile", id="flags.save"),
-        Binding("ctrl+k", "save(True)", "Save as known-good", id="flags.save-known-good"),
+        Binding("ctrl+g", "save(True)", "Save as known-good", id="flags.save-known-good"),
         Binding("ctrl+n", "add_row('extra')", "Add flag row", id="flags.add-flag"),
-        Binding("ctrl+e", "add_row('env')", "Add env row", id="flags.add-env"),
+        Binding("ctrl+r", "add_row('env')", "Add env row", id="flags.add-env"),
     ]
 
     def __init__(self, app: "MtpApp", profile: str | None = None) -> None:
@@ -82,7 +82,7 @@ class FlagsScreen(Screen):
                 yield from self._row("model path", Input(self.values.model_path, id="f-model-path"))
                 for form_field in FIELDS:
                     yield from self._row(form_field.label, self._field_widget(form_field))
-                yield Label("env vars (KEY = value) · ctrl+e adds a row", classes="flags-section")
+                yield Label("env vars (KEY = value) · ctrl+r adds a row", classes="flags-section")
                 for key, value in self.values.env or [("", "")]:
                     yield self._pair("env", key, value)
                 yield Label("other flags (name = value; aliases and prefixes resolve) · ctrl+n adds a row",
@@ -95,7 +95,7 @@ class FlagsScreen(Screen):
         with Horizontal(id="flags-save"):
             yield Label("save as profile")
             yield Input(self.default_name, id="flags-name")
-            yield Label("ctrl+s save · ctrl+k save as known-good", classes="flags-hint")
+            yield Label("ctrl+s save · ctrl+g save as known-good", classes="flags-hint")
         yield Footer()
 
     @staticmethod
@@ -209,4 +209,4 @@ class FlagsScreen(Screen):
             context.session.host = context.host
         what = "as the known-good profile" if known_good else ""
         self.notify(f"Saved profile {name} {what} to {path}", title="flags", timeout=8)
-        self.post_message(messages.ProfileSaved(name, str(path), known_good))
+        self.app.post_message(messages.ProfileSaved(name, str(path), known_good))

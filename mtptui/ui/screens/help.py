@@ -20,6 +20,11 @@ PANES = (
     ("throughput", "server gen tok/s from the log; the first batch of a startup (warm-up) is drawn apart "
                    "and left out of the steady mean"),
     ("log", "follows the end; scrolling back pauses it and counts new lines; errors red, warnings yellow"),
+    ("restart", "shown during and after a restart (R known-good, r pick a profile): stopping → starting → loading "
+                "shards N/M → capturing graphs → ready, or the crash reason and the automatic rollback"),
+    ("diff (d)", "running vs unit vs profile as SGLang resolves them; s all/differing, p next profile, a apply it"),
+    ("flags (f)", "the launch profile as a form, SGLang's lint inline, the command previewed; ctrl+s save, "
+                  "ctrl+g save as known-good"),
 )
 
 

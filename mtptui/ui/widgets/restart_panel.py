@@ -101,6 +101,7 @@ class RestartPanel(Widget):
         result = message.result
         if self.view is None:
             self.view = RestartView(result.profile)
+        self.view.profile = result.profile
         self.view.finish(result)
         self.add_class("-ok" if result.ok else "-failed")
         self.refresh(layout=True)

@@ -13,7 +13,7 @@ from textual_plotext import PlotextPlot
 
 from mtptui.ui.session import Session
 
-STEADY_COLOR, WARM_UP_COLOR, MEAN_COLOR = "cyan", "orange", "green"
+STEADY_COLOR, WARM_UP_COLOR, MEAN_COLOR, RESTART_COLOR = "cyan", "orange", "green", "red"
 LEGEND = "x: seconds since the first log line · ⠒ steady mean · x warm-up (excluded)"
 
 
@@ -33,10 +33,19 @@ class ThroughputPane(PlotextPlot):
         mean = session.steady_mean
         points = list(session.throughput.steady)
         warm = list(session.throughput.warm_up)
+        restarts = session.throughput.restarts
         self.border_title = "throughput · server gen tok/s" + (f" · steady mean {mean:.1f}" if mean is not None else "")
-        self.border_subtitle = LEGEND if points or warm else "waiting for decode batches"
-        if mean is not None and points:
-            plt.plot([points[0][0], points[-1][0]], [mean, mean], marker="braille", color=MEAN_COLOR)
+        if restarts and session.previous_mean is not None:
+            self.border_title += f" this run · {session.previous_mean:.1f} before the restart"
+            points_now = [p for p in points if p[0] >= restarts[-1]]
+            for at in restarts:
+                plt.vline(at, color=RESTART_COLOR)
+        else:
+            points_now = points
+        self.border_subtitle = (LEGEND + (" · │ restart" if restarts else "")) if points or warm else \
+            "waiting for decode batches"
+        if mean is not None and points_now:
+            plt.plot([points_now[0][0], points_now[-1][0]], [mean, mean], marker="braille", color=MEAN_COLOR)
         if points:
             xs, ys = zip(*points)
             plt.plot(xs, ys, marker="braille", color=STEADY_COLOR)

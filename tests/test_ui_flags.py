@@ -1,0 +1,77 @@
+"""Pilot tests of the flags form: the inline lint as you type, saving a profile read back with tomllib."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from textual.widgets import Input, Static
+
+from mtptui.config.paths import config_home
+from mtptui.ui import messages
+from mtptui.ui.screens.confirm import ConfirmScreen
+from mtptui.ui.screens.flags import FlagsScreen
+from tests.ui_fixtures.support import SIZE, make_app, settle, wait_until
+
+
+def of_type(posted: list, kind: type) -> list:
+    return [m for m in posted if isinstance(m, kind)]
+
+
+async def open_form(pilot, app, profile: str = "restored") -> FlagsScreen:
+    await settle(pilot, app)
+    await app.run_action(f"ops('flags', {profile!r})")
+    await wait_until(pilot, lambda: isinstance(app.screen, FlagsScreen))
+    await pilot.pause()
+    return app.screen
+
+
+async def test_draft_tokens_without_steps_shows_the_error_inline_naming_steps() -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(pilot, app)
+        assert not any(f.severity == "error" for f in form.findings)
+        steps = form.query_one("#f-speculative-num-steps", Input)
+        steps.focus()
+        await pilot.press("end", "backspace")  # typed: steps cleared, draft tokens 4 still set
+        await wait_until(pilot, lambda: any(f.severity == "error" for f in form.findings))
+        shown = str(form.query_one("#flags-findings", Static).render())
+        assert "--speculative-num-draft-tokens without --speculative-num-steps" in shown
+        assert form.has_class("-errors")
+        await pilot.press("3")
+        await wait_until(pilot, lambda: not form.has_class("-errors"))
+
+
+async def test_save_a_profile_and_read_it_back(tmp_path: Path) -> None:
+    app, _ = make_app()
+    posted: list = []
+    async with app.run_test(size=SIZE, message_hook=posted.append) as pilot:
+        form = await open_form(pilot, app)
+        form.query_one("#f-max-running-requests", Input).value = "8"
+        form.query_one("#flags-name", Input).value = "eight"
+        await pilot.pause(0.5)
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: of_type(posted, messages.ProfileSaved))
+    saved = of_type(posted, messages.ProfileSaved)[0]
+    path = config_home() / "hosts" / "demo.toml"  # the repo's example is not overwritten: the user's copy
+    assert Path(saved.path) == path and saved.known_good
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    assert data["known_good"] == "eight" and data["profiles"]["eight"]["flags"]["max-running-requests"] == 8
+    assert data["profiles"]["eight"]["flags"]["speculative-num-steps"] == 3
+    assert data["profiles"]["eight"]["env"] == {"SGLANG_ENABLE_SPEC_V2": "1"}
+    assert "restored" in data["profiles"] and app.context.host.known_good == "eight"
+
+
+async def test_saving_with_lint_errors_asks_first_and_no_saves_nothing() -> None:
+    app, _ = make_app()
+    posted: list = []
+    async with app.run_test(size=SIZE, message_hook=posted.append) as pilot:
+        form = await open_form(pilot, app)
+        form.query_one("#f-speculative-num-steps", Input).value = ""
+        await pilot.pause(0.5)
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("n")
+        await pilot.pause()
+        assert not of_type(posted, messages.ProfileSaved)
+        assert not (config_home() / "hosts" / "demo.toml").exists()

@@ -1,0 +1,139 @@
+"""Snapshots of the ops screens from deterministic state: flags form (clean, and the draft-tokens error inline),
+the diff screen, the restart confirm dialog, the restart banner in progress and after a rollback.
+
+Recorded demo log, fixed clock; plans and restart events are built from the demo host file (configs/demo.toml),
+so every path and pid in them is fixed. Review changed SVGs before accepting them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from mtptui.ops.demo import known_good_unit
+from mtptui.ops.progress import RestartEvent
+from mtptui.ops.restart import Previous, RestartPlan, Step
+from mtptui.ops.restart_run import RestartResult
+from mtptui.remote.local import LocalTransport
+from mtptui.remote.process import ProcessManager, stop_group_command
+from mtptui.sglang.flags import FlagSet, diff_flagsets, lint_flagset, render_argv
+from mtptui.ui.restart_text import plan_body
+from mtptui.ui.screens.confirm import ConfirmScreen
+from tests.ui_fixtures.support import SIZE, demo_host, demo_status, make_app, settle
+
+
+@dataclass
+class FixedDemo:
+    """The part of mtptui.ops.demo.DemoRun the diff screen reads: the known-good unit on disk."""
+
+    unit_path: Path
+
+
+def demo_plan() -> RestartPlan:
+    host = demo_host()
+    target = FlagSet.from_profile(host.profile("restored"), host.sglang_version)
+    running = demo_status().launch
+    manager = ProcessManager(LocalTransport(), host.server, port=31000)
+    steps = [Step("stopping", stop_group_command(4242, 4242, 30.0)),
+             Step("starting", manager.launch_command(target.entry_argv + render_argv(target), target.env,
+                                                       "/tmp/mtptui-demo"), starts=True)]
+    diff = diff_flagsets([("running:pid 4242", running), ("profile:restored", target)])
+    return RestartPlan("demo", "restored", "process", target, diff, lint_flagset(target), steps, [],
+                       Previous(True, argv=["python3", "-m", "sglang.launch_server"]))
+
+
+def events(*steps: tuple[str, str, dict]) -> list[RestartEvent]:
+    return [RestartEvent(step, message, "target", float(i * 2), detail) for i, (step, message, detail) in
+            enumerate(steps)]
+
+
+PROGRESS = events(("plan", "restarting demo with profile restored", {}),
+                  ("stopping", "stop the server (pid 4242, process group 4242)", {}),
+                  ("starting", "the new profile is starting (pid 5151)", {"pid": 5151}),
+                  ("loading", "loading shards 9/15", {"done": 9, "total": 15}))
+
+
+async def show_restart(pilot, app, evs: list[RestartEvent], result: RestartResult | None = None) -> None:
+    from mtptui.ui import messages
+
+    await settle(pilot, app)
+    panel = app.screen.restart_panel
+    from mtptui.ui.restart_text import RestartView
+
+    panel.view = RestartView("restored")
+    panel.add_class("-active")
+    for event in evs:
+        panel.post_message(messages.RestartProgress(event))
+    if result is not None:
+        panel.post_message(messages.RestartFinished(result))
+    await pilot.pause(0.2)
+    app.clear_notifications()
+    await pilot.pause()
+
+
+def test_flags_form_clean(snap_compare) -> None:
+    app, _ = make_app()
+
+    async def run_before(pilot) -> None:
+        await settle(pilot, app)
+        await app.run_action("ops('flags', 'restored')")
+        await pilot.pause(0.5)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_flags_form_draft_tokens_without_steps(snap_compare) -> None:
+    app, _ = make_app()
+
+    async def run_before(pilot) -> None:
+        await settle(pilot, app)
+        await app.run_action("ops('flags', 'restored')")
+        await pilot.pause(0.3)
+        app.screen.query_one("#f-speculative-num-steps").value = ""
+        await pilot.pause(0.6)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_diff_screen(snap_compare, tmp_path: Path) -> None:
+    unit = tmp_path / "sglang-qwen.service"
+    unit.write_text(known_good_unit(demo_host()), encoding="utf-8")
+    app, _ = make_app()
+    app.context.demo = FixedDemo(unit)
+
+    async def run_before(pilot) -> None:
+        await settle(pilot, app)
+        await pilot.press("d")
+        await pilot.pause(0.5)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_restart_confirm_dialog(snap_compare) -> None:
+    app, _ = make_app()
+
+    async def run_before(pilot) -> None:
+        await settle(pilot, app)
+        plan = demo_plan()
+        app.push_screen(ConfirmScreen(f"Restart {plan.host} with profile {plan.profile}?", plan_body(plan),
+                                      confirm_label="Restart"))
+        await pilot.pause(0.3)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_restart_in_progress(snap_compare) -> None:
+    app, _ = make_app()
+    assert snap_compare(app, terminal_size=SIZE, run_before=lambda pilot: show_restart(pilot, app, PROGRESS))
+
+
+def test_restart_rolled_back(snap_compare) -> None:
+    app, _ = make_app()
+    crash = events(("crashed", "crashed: ValueError: Speculative decoding for Qwen3_5ForCausalLM needs "
+                    "--mamba-scheduler-strategy extra_buffer", {}),
+                   ("rolling_back", "rolling back", {}))
+    result = RestartResult("demo", "nobuf", "process", "rolled_back",
+                           reason="ValueError: Speculative decoding for Qwen3_5ForCausalLM needs "
+                                  "--mamba-scheduler-strategy extra_buffer", pid=5151, elapsed_s=21.4)
+    assert snap_compare(app, terminal_size=SIZE,
+                        run_before=lambda pilot: show_restart(pilot, app, PROGRESS + crash, result))
