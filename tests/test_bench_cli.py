@@ -37,9 +37,12 @@ def test_unreachable_server_is_one_sentence() -> None:
     assert err.startswith("mtptui: cannot reach the server at http://127.0.0.1:") and "cannot connect" in err
 
 
-def test_host_over_ssh_points_to_url() -> None:
-    err = one_sentence(run_cli("ct129"))
-    assert "benchmarking over SSH needs the remote-ops layer; use --url" in err
+def test_host_over_ssh_that_cannot_be_reached_is_one_sentence(tmp_path) -> None:
+    host = tmp_path / "far.toml"
+    host.write_text(f'name = "far"\napi_url = "http://127.0.0.1:30000"\n[ssh]\ntarget = "127.0.0.1"\n'
+                    f'port = {free_port()}\n[server]\nmanager = "systemd"\nunit = "x.service"\n[log]\nkind = "journal"\n')
+    err = one_sentence(run_cli("far", "--config", str(host)))
+    assert err.startswith("mtptui: cannot connect to 127.0.0.1:")
 
 
 @pytest.mark.parametrize("args, message", [

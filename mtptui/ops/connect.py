@@ -66,6 +66,17 @@ class HostSession:
 
         return await query_gpus(self.transport)
 
+    async def api_url(self) -> str:
+        """The host's ``api_url`` reachable from this machine: through an SSH tunnel when the host is remote."""
+        from urllib.parse import urlsplit, urlunsplit
+
+        parts = urlsplit(self.host.api_url)
+        default_port = 443 if parts.scheme == "https" else 80
+        host, port = await self.transport.forward_port(parts.hostname or "127.0.0.1", parts.port or default_port)
+        if (host, port) == (parts.hostname, parts.port or default_port):
+            return self.host.api_url
+        return urlunsplit((parts.scheme, f"{host}:{port}", parts.path, parts.query, parts.fragment))
+
     async def check(self) -> None:
         """Connect now, so an unreachable host or a refused key is reported before anything else."""
         (await self.transport.run(Command.of(["true"], "check the connection"))).check("checking the connection")

@@ -2,7 +2,8 @@
 
 The log comes from the session's follower (SSH or local, reconnecting with backoff); the status from the
 session's service manager (systemd state or the nohup process), the running server's command line (the
-launch that actually runs) and nvidia-smi; for a host without SSH, /server_info is asked directly too.
+launch that actually runs) and nvidia-smi; /server_info is asked through the session (over an SSH tunnel
+for a remote host).
 """
 
 from __future__ import annotations
@@ -71,11 +72,12 @@ class SessionStatus:
     """A feed source: service state every ``every_s``; the running launch, the GPUs and (with ``api_url``)
     /server_info every ``slow_every_s`` and whenever the service state changes."""
 
-    def __init__(self, session, base: HostStatus, *, api_url: str | None = None, every_s: float = 5.0,
-                 slow_every_s: float = 30.0) -> None:
+    def __init__(self, session, base: HostStatus, *, api_url: str | None = None, tunnel: bool = False,
+                 every_s: float = 5.0, slow_every_s: float = 30.0) -> None:
         self.session = session
         self.status = base
         self.api_url = api_url
+        self.tunnel = tunnel  # reach the API through session.api_url() (an SSH tunnel for a remote host)
         self.every_s, self.slow_every_s = every_s, slow_every_s
 
     async def __call__(self, emit: Callable[[FeedItem], Awaitable[None]]) -> None:
@@ -89,12 +91,24 @@ class SessionStatus:
                 status = replace(status, started_at=None)
             if loop.time() >= slow_due or changed:
                 status = await self._running(status)
-                waiting = self.api_url and status.started_at is None  # the API is not up yet: ask again soon
+                waiting = (self.api_url or self.tunnel) and status.started_at is None  # the API is not up yet: ask again soon
                 slow_due = loop.time() + (self.every_s if waiting else self.slow_every_s)
             if status != self.status:
                 self.status = status
                 await emit(status)
             await asyncio.sleep(self.every_s)
+
+    async def _server_info(self) -> dict | None:
+        """/server_info; with ``tunnel`` the URL is (re)opened through the session when unset or failing."""
+        if self.api_url is None and self.tunnel:
+            try:
+                self.api_url = await self.session.api_url()
+            except UserError:
+                return None
+        info = await fetch_server_info(self.api_url) if self.api_url else None
+        if info is None and self.tunnel:
+            self.api_url = None  # the tunnel may have died with a dropped connection: open a new one next time
+        return info
 
     async def _service_state(self) -> str:
         manager = self.session.manager
@@ -111,7 +125,7 @@ class SessionStatus:
         from mtptui.ops.launches import running_side
         from mtptui.remote.gpu import query_gpus
 
-        info = await fetch_server_info(self.api_url) if self.api_url else None
+        info = await self._server_info()
         status = with_server_info(status, info) if info else status
         try:
             running = await running_side(self.session, set())
@@ -140,5 +154,5 @@ def feed_for_host(session) -> Feed:
     host = session.host
     follower = session.follower(start=Start.tail(TAIL_LINES))
     log = FollowerFeed(follower, f"{session.transport.label}: {session.log_source.describe()}")
-    status = SessionStatus(session, host_status(host), api_url=host.api_url if host.ssh is None else None)
+    status = SessionStatus(session, host_status(host), tunnel=True)
     return merge_feeds(log, status, on_close=[session.close])

@@ -57,6 +57,9 @@ class LocalTransport:
 
     label = "this machine"
 
+    async def forward_port(self, host: str, port: int) -> tuple[str, int]:
+        return host, port  # already here
+
     async def _spawn(self, command: Command, stdin: int | None) -> asyncio.subprocess.Process:
         try:
             return await asyncio.create_subprocess_exec(

@@ -207,6 +207,17 @@ class SSHTransport:
             raise ConnectionLost(f"lost the connection to {self.label}: {_reason(exc)}") from None
         return SSHStream(self, process)
 
+    async def forward_port(self, host: str, port: int) -> tuple[str, int]:
+        """A loopback port here tunnelled over SSH to ``host:port`` as the GPU host sees it (ssh -L)."""
+        import asyncssh
+
+        conn = await self.connect()
+        try:
+            listener = await conn.forward_local_port("127.0.0.1", 0, host, port)
+        except (asyncssh.Error, OSError) as exc:
+            raise RemoteError(f"cannot forward a port to {host}:{port} through {self.label}: {_reason(exc)}") from None
+        return "127.0.0.1", listener.get_port()
+
     async def close(self) -> None:
         conn, self._conn = self._conn, None
         if conn is not None:

@@ -64,6 +64,10 @@ class Transport(Protocol):
 
     async def open_stream(self, command: Command) -> Stream: ...
 
+    async def forward_port(self, host: str, port: int) -> tuple[str, int]:
+        """An address on this machine that reaches ``host:port`` as the remote machine sees it."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -86,6 +90,9 @@ class ReadOnlyTransport:
     async def open_stream(self, command: Command) -> Stream:
         self._guard(command)
         return await self.inner.open_stream(command)
+
+    async def forward_port(self, host: str, port: int) -> tuple[str, int]:
+        return await self.inner.forward_port(host, port)  # reading an API changes nothing on the host
 
     async def close(self) -> None:
         await self.inner.close()

@@ -50,21 +50,18 @@ def _check_numbers(args: argparse.Namespace) -> None:
             raise UserError(f"{flag} must be positive")
 
 
-def _target(args: argparse.Namespace) -> tuple[str, str]:
-    """(target name for history, API base URL) from HOST or --url."""
+def _target(args: argparse.Namespace):
+    """(target name for history, API base URL, the host when its API is reached through SSH) from HOST or --url."""
     if bool(args.host) == bool(args.url):
         raise UserError("give either a HOST or --url URL")
     if args.url:
         if not args.url.startswith(("http://", "https://")):
             raise UserError(f"--url must start with http:// or https://, not {args.url!r}")
-        return args.url.rstrip("/"), args.url
+        return args.url.rstrip("/"), args.url, None
     from mtptui.config import find_host
 
     _, host = find_host(args.host, args.config)
-    if host.ssh is not None:
-        raise UserError(f"host {host.name!r} is reached over SSH: benchmarking over SSH needs the remote-ops layer; "
-                        "use --url")
-    return host.name, host.api_url
+    return host.name, host.api_url, host if host.ssh is not None else None
 
 
 def _config(args: argparse.Namespace):
@@ -73,7 +70,7 @@ def _config(args: argparse.Namespace):
     from mtptui.bench.prompts import load_prompt_set
     from mtptui.bench.runner import BenchConfig
 
-    target, url = _target(args)
+    target, url, _ = _target(args)
     plan = LoadPlan(requests=args.requests or max(4, 2 * args.concurrency), concurrency=args.concurrency,
                     warmup=args.warmup, rate=args.rate, seed=args.seed)
     sampling = Sampling(temperature=args.temperature, top_p=args.top_p, ignore_eos=args.ignore_eos,
@@ -82,7 +79,19 @@ def _config(args: argparse.Namespace):
                        sampling=sampling, model=args.model, target=target, timeout=args.timeout)
 
 
-async def _run_all(config, repeat: int) -> list:
+async def _run_all(config, repeat: int, ssh_host=None) -> list:
+    """The runs, through an SSH tunnel to the host's API when the host is remote."""
+    if ssh_host is None:
+        return await _run_repeats(config, repeat)
+    import dataclasses
+
+    from mtptui.ops.connect import open_session
+
+    async with open_session(ssh_host, readonly=True) as session:  # a benchmark changes nothing on the host
+        return await _run_repeats(dataclasses.replace(config, url=await session.api_url()), repeat)
+
+
+async def _run_repeats(config, repeat: int) -> list:
     from mtptui.bench.report import ProgressBar
     from mtptui.bench.runner import BenchRunner
 
@@ -114,7 +123,8 @@ def run(args: argparse.Namespace) -> int:
 
     _check_numbers(args)
     config = _config(args)
-    runs = [result.to_json() for result in asyncio.run(_run_all(config, args.repeat))]
+    ssh_host = _target(args)[2]
+    runs = [result.to_json() for result in asyncio.run(_run_all(config, args.repeat, ssh_host))]
     earlier = history.load_runs()
     if not args.no_history:
         runs = [history.append_run(run) for run in runs]
