@@ -87,6 +87,8 @@ class BenchLive:
         summary = outcome.run["summary"]
         self.done = summary["requests_ok"] + summary["requests_failed"]
         self.failed = summary["requests_failed"]
+        self.request_accept = [r["accept_len"] for r in outcome.run.get("requests", [])
+                               if r.get("ok") and r.get("accept_len") is not None]
 
     def fail(self, reason: str) -> None:
         self.state, self.error = "failed", reason
