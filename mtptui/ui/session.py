@@ -135,6 +135,8 @@ class Session:
     def _restarted(self, ts: str | None, mean: float) -> None:
         """A new startup after decode batches: mark it on the plot and keep the run before's steady mean."""
         self.previous_mean = mean
+        self.accept_len.clear()  # acceptance of another launch: its mean is not this run's
+        self.accept_rate.clear()
         at = self.throughput.seconds(ts)
         if at is not None:
             self.throughput.restarts.append(at)
