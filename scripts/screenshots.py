@@ -63,8 +63,34 @@ async def take(out: Path, speed: float, batches: int) -> None:
             await until(pilot, lambda: isinstance(app.screen, CommandPalette), 10, "the palette")
             await pilot.press(*"restore")
             await shoot(pilot, app, out, "palette")
+            await ops_shots(pilot, app, out, batches)
     finally:
         demo.stop()
+
+
+async def ops_shots(pilot, app, out: Path, batches: int) -> None:
+    """Diff, flags form, the restore's confirm dialog, its live progress, and the dashboard after it."""
+    from textual.widgets import DataTable
+
+    from mtptui.ui.screens.confirm import ConfirmScreen
+
+    await pilot.press("escape", "d")
+    await until(pilot, lambda: app.screen.query(DataTable) and app.screen.query_one(DataTable).row_count, 20,
+                "the diff")
+    await shoot(pilot, app, out, "diff")
+    await pilot.press("escape", "f")
+    await shoot(pilot, app, out, "flags")
+    await pilot.press("escape", "R")
+    await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), 20, "the confirm dialog")
+    await shoot(pilot, app, out, "restart-confirm")
+    await pilot.press("y")
+    panel = app.screen_stack[0].restart_panel
+    await until(pilot, lambda: panel.view is not None and panel.view.shards, 60, "shards loading")
+    await shoot(pilot, app, out, "restart-progress")
+    await until(pilot, lambda: panel.view.outcome is not None, 120, "the restart's end")
+    done = app.session.server.decode.count
+    await until(pilot, lambda: app.session.server.decode.count >= done + batches, 180, "decode batches after it")
+    await shoot(pilot, app, out, "restored")
 
 
 def main() -> None:
