@@ -19,7 +19,7 @@ OPS_COMMANDS: tuple[Command, ...] = (
     ("Edit launch flags", "the validated flags form (f)", "ops('flags')"),
     ("Restart with a chosen profile", "pick a profile, confirm, watch it start; rolled back on a crash (r)",
      "ops('restart')"),
-    ("Benchmark the server", "fire prompts and plot tok/s live (b)", "ops('bench')"),
+    ("Benchmark the server", "fire prompts, plot tok/s live, compare with earlier runs (b)", "ops('bench')"),
 )
 LOG_COMMANDS: tuple[Command, ...] = (
     ("Find in the log", "highlight a text; n / N jump between matches (/)", "screen.find"),

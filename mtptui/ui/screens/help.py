@@ -25,6 +25,10 @@ PANES = (
     ("diff (d)", "running vs unit vs profile as SGLang resolves them; s all/differing, p next profile, a apply it"),
     ("flags (f)", "the launch profile as a form, SGLang's lint inline, the command previewed; ctrl+s save, "
                   "ctrl+g save as known-good"),
+    ("bench (b)", "prompt set, concurrency, requests, max tokens; s start, g go again (e.g. after a restore); "
+                  "output tok/s per second (reasoning and content), accept length, progress, TTFT/TPOT/ITL/E2E "
+                  "percentiles, and the verdict against the best earlier run and the run before (recorded in "
+                  "$XDG_DATA_HOME/mtptui/); allowed under --readonly"),
 )
 
 
