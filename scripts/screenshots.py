@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -63,7 +64,9 @@ async def take(out: Path, speed: float, batches: int) -> None:
             await until(pilot, lambda: isinstance(app.screen, CommandPalette), 10, "the palette")
             await pilot.press(*"restore")
             await shoot(pilot, app, out, "palette")
+            await bench_shot(pilot, app, out, "bench", "s")  # the bad redeploy measured
             await ops_shots(pilot, app, out, batches)
+            await bench_shot(pilot, app, out, "bench-after-restore", "g")  # the same workload, compared
     finally:
         demo.stop()
 
@@ -93,6 +96,16 @@ async def ops_shots(pilot, app, out: Path, batches: int) -> None:
     await shoot(pilot, app, out, "restored")
 
 
+async def bench_shot(pilot, app, out: Path, name: str, key: str) -> None:
+    """Open the bench screen, start (s) or repeat (g) the run, shoot it finished, go back to the dashboard."""
+    await pilot.press("escape", "b")
+    await until(pilot, lambda: type(app.screen).__name__ == "BenchScreen", 10, "the bench screen")
+    await pilot.press(key)
+    await until(pilot, lambda: app.screen.live.state in ("finished", "failed"), 120, "the bench run")
+    await shoot(pilot, app, out, name)
+    await pilot.press("escape")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
@@ -100,6 +113,7 @@ def main() -> None:
     parser.add_argument("--batches", type=int, default=14, help="decode batches to wait for before the shots")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="mtptui-shots-")  # a fresh bench history to compare in
     asyncio.run(take(args.out, args.speed, args.batches))
 
 
