@@ -72,7 +72,7 @@ async def test_file_tail_can_start_within_the_last_bytes(tmp_path: Path) -> None
 async def test_recorded_feed_paces_chunks_and_holds() -> None:
     feed = RecordedFeed(["a", "b", "c", "d", "e"], lines_per_chunk=2, status=HostStatus("demo"))
     items = await collect(feed, lambda items: sum(isinstance(i, LogData) for i in items) == 3)
-    assert [type(i).__name__ for i in items][:2] == ["Connection", "HostStatus"]
+    assert [type(i) for i in items][:2] == [Connection, HostStatus]
     assert [i.data for i in items if isinstance(i, LogData)] == [b"a\nb\n", b"c\nd\n", b"e\n"]
 
 

@@ -19,37 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Iterable, Protocol, Union
 
+# The feed's connection and GPU items are the remote layer's own types.
+from mtptui.remote.follow import ConnectionStatus as Connection  # noqa: F401
+from mtptui.remote.gpu import GpuStat  # noqa: F401
+
 if TYPE_CHECKING:
     from mtptui.sglang.flags import FlagSet
-
-
-@dataclass(frozen=True)
-class Connection:
-    """What the log connection is doing: connecting, connected, reconnecting, failed or stopped."""
-
-    state: str
-    reason: str = ""
-    retry_in_s: float | None = None
-
-    def __str__(self) -> str:
-        if self.state == "reconnecting" and self.retry_in_s is not None:
-            return f"reconnecting in {self.retry_in_s:g} s" + (f" ({self.reason})" if self.reason else "")
-        if self.state == "failed":
-            return f"failed: {self.reason}"
-        if self.state == "connecting" and self.reason:
-            return f"connecting ({self.reason})"
-        return self.state
-
-
-@dataclass(frozen=True)
-class GpuStat:
-    """One GPU as nvidia-smi reports it (memory in MiB)."""
-
-    index: int
-    name: str
-    used_mib: int
-    total_mib: int
-    util_pct: int | None = None
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from mtptui.config import HostConfig
 from mtptui.errors import UserError
-from mtptui.ops.feed import Feed, FeedItem, FollowerFeed, GpuStat, HostStatus, merge_feeds
+from mtptui.ops.feed import Feed, FeedItem, FollowerFeed, HostStatus, merge_feeds
 
 if TYPE_CHECKING:
     from mtptui.sglang.flags import FlagSet
@@ -136,9 +136,7 @@ class SessionStatus:
             status = replace(status, launch=running.side.flagset, launch_source=f"running pid {running.info.pid}",
                              service=_service_text(self.session.host, running.info.pid))
         if gpus:
-            status = replace(status, gpus=tuple(
-                GpuStat(g.index, g.name, int(g.memory_used_mib or 0), int(g.memory_total_mib or 0),
-                        None if g.utilization_pct is None else int(g.utilization_pct)) for g in gpus))
+            status = replace(status, gpus=tuple(gpus))
         return status
 
 

@@ -35,9 +35,8 @@ class ConnectionStatus:
     attempt: int = 0
 
     def __str__(self) -> str:
-        if self.state == "reconnecting":
-            return f"reconnecting in {self.retry_in_s:g} s ({self.reason})" if self.reason else \
-                f"reconnecting in {self.retry_in_s:g} s"
+        if self.state == "reconnecting" and self.retry_in_s is not None:
+            return f"reconnecting in {self.retry_in_s:g} s" + (f" ({self.reason})" if self.reason else "")
         if self.state == "failed":
             return f"failed: {self.reason}"
         if self.state == "connecting" and self.reason:

@@ -90,6 +90,6 @@ class MemoryPane(RenderPane):
 
 
 def _gpu_line(gpu: GpuStat) -> Text:
-    used, total = gpu.used_mib / 1024, gpu.total_mib / 1024
-    util = f" · util {gpu.util_pct} %" if gpu.util_pct is not None else ""
-    return Text(f"nvidia-smi GPU{gpu.index} {gpu.name}: {used:.1f} / {total:.1f} GiB{util}")
+    used, total = (f"{v / 1024:.1f}" if v is not None else "?" for v in (gpu.memory_used_mib, gpu.memory_total_mib))
+    util = f" · util {gpu.utilization_pct:g} %" if gpu.utilization_pct is not None else ""
+    return Text(f"nvidia-smi GPU{gpu.index} {gpu.name}: {used} / {total} GiB{util}")
