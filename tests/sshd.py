@@ -9,9 +9,9 @@ and ``SetEnv`` for the session environment. It gives a known_hosts file and the 
 way a network failure does (the listener stays up, so clients can reconnect).
 
 The "GPU host" is this machine seen through sshd: its PATH has ``tests/stand_in`` (the stand-in ``systemctl``
-and ``journalctl``) before the system's, and its PYTHONPATH starts with ``tests/stand_in/pylib`` (a stand-in
-``sglang`` package whose ``python -m sglang.launch_server`` runs the simulated server, paced by
-$MTPTUI_SIM_SPEED). Tests contact 127.0.0.1 only.
+and ``journalctl``) before the system's, and its PYTHONPATH starts with the demo's stand-in ``sglang`` package
+(``mtptui/ops/demo_sglang``: ``python -m sglang.launch_server`` runs the simulated server, paced by
+$MTPTUI_SIM_SPEED) and the tests' network guard. Tests contact 127.0.0.1 only.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ import pytest
 SSHD_BIN = shutil.which("sshd") or "/usr/sbin/sshd"
 STAND_IN = Path(__file__).resolve().parent / "stand_in"
 ROOT = Path(__file__).resolve().parents[1]
+NETGUARD = Path(__file__).resolve().parent / "netguard"
+DEMO_SGLANG = ROOT / "mtptui" / "ops" / "demo_sglang"
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
@@ -52,7 +54,7 @@ def host_env(state_dir: Path) -> dict[str, str]:
     """Environment of an SSH session on the stand-in GPU host."""
     return {
         "PATH": f"{STAND_IN}:{SYSTEM_PATH}",
-        "PYTHONPATH": f"{STAND_IN / 'pylib'}:{ROOT}",
+        "PYTHONPATH": f"{DEMO_SGLANG}:{NETGUARD}:{ROOT}",
         "MTPTUI_STANDIN_STATE": str(state_dir),
         "MTPTUI_STANDIN_PYTHON": sys.executable,
         "LC_ALL": "C.UTF-8",
