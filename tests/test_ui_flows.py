@@ -257,3 +257,17 @@ async def test_keys_typed_right_after_slash_reach_the_prompt() -> None:
         assert app.theme == "mtptui-dark" and not app.clipboard
         await pilot.press("escape", "backslash", *"a\\b", "enter")
         assert app.screen.query_one(LogView).buffer.filter.needle == "a\\b"
+
+
+async def test_a_taller_log_view_keeps_following() -> None:
+    """Growing the view pulls scroll_y back to the new end: that is not the user scrolling up."""
+    feed = ControlledFeed(demo_status())
+    app, _ = make_app(feed=feed)
+    async with app.run_test(size=SIZE) as pilot:
+        feed.push(decode_line(i) for i in range(200))
+        await settle(pilot, app)
+        log = app.screen.query_one(LogView)
+        assert log.following
+        log.styles.height = log.size.height + 10
+        await settle(pilot, app)
+        assert log.following and log.scroll_y == log.max_scroll_y

@@ -215,7 +215,8 @@ class LogView(ScrollView, can_focus=True):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if not self._programmatic and self.following and new_value < old_value - 0.01:
+        scrolled_up = new_value < old_value - 0.01 and new_value < self.max_scroll_y - 0.01
+        if not self._programmatic and self.following and scrolled_up:  # a taller view stays at the end
             self.pause()
 
     def on_resize(self, event: events.Resize) -> None:
