@@ -129,3 +129,13 @@ def test_cli_unreadable_command_file_is_one_sentence(tmp_path: Path) -> None:
     assert result.returncode == 1 and "Traceback" not in result.stderr
     expected = f"mtptui: command:{bad}: sglang serve: error: argument --port: invalid int value: 'nope'"
     assert result.stderr.strip() == expected
+
+
+def test_show_all_lists_equal_flags_too(ct129) -> None:
+    sides = [(f"profile:{name}", FlagSet.from_profile(ct129.profile(name), ct129.sglang_version))
+             for name in ("restored", "redeploy-1step")]
+    differing = {row.flag for row in diff_flagsets(sides).rows}
+    every = {row.flag: row for row in diff_flagsets(sides, show_all=True).rows}
+    assert differing < set(every)
+    assert every["--speculative-algorithm"].values == ("NEXTN", "NEXTN")  # same on both sides, still shown
+    assert every["--speculative-algorithm"].resolved == ("EAGLE", "EAGLE")

@@ -12,7 +12,6 @@ from pathlib import Path
 from mtptui.ops.launches import Side, configured_side, profile_side, running_side, unit_side
 from mtptui.remote.systemd import UnitFile
 from mtptui.sglang.flags import Diff, DiffRow, FlagSet, diff_flagsets
-from mtptui.sglang.flags.diff import _Cell, _missing_cell, _side_cells
 
 
 async def diff_sides(host, profile: str, *, session=None, status=None, demo=None) -> tuple[list[Side], list[str]]:
@@ -46,22 +45,7 @@ def compare(sides: list[Side], show_all: bool) -> Diff:
     pairs = [(side.label, side.flagset) for side in sides]
     if len(pairs) == 1:
         pairs.append(("(nothing)", FlagSet(version=sides[0].flagset.version)))
-    diff = diff_flagsets(pairs)
-    if not show_all:
-        return diff
-    return Diff(diff.sides, tuple(_all_rows([fs for _, fs in pairs])), diff.env)
-
-
-def _all_rows(flagsets: list[FlagSet]) -> list[DiffRow]:
-    first = flagsets[0].table
-    cells = [_side_cells(fs, first, None) for fs in flagsets]
-    keys = sorted({key for side in cells for key in side}, key=lambda k: (first.order.get(k, len(first.order)), k))
-    rows = []
-    for key in keys:
-        row = [side.get(key) or _missing_cell(fs, key, first) or _Cell(None, "unset") for side, fs in
-               zip(cells, flagsets)]
-        rows.append(DiffRow(key, tuple(c.written for c in row), tuple(c.resolved for c in row)))
-    return rows
+    return diff_flagsets(pairs, show_all=show_all)
 
 
 def differs(row: DiffRow) -> bool:

@@ -113,8 +113,11 @@ def _unset(fs: FlagSet, name: str) -> str:
     return str(Effective(spec.default, "default"))
 
 
-def diff_flagsets(sides: list[tuple[str, FlagSet]], model_arch: str | None = None) -> Diff:
-    """Compare two or three labelled flag sets; rows in the first side's table order, named by its version."""
+def diff_flagsets(sides: list[tuple[str, FlagSet]], model_arch: str | None = None, show_all: bool = False) -> Diff:
+    """Compare two or three labelled flag sets; rows in the first side's table order, named by its version.
+
+    Only differing rows, unless ``show_all``: then every flag any side writes or resolves.
+    """
     if not 2 <= len(sides) <= 3:
         raise FlagError("a diff compares two or three launch configurations")
     flagsets = [fs for _, fs in sides]
@@ -125,10 +128,10 @@ def diff_flagsets(sides: list[tuple[str, FlagSet]], model_arch: str | None = Non
     rows = []
     for key in keys:
         row = [side.get(key) or _missing_cell(fs, key, first) for side, fs in zip(cells, flagsets)]
-        if any(cell is None for cell in row) and all(c is None or c.written is None for c in row):
+        if not show_all and any(cell is None for cell in row) and all(c is None or c.written is None for c in row):
             continue  # only resolved defaults, and some version has no such flag: not a difference anyone made
         row = [cell or _Cell(None, "unset (not in this version)") for cell in row]
-        if len({c.written for c in row}) > 1 or len({c.resolved for c in row}) > 1:
+        if show_all or len({c.written for c in row}) > 1 or len({c.resolved for c in row}) > 1:
             rows.append(DiffRow(key, tuple(c.written for c in row), tuple(c.resolved for c in row)))
     return Diff(tuple(label for label, _ in sides), tuple(rows), _env_rows(flagsets))
 
