@@ -271,3 +271,16 @@ async def test_a_taller_log_view_keeps_following() -> None:
         log.styles.height = log.size.height + 10
         await settle(pilot, app)
         assert log.following and log.scroll_y == log.max_scroll_y
+
+
+async def test_filtering_while_following_keeps_following() -> None:
+    """A filter shrinks the content and clamps scroll_y to the new end: the view still follows."""
+    feed = ControlledFeed(demo_status())
+    app, _ = make_app(feed=feed)
+    async with app.run_test(size=SIZE) as pilot:
+        feed.push(decode_line(i) for i in range(200))
+        await settle(pilot, app)
+        log = app.screen.query_one(LogView)
+        await pilot.press("backslash", *"accept len: 1.7", "enter")
+        await settle(pilot, app)
+        assert log.following and log.scroll_y == log.max_scroll_y
