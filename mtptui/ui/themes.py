@@ -60,3 +60,10 @@ def resolve_theme(name: str | None, available: Iterable[str]) -> str:
         if candidate in names:
             return candidate
     raise UserError(f"unknown theme {name!r} (themes: {', '.join(sorted(names))})")
+
+
+def check_theme(name: str | None) -> None:
+    """A bad --theme is a one-sentence error before anything starts (shipped and Textual's built-in themes)."""
+    from textual.theme import BUILTIN_THEMES
+
+    resolve_theme(name, [*load_themes(), *BUILTIN_THEMES])

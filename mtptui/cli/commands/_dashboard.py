@@ -7,11 +7,9 @@ import signal
 
 def check_theme(name: str | None) -> None:
     """A bad --theme is a one-sentence error before anything starts."""
-    from textual.theme import BUILTIN_THEMES
+    from mtptui.ui.themes import check_theme as check
 
-    from mtptui.ui.themes import load_themes, resolve_theme
-
-    resolve_theme(name, [*load_themes(), *BUILTIN_THEMES])
+    check(name)
 
 
 def run_app(feed, context, theme: str | None) -> None:
