@@ -73,6 +73,6 @@ def explain_option(word: str, match: Match, version: str, values: list[str], sgl
     if where:
         return Finding("error", option, f"{option} is not an option of SGLang {version} ({where}).",
                        f"remove {option}{tail} or target a release that has it", sglang_message)
-    close = difflib.get_close_matches(option, list(load_table(version).by_name), n=1)
-    fix = f"did you mean {close[0]}?" if close else f"remove {option}{tail}"
+    close = difflib.get_close_matches(option, list(load_table(version).by_name), n=1, cutoff=0.75)
+    fix = f"remove {option}{tail}" + (f", or write {close[0]} if that is what you meant" if close else "")
     return Finding("error", option, f"{option} is not an SGLang option.", fix, sglang_message)
