@@ -11,7 +11,6 @@ Benchmarking changes nothing on the host, so it is allowed under --readonly.
 from __future__ import annotations
 
 from pathlib import Path
-from time import monotonic
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -27,6 +26,7 @@ from mtptui.errors import UserError
 from mtptui.ops.bench_run import BenchRequest, run_bench
 from mtptui.ui import messages
 from mtptui.ui.bench_state import WARMUP, BenchLive, BenchSettings
+from mtptui.ui.paint_throttle import PaintThrottle
 from mtptui.ui.screens import register
 from mtptui.ui.widgets.bench_accept import BenchAccept
 from mtptui.ui.widgets.bench_compare import BenchCompare
@@ -71,8 +71,7 @@ class BenchScreen(Screen):
         self.sets = prompt_sets() if sets is None else sets
         self.live = BenchLive()
         self.last: BenchSettings | None = None
-        self._last_paint = 0.0
-        self._paint_timer = None
+        self._throttle = PaintThrottle(self, self.paint, PAINT_INTERVAL_S)
 
     def compose(self) -> ComposeResult:
         yield RenderPane(id="bench-title")
@@ -237,17 +236,7 @@ class BenchScreen(Screen):
 
     def mark(self) -> None:
         """Repaint soon: now if the last paint is half a second old, else when it will be."""
-        if self._paint_timer is not None:
-            return
-        delay = self._last_paint + PAINT_INTERVAL_S - monotonic()
-        if delay <= 0:
-            self.paint()
-        else:
-            self._paint_timer = self.set_timer(delay, self._timed_paint)
-
-    def _timed_paint(self) -> None:
-        self._paint_timer = None
-        self.paint()
+        self._throttle.request()
 
     def paint(self) -> None:
         if not self.is_mounted:
@@ -261,7 +250,7 @@ class BenchScreen(Screen):
             self.query_one(BenchProgress).show(live)
             self.query_one(BenchResults).show(live)
             self.query_one(BenchCompare).show(live)
-        self._last_paint = monotonic()
+        self._throttle.painted()
 
     def on_screen_resume(self) -> None:
         self.paint()

@@ -7,7 +7,6 @@ panes that changed, and not while another screen is on top.
 
 from __future__ import annotations
 
-from time import monotonic
 from typing import TYPE_CHECKING
 
 from textual import events, on, work
@@ -22,6 +21,7 @@ from mtptui.ops.feed import Connection, Feed
 from mtptui.sglang.state import phases
 from mtptui.ui import messages
 from mtptui.ui.format import duration
+from mtptui.ui.paint_throttle import PaintThrottle
 from mtptui.ui.pump import FeedPump
 from mtptui.ui.session import Changes, Session, parse_ts
 from mtptui.ui.widgets.header_bar import HeaderBar
@@ -62,8 +62,7 @@ class DashboardScreen(Screen):
         self.session = session
         self.context = context
         self._dirty: set[str] = set(PANES)
-        self._last_paint = 0.0
-        self._paint_timer = None
+        self._throttle = PaintThrottle(self, self.paint, PAINT_INTERVAL_S)
 
     def compose(self) -> ComposeResult:
         yield HeaderBar(self.context.host_label, self.context.readonly, id="header")
@@ -126,7 +125,7 @@ class DashboardScreen(Screen):
         if changes.decode:
             self._dirty |= {"speculation", "throughput", "startup"}
         self._announce(changes)
-        self._schedule_paint()
+        self._throttle.request()
 
     def on_connection_changed(self, message: messages.ConnectionChanged) -> None:
         before, self.session.connection = self.session.connection, message.connection
@@ -164,20 +163,7 @@ class DashboardScreen(Screen):
 
     def mark(self, *panes: str) -> None:
         self._dirty.update(panes)
-        self._schedule_paint()
-
-    def _schedule_paint(self) -> None:
-        if self._paint_timer is not None:
-            return
-        delay = self._last_paint + PAINT_INTERVAL_S - monotonic()
-        if delay <= 0:
-            self.paint()
-        else:
-            self._paint_timer = self.set_timer(delay, self._timed_paint)
-
-    def _timed_paint(self) -> None:
-        self._paint_timer = None
-        self.paint()
+        self._throttle.request()
 
     def paint(self, everything: bool = False) -> None:
         """Repaint the changed panes now (all of them with ``everything``)."""
@@ -191,7 +177,7 @@ class DashboardScreen(Screen):
             if "memory" in dirty:
                 rows = max(STARTUP_ROWS, MemoryPane.rows(self.session)) + 2
                 self.query_one("#row-top").styles.height = min(rows, TOP_ROW_MAX)
-        self._last_paint = monotonic()
+        self._throttle.painted()
 
     def _tick(self) -> None:
         """Once a second: the uptime in the header."""
