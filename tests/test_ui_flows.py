@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.command import CommandPalette
 
 from mtptui.ui import messages
@@ -259,8 +260,17 @@ async def test_keys_typed_right_after_slash_reach_the_prompt() -> None:
         assert app.screen.query_one(LogView).buffer.filter.needle == "a\\b"
 
 
-async def test_a_taller_log_view_keeps_following() -> None:
-    """Growing the view pulls scroll_y back to the new end: that is not the user scrolling up."""
+async def grow_the_view(pilot, log) -> None:
+    log.styles.height = log.size.height + 10
+
+
+async def filter_the_lines(pilot, log) -> None:
+    await pilot.press("backslash", *"accept len: 1.7", "enter")
+
+
+@pytest.mark.parametrize("change", [grow_the_view, filter_the_lines])
+async def test_a_followed_view_keeps_following_when_its_end_moves_up(change) -> None:
+    """Growing the view or filtering its lines clamps scroll_y to the new end: that is not scrolling back."""
     feed = ControlledFeed(demo_status())
     app, _ = make_app(feed=feed)
     async with app.run_test(size=SIZE) as pilot:
@@ -268,19 +278,6 @@ async def test_a_taller_log_view_keeps_following() -> None:
         await settle(pilot, app)
         log = app.screen.query_one(LogView)
         assert log.following
-        log.styles.height = log.size.height + 10
-        await settle(pilot, app)
-        assert log.following and log.scroll_y == log.max_scroll_y
-
-
-async def test_filtering_while_following_keeps_following() -> None:
-    """A filter shrinks the content and clamps scroll_y to the new end: the view still follows."""
-    feed = ControlledFeed(demo_status())
-    app, _ = make_app(feed=feed)
-    async with app.run_test(size=SIZE) as pilot:
-        feed.push(decode_line(i) for i in range(200))
-        await settle(pilot, app)
-        log = app.screen.query_one(LogView)
-        await pilot.press("backslash", *"accept len: 1.7", "enter")
+        await change(pilot, log)
         await settle(pilot, app)
         assert log.following and log.scroll_y == log.max_scroll_y
