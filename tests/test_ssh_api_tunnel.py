@@ -28,6 +28,7 @@ async def test_ssh_api_url_is_a_local_tunnel_to_the_hosts_api(served):
     async with open_session(served.config) as session:
         url = await session.api_url()
         assert url.startswith("http://127.0.0.1:") and not url.endswith(f":{served.api_port}")
+        assert await session.api_url() == url  # asked again (the dashboard polls): the same tunnel
         async with httpx.AsyncClient(timeout=10) as client:  # only the tunnel listens on this port
             response = await client.get(url + "/v1/models")
     assert response.status_code == 200 and response.json()["data"]

@@ -97,6 +97,7 @@ class SSHTransport:
         self.closed = True
         self._conn: Any = None
         self._lock = asyncio.Lock()
+        self._forwards: dict[tuple[str, int], tuple[Any, int]] = {}  # (host, port) -> (connection, local port)
         user = f"{config.user}@" if config.user else ""
         self.label = f"{user}{host_port(config.target, config.port)}"
 
@@ -212,10 +213,14 @@ class SSHTransport:
         import asyncssh
 
         conn = await self.connect()
+        opened = self._forwards.get((host, port))
+        if opened is not None and opened[0] is conn:  # one tunnel per target while the connection lives
+            return "127.0.0.1", opened[1]
         try:
             listener = await conn.forward_local_port("127.0.0.1", 0, host, port)
         except (asyncssh.Error, OSError) as exc:
             raise RemoteError(f"cannot forward a port to {host}:{port} through {self.label}: {_reason(exc)}") from None
+        self._forwards[(host, port)] = (conn, listener.get_port())
         return "127.0.0.1", listener.get_port()
 
     async def close(self) -> None:
