@@ -24,11 +24,15 @@ install: $(STAMP_RUN)
 demo: $(STAMP_RUN)
 	$(BIN)/mtptui demo
 
-# OpenSSH's sshd is needed by the SSH end-to-end tests; install it when we can.
+# Real tools the end-to-end tests drive: OpenSSH's sshd (SSH tests) and tmux (the demo in a terminal).
+# Installed from Debian's packages when missing and we are root; each is checked on its own.
 sshd:
-	@if ! command -v sshd >/dev/null 2>&1 && [ ! -x /usr/sbin/sshd ] && [ "$$(id -u)" = 0 ]; then \
-		echo "installing openssh-server for the SSH tests"; \
-		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-server openssh-client tmux) >/dev/null; \
+	@missing=""; \
+	command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ] || missing="$$missing openssh-server openssh-client"; \
+	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
+	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ]; then \
+		echo "installing$$missing for the end-to-end tests"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >/dev/null; \
 	fi
 
 test: $(STAMP_TEST) sshd
