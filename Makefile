@@ -24,12 +24,15 @@ install: $(STAMP_RUN)
 demo: $(STAMP_RUN)
 	$(BIN)/mtptui demo
 
-# Real tools the end-to-end tests drive: OpenSSH's sshd (SSH tests) and tmux (the demo in a terminal).
+# Real tools the end-to-end tests drive: OpenSSH's sshd (SSH tests), tmux (the demo in a terminal), and for the
+# lab host (tests/lab: a network namespace reached through a ProxyCommand) iproute2 and netcat.
 # Installed from Debian's packages when missing and we are root; each is checked on its own.
 sshd:
 	@missing=""; \
 	command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ] || missing="$$missing openssh-server openssh-client"; \
 	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
+	command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || missing="$$missing iproute2"; \
+	command -v nc >/dev/null 2>&1 || missing="$$missing netcat-openbsd"; \
 	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ]; then \
 		echo "installing$$missing for the end-to-end tests"; \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >/dev/null; \

@@ -64,12 +64,14 @@ def host_env(state_dir: Path) -> dict[str, str]:
 
 @dataclass
 class SSHD:
-    """One sshd listening on 127.0.0.1:port until ``stop``."""
+    """One sshd listening on 127.0.0.1:port until ``stop``; with ``netns`` in that network namespace (the lab)."""
 
     root: Path
     env: dict[str, str] = field(default_factory=dict)
     port: int = 0
     process: subprocess.Popen | None = None
+    netns: str | None = None
+    known_as: str | None = None  # the host name the client knows it by (known_hosts); default [127.0.0.1]:port
 
     @property
     def client_key(self) -> Path:
@@ -91,8 +93,9 @@ class SSHD:
         self.root.mkdir(parents=True, exist_ok=True)
         host_pub = keygen(self.host_key)
         (self.root / "authorized_keys").write_text(keygen(self.client_key) + "\n")
-        self.port = free_port()
-        self.known_hosts.write_text(f"[127.0.0.1]:{self.port} {' '.join(host_pub.split()[:2])}\n")
+        self.port = self.port or free_port()
+        name = self.known_as or f"[127.0.0.1]:{self.port}"
+        self.known_hosts.write_text(f"{name} {' '.join(host_pub.split()[:2])}\n")
         setenv = " ".join(f'"{k}={v}"' for k, v in self.env.items())
         config = [f"Port {self.port}", "ListenAddress 127.0.0.1", f"HostKey {self.host_key}",
                   f"PidFile {self.root / 'sshd.pid'}", f"AuthorizedKeysFile {self.root / 'authorized_keys'}",
@@ -106,17 +109,21 @@ class SSHD:
     def start(self) -> "SSHD":
         self.prepare()
         Path("/run/sshd").mkdir(exist_ok=True)
-        self.process = subprocess.Popen([SSHD_BIN, "-D", "-f", str(self.root / "sshd_config"), "-E", str(self.log)],
-                                        stdin=subprocess.DEVNULL)
+        prefix = ["ip", "netns", "exec", self.netns] if self.netns else []
+        self.process = subprocess.Popen([*prefix, SSHD_BIN, "-D", "-f", str(self.root / "sshd_config"),
+                                         "-E", str(self.log)], stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"sshd exited: {self.log.read_text() if self.log.exists() else ''}")
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", self.port)) == 0:
-                    return self
+            if self._listening():
+                return self
             time.sleep(0.02)
         raise RuntimeError("sshd did not start listening")
+
+    def _listening(self) -> bool:
+        """sshd says so in its log (LogLevel VERBOSE), whatever network namespace it listens in."""
+        return self.log.exists() and f"Server listening on 127.0.0.1 port {self.port}" in self.log.read_text()
 
     def connection_pids(self) -> list[int]:
         """The per-connection sshd processes: every descendant of the listener still named sshd."""
@@ -193,13 +200,17 @@ PROFILES = {
 MODEL = "/data/models/Qwen3.6-27B"
 
 
-def host_toml(name: str, sshd: SSHD | None, api_port: int, server: dict, log: dict) -> str:
-    """A host file for the stand-in GPU host; every profile runs the simulated server on ``api_port``."""
+def host_toml(name: str, sshd: SSHD | None, api_port: int, server: dict, log: dict, *, ssh: dict | None = None,
+              bind: str = "127.0.0.1") -> str:
+    """A host file for the stand-in GPU host; every profile runs the simulated server on ``api_port``.
+
+    The host is reached through ``sshd`` (its address, key and known_hosts file), or as ``ssh`` says.
+    """
     import tomli_w
 
     profiles = {}
     for profile, spec in PROFILES.items():
-        flags = {"host": "127.0.0.1", "port": api_port, "tp-size": 2, "speculative-algorithm": "NEXTN",
+        flags = {"host": bind, "port": api_port, "tp-size": 2, "speculative-algorithm": "NEXTN",
                  "speculative-eagle-topk": 1, **spec["flags"]}
         profiles[profile] = {"model_path": MODEL, "python": sys.executable, "flags": flags,
                              "env": {"SGLANG_ENABLE_SPEC_V2": "1"},
@@ -208,6 +219,8 @@ def host_toml(name: str, sshd: SSHD | None, api_port: int, server: dict, log: di
             "server": server, "log": log, "profiles": profiles}
     if sshd is not None:
         data["ssh"] = sshd.ssh_config().model_dump(exclude_none=True)
+    if ssh is not None:
+        data["ssh"] = ssh
     return tomli_w.dumps(data)
 
 

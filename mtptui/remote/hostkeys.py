@@ -11,7 +11,7 @@ import inspect
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Awaitable, Callable, Union
+from typing import Awaitable, Callable, Sequence, Union
 
 from mtptui.remote.errors import HostKeyRefused
 
@@ -62,20 +62,21 @@ class SeenKey:
 
 
 class KnownHosts:
-    """The trusted keys of one known_hosts file, read afresh for every connection."""
+    """The trusted keys of known_hosts files (ssh_config's UserKnownHostsFile may name several), read afresh for
+    every connection; an accepted key is added to the first, as OpenSSH does."""
 
-    def __init__(self, path: str | None) -> None:
-        self.path = str(Path(path or "~/.ssh/known_hosts").expanduser())
+    def __init__(self, paths: str | Sequence[str] | None) -> None:
+        names = [paths] if isinstance(paths, str) else list(paths or [])
+        self.paths = [str(Path(p).expanduser()) for p in names or ["~/.ssh/known_hosts"]]
+        self.path = self.paths[0]
         self.matched: dict[tuple[str, int], bool] = {}
 
     def match(self, host: str, addr: str, port: int):
-        """asyncssh's matching callable: the keys this file trusts for ``host``."""
+        """asyncssh's matching callable: the keys these files trust for ``host``."""
         import asyncssh
 
-        if not os.path.isfile(self.path):
-            result = ([], [], [])
-        else:
-            result = asyncssh.match_known_hosts(self.path, host, addr, port)
+        found = [asyncssh.match_known_hosts(path, host, addr, port) for path in self.paths if os.path.isfile(path)]
+        result = tuple(sum((list(part) for part in parts), []) for parts in zip(*found)) if found else ([], [], [])
         self.matched[(host, port)] = bool(result[0] or result[1])
         return result
 

@@ -41,6 +41,18 @@ def script(text: str, *args: str | int) -> list[Word]:
     return ["sh", "-c", text, "sh", *(str(a) for a in args)]
 
 
+# Runs "$@" with stdin closed and ends it when this shell's stdin reaches its end: an SSH channel's stdin ends when
+# the client closes the channel or the connection drops, so a follower never outlives its reader on the host.
+TIED = ('exec 3<&0\n'
+        '"$@" </dev/null 3<&- &\n'
+        'p=$!\n'
+        '{ while read -r _ <&3; do :; done; kill -TERM "$p"; } >/dev/null 2>&1 &\n'
+        'w=$!\n'
+        'wait "$p"; s=$?\n'
+        'kill "$w" 2>/dev/null\n'
+        'exit "$s"\n')
+
+
 @dataclass(frozen=True)
 class Command:
     """A command for a host: its words, optional stdin, and whether it changes the host.
@@ -64,3 +76,9 @@ class Command:
 
     def __str__(self) -> str:
         return self.line
+
+    def tied_to_stdin(self) -> "Command":
+        """This command, ended by the host when the caller's side of stdin closes (see ``TIED``)."""
+        if any(isinstance(word, Op) for word in self.words):
+            raise ValueError("only a simple command can be tied to its stdin")
+        return Command.of(script(TIED, *self.words), self.what, changes_host=self.changes_host)

@@ -1,9 +1,10 @@
 """SSHTransport: commands on the GPU host over one asyncssh connection, reconnected when it drops.
 
-Honours ``~/.ssh/config`` (aliases, HostName, User, Port, IdentityFile) through asyncssh's own config support,
-uses the SSH agent and the configured identity file, sends keepalives, and verifies the host key against a
-known_hosts file (mtptui.remote.hostkeys); verification can never be turned off, not even by ssh_config.
-No password is ever asked for or stored.
+Honours ``~/.ssh/config`` as operators write it (aliases, HostName, User, Port, IdentityFile, ProxyCommand through
+asyncssh's own config support; UserKnownHostsFile and ProxyJump through mtptui.remote.sshconfig, so every hop's
+key is checked the same way), uses the SSH agent and the configured identity file, sends keepalives, and
+verifies the host key against the known_hosts file (mtptui.remote.hostkeys); verification can never be turned
+off, not even by ssh_config. No password is ever asked for or stored.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from mtptui.config.models import SSHConfig
+from mtptui.errors import ConfigError
 from mtptui.remote.errors import ConnectError, ConnectionLost, RemoteError
 from mtptui.remote.hostkeys import AcceptHostKey, HostKeyQuestion, KnownHosts, SeenKey, ask, host_port
 from mtptui.remote.shell import Command
+from mtptui.remote.sshconfig import SSHConfigView, read_ssh_config, split_hop
 from mtptui.remote.transport import Completed
 
 KEEPALIVE_COUNT_MAX = 3
@@ -86,20 +89,24 @@ class SSHTransport:
     """Runs commands on a host over SSH; connects on first use and again after the connection dropped."""
 
     def __init__(self, config: SSHConfig, accept_host_key: AcceptHostKey | None = None,
-                 connect_timeout: float = 10.0, ssh_config_files: list[str] | None = None) -> None:
+                 connect_timeout: float = 10.0, ssh_config_files: list[str] | None = None,
+                 tunnel: Any = None) -> None:
         self.config = config
         self.accept_host_key = accept_host_key if config.known_hosts == "ask" else None
         self.connect_timeout = connect_timeout
         self.ssh_config_files = ssh_config_files
-        self.known_hosts = KnownHosts(config.known_hosts_file)
+        self.view = _view(config, ssh_config_files)
+        self.known_hosts = KnownHosts(config.known_hosts_file or list(self.view.known_hosts_files))
         self.accepted: set[tuple[str, int, Any]] = set()
         self.seen: SeenKey | None = None
         self.closed = True
         self._conn: Any = None
+        self._tunnel = tunnel  # a connection to reach the host through (a ProxyJump hop), None for direct
+        self._hops: list[SSHTransport] = []
         self._lock = asyncio.Lock()
         self._forwards: dict[tuple[str, int], tuple[Any, int]] = {}  # (host, port) -> (connection, local port)
-        user = f"{config.user}@" if config.user else ""
-        self.label = f"{user}{host_port(config.target, config.port)}"
+        user = config.user or self.view.user
+        self.label = f"{user}@" * bool(user) + host_port(config.target, config.port)
 
     # Connecting ------------------------------------------------------------------------------------------
 
@@ -123,6 +130,27 @@ class SSHTransport:
         if self.ssh_config_files is not None:
             options["config"] = self.ssh_config_files
         return options
+
+    async def _through(self) -> Any:
+        """The connection to tunnel through: the given one, else the last ProxyJump hop opened now, else None."""
+        if self._tunnel is not None or not self.view.proxy_jump:
+            return self._tunnel
+        await self._close_hops()
+        conn = None
+        for hop in self.view.proxy_jump:
+            user, host, port = split_hop(hop)
+            hop_config = SSHConfig(target=host, port=port, user=user, known_hosts=self.config.known_hosts,
+                                   keepalive_s=self.config.keepalive_s)
+            transport = SSHTransport(hop_config, self.accept_host_key, self.connect_timeout, self.ssh_config_files,
+                                     tunnel=conn)
+            self._hops.append(transport)
+            conn = await transport.connect()  # its errors name the hop
+        return conn
+
+    async def _close_hops(self) -> None:
+        hops, self._hops = self._hops, []
+        for hop in reversed(hops):
+            await hop.close()
 
     async def connect(self) -> Any:
         """The live connection, opening it when there is none (or the last one dropped)."""
@@ -155,8 +183,10 @@ class SSHTransport:
         import asyncssh
 
         self._check_identity()
+        tunnel = await self._through()
+        options = self._options() if tunnel is None else {**self._options(), "tunnel": tunnel}
         try:
-            return await asyncssh.connect(self.config.target, **self._options())
+            return await asyncssh.connect(self.config.target, **options)
         except asyncssh.HostKeyNotVerifiable as exc:
             if self.seen is not None:
                 raise _Refused(self.seen) from None
@@ -201,8 +231,8 @@ class SSHTransport:
         import asyncssh
 
         conn = await self.connect()
-        try:
-            process = await conn.create_process(command.line, encoding=None, stdin=asyncssh.DEVNULL)
+        try:  # stdin stays open and silent: closing the channel (or losing it) ends the command on the host
+            process = await conn.create_process(command.tied_to_stdin().line, encoding=None)
         except (asyncssh.Error, OSError) as exc:
             self.closed = True
             raise ConnectionLost(f"lost the connection to {self.label}: {_reason(exc)}") from None
@@ -229,6 +259,15 @@ class SSHTransport:
             conn.close()
             await conn.wait_closed()
         self.closed = True
+        await self._close_hops()
+
+
+def _view(config: SSHConfig, files: list[str] | None) -> SSHConfigView:
+    """ssh_config's view of the target; a file asyncssh cannot parse is a configuration error."""
+    try:
+        return read_ssh_config(config.target, config.port, config.user, files)
+    except (ValueError, OSError) as exc:
+        raise ConfigError(f"cannot read the SSH client configuration for {config.target}: {exc}") from None
 
 
 class _Refused(Exception):

@@ -1,0 +1,68 @@
+"""What ``~/.ssh/config`` says about a target, read with asyncssh's own parser (so Host/Match rules behave alike).
+
+mtptui lets asyncssh apply most of it itself (HostName, User, Port, IdentityFile, ProxyCommand). Two settings it
+reads here because it must apply them its own way: ``UserKnownHostsFile`` (host keys are always checked by
+mtptui.remote.hostkeys, whatever StrictHostKeyChecking says) and ``ProxyJump`` (every jump host's key is checked
+the same way).
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
+
+
+@dataclass(frozen=True)
+class SSHConfigView:
+    """The ssh_config settings of one target that mtptui applies itself."""
+
+    hostname: str
+    port: int
+    user: str | None
+    known_hosts_files: tuple[str, ...]
+    proxy_jump: tuple[str, ...]  # hops in order, each ``[user@]host[:port]``; empty without ProxyJump
+
+
+def default_config_files() -> list[str]:
+    """``~/.ssh/config`` when it is readable (asyncssh's own default)."""
+    path = Path("~/.ssh/config").expanduser()
+    return [str(path)] if os.access(path, os.R_OK) else []
+
+
+def read_ssh_config(target: str, port: int | None = None, user: str | None = None,
+                    files: Sequence[str] | None = None) -> SSHConfigView:
+    """The settings ssh_config gives ``target``; explicit ``port`` and ``user`` win, as on ssh's command line."""
+    from asyncssh.config import SSHClientConfig
+
+    paths = default_config_files() if files is None else list(files)
+    try:
+        local_user = getpass.getuser()
+    except (KeyError, OSError):
+        local_user = "root"
+    config = SSHClientConfig.load(None, paths, False, False, False, local_user,
+                                  user if user is not None else (), target, port if port is not None else ())
+    known = config.get("UserKnownHostsFile") or [DEFAULT_KNOWN_HOSTS]
+    jump = config.get("ProxyJump")
+    hops = () if not jump or str(jump).lower() == "none" else tuple(h.strip() for h in str(jump).split(",") if h)
+    return SSHConfigView(hostname=str(config.get("Hostname", target)), port=int(config.get("Port", 22)),
+                         user=config.get("User"), known_hosts_files=tuple(str(k) for k in known),
+                         proxy_jump=hops)
+
+
+def split_hop(hop: str) -> tuple[str | None, str, int | None]:
+    """``user@host:port`` of a ProxyJump hop as (user, host, port); missing parts are None."""
+    user, _, rest = hop.rpartition("@")
+    host, port = rest, None
+    if rest.startswith("["):  # [ipv6]:port
+        inside, _, after = rest[1:].partition("]")
+        host, port = inside, int(after[1:]) if after.startswith(":") and after[1:].isdigit() else None
+    elif rest.count(":") == 1:
+        name, _, number = rest.partition(":")
+        if number.isdigit():
+            host, port = name, int(number)
+    return user or None, host, port
