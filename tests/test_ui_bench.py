@@ -17,9 +17,12 @@ from tests.ui_fixtures.support import SIZE, demo_host, make_app, settle, wait_un
 
 
 def app_on(url: str, **options):
-    """The dashboard on the recorded log, its host's API at ``url``."""
+    """The dashboard on the recorded log, its host's API at ``url`` (a host on this machine: local session)."""
+    from mtptui.ops.connect import open_session
+
     app, _ = make_app(**options)
     app.context.host = demo_host().model_copy(update={"api_url": url})
+    app.context.session = open_session(app.context.host, readonly=app.context.readonly)
     return app
 
 

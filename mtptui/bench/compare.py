@@ -49,11 +49,12 @@ class Comparison:
     before_runs: int = 0
     baseline: dict[str, Any] | None = None
     flag_diff: list[tuple[str, Any, Any]] = field(default_factory=list)
+    reason: str | None = None  # why there is no baseline, when it is not simply the first run
 
     def sentence(self) -> str:
         """E.g. "40.1 tok/s now vs 70.3 before (-43.0 %): regression (p = 0.0004, Welch on 3 vs 3 runs)"."""
         if self.verdict == "no-baseline":
-            return "no earlier run of this workload on this target to compare with"
+            return self.reason or "no earlier run of this workload on this target to compare with"
         head = f"{self.now_tok_s:.1f} tok/s now vs {self.before_tok_s:.1f} before ({self.change * 100:+.1f} %)"
         p = "n/a" if self.p_value is None else f"{self.p_value:.2g}"
         return f"{head}: {self.verdict} (p = {p}, {self.method})"
@@ -67,6 +68,7 @@ class Comparison:
             "baseline_recorded_at": base.get("recorded_at"),
             "baseline_output_tok_s": (base.get("summary") or {}).get("output_tok_s"),
             "flag_diff": [{"flag": n, "now": a, "before": b} for n, a, b in self.flag_diff],
+            "reason": self.reason,
         }
 
 

@@ -1,28 +1,66 @@
-"""One benchmark run for the dashboard: run it live, record it in history, compare it with the earlier runs.
+"""The benchmark use case, for `mtptui bench` and the bench screen alike: reach the API, run, record, compare.
 
-    outcome = await run_bench(BenchRequest(url, "demo", "rbtree", 1, 3, 192), on_event=post)
+    outcome = await run_bench(target_of_session(session), config, on_event=post)
 
-Two comparisons come back: with the best earlier configuration of the same workload (mtptui.bench.compare,
-the regression verdict), and with the run just before this one (so "how much better than the run before" is
-answered even when an older, better run exists).
+The API is always reached the way the target says: for a host, through its session (an SSH tunnel to the
+``api_url`` as the GPU host sees it; the local transport for a host without SSH); for ``--url``, directly.
+Two comparisons come back: with the best earlier configuration of the same workload (mtptui.bench.compare, the
+regression verdict), and with the run just before this one (so "how much better than the run before" is
+answered even when an older, better run exists). A run that measured a model none of the host's profiles
+serves says so and is kept out of the host's comparisons: it measured some other server.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
+import dataclasses
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-from mtptui.bench.events import BenchEvent
+from mtptui.bench.events import BenchEvent, Notice
+
+if TYPE_CHECKING:
+    from mtptui.bench.runner import BenchConfig
+    from mtptui.config import HostConfig
 
 TIMEOUT_S = 120.0
 
 
 @dataclass(frozen=True)
-class BenchRequest:
-    """What to measure: the API base URL, the name history files it under, and the workload."""
+class ApiTarget:
+    """Where a benchmark's requests go (``url`` opens the way there) and the name history files them under."""
 
-    url: str
-    target: str
+    name: str
+    url: Callable[[], Awaitable[str]]
+    models: tuple[str, ...] = ()  # the models the host's profiles serve; empty: any model is the host's
+
+
+def target_of_session(session) -> ApiTarget:
+    """The API of a host session's host, reached through the session (an SSH tunnel for a remote host)."""
+    return ApiTarget(session.host.name, session.api_url, profile_models(session.host))
+
+
+def target_of_url(url: str) -> ApiTarget:
+    async def direct() -> str:
+        return url
+
+    return ApiTarget(url.rstrip("/"), direct)
+
+
+def profile_models(host: "HostConfig") -> tuple[str, ...]:
+    """The model names the host's server answers with: each profile's model path and served model name."""
+    names: list[str] = []
+    for profile in host.profiles.values():
+        names.append(profile.model_path)
+        served = profile.flags.get("served-model-name")
+        if isinstance(served, str):
+            names.append(served)
+    return tuple(dict.fromkeys(names))
+
+
+@dataclass(frozen=True)
+class BenchRequest:
+    """The bench screen's workload (the API comes from the screen's host session)."""
+
     prompts: str
     concurrency: int
     requests: int
@@ -32,44 +70,63 @@ class BenchRequest:
 
 @dataclass
 class BenchOutcome:
-    """A finished run as stored in history (its Bench JSON with ``id``), and how it compares."""
+    """Finished runs as stored in history (Bench JSON with ``id``), the last one first-class, and comparisons."""
 
     run: dict[str, Any]
     best: Any  # mtptui.bench.compare.Comparison
     previous: Any = None  # Comparison with the run just before, None when that is the best one or absent
+    runs: list[dict[str, Any]] = field(default_factory=list)
 
 
-def bench_config(request: BenchRequest):
-    """The engine's configuration; an unknown prompt set is a UserError."""
+def bench_config(request: BenchRequest) -> "BenchConfig":
+    """The engine's configuration for the bench screen's workload; an unknown prompt set is a UserError."""
     from mtptui.bench.load import LoadPlan
     from mtptui.bench.payload import Sampling
     from mtptui.bench.prompts import load_prompt_set
     from mtptui.bench.runner import BenchConfig
 
     plan = LoadPlan(requests=request.requests, concurrency=request.concurrency, warmup=request.warmup)
-    return BenchConfig(url=request.url, prompts=load_prompt_set(request.prompts), plan=plan,
-                       max_tokens=request.max_tokens, sampling=Sampling(temperature=0.0), target=request.target,
-                       timeout=TIMEOUT_S)
+    return BenchConfig(url="", prompts=load_prompt_set(request.prompts), plan=plan, max_tokens=request.max_tokens,
+                       sampling=Sampling(temperature=0.0), timeout=TIMEOUT_S)
 
 
-def record_and_compare(run: dict[str, Any], history_path=None) -> BenchOutcome:
-    """Append the run to history and compare it with the best earlier run and with the one just before."""
-    from mtptui.bench import history
-    from mtptui.bench.compare import compare
-
-    earlier = history.load_runs(history_path)
-    record = history.append_run(run, history_path)
-    best = compare([record], earlier)
-    same = history.same_class(earlier, record["fingerprint"])
-    previous = None
-    if same and (best.baseline is None or same[-1].get("id") != best.baseline.get("id")):
-        previous = compare([record], [same[-1]])
-    return BenchOutcome(record, best, previous)
+def model_mismatch(target: ApiTarget, run: dict[str, Any]) -> str | None:
+    """Why a run did not measure the host's own server (its model is none of the host's), or None."""
+    measured = run["fingerprint"].get("model")
+    if not target.models or measured is None or measured in target.models:
+        return None
+    return (f"the server answered with model {measured!r}, which none of {target.name}'s profiles serves "
+            f"({', '.join(target.models)}): recorded, but not compared with {target.name}'s history")
 
 
-async def run_bench(request: BenchRequest, on_event: Callable[[BenchEvent], None]) -> BenchOutcome:
-    """Run, record and compare; raises UserError when the server cannot be reached."""
+async def run_bench(target: ApiTarget, config: "BenchConfig", on_event: Callable[[BenchEvent], None], *,
+                    repeat: int = 1, record: bool = True, history_path=None) -> BenchOutcome:
+    """Run ``repeat`` times against the target's API, record and compare; UserError when it cannot be reached."""
     from mtptui.bench.runner import BenchRunner
 
-    result = await BenchRunner(bench_config(request)).run(on_event=on_event)
-    return record_and_compare(result.to_json())
+    config = dataclasses.replace(config, url=await target.url(), target=target.name)
+    runs = [(await BenchRunner(config).run(on_event=on_event)).to_json() for _ in range(repeat)]
+    mismatch = model_mismatch(target, runs[-1])
+    if mismatch:
+        on_event(Notice(mismatch))
+        for run in runs:
+            run["foreign_model"] = mismatch
+    return record_and_compare(runs, history_path, record=record)
+
+
+def record_and_compare(runs: list[dict[str, Any]], history_path=None, *, record: bool = True) -> BenchOutcome:
+    """Append the runs to history and compare them with the best earlier run and with the one just before."""
+    from mtptui.bench import history
+    from mtptui.bench.compare import Comparison, compare
+
+    earlier = [run for run in history.load_runs(history_path) if not run.get("foreign_model")]
+    records = [history.append_run(run, history_path) for run in runs] if record else runs
+    last = records[-1]
+    if last.get("foreign_model"):
+        return BenchOutcome(last, Comparison("no-baseline", reason=last["foreign_model"]), None, records)
+    best = compare(records, earlier)
+    same = history.same_class(earlier, last["fingerprint"])
+    previous = None
+    if same and (best.baseline is None or same[-1].get("id") != best.baseline.get("id")):
+        previous = compare([last], [same[-1]])
+    return BenchOutcome(last, best, previous, records)

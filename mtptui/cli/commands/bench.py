@@ -51,17 +51,22 @@ def _check_numbers(args: argparse.Namespace) -> None:
 
 
 def _target(args: argparse.Namespace):
-    """(target name for history, API base URL, the host when its API is reached through SSH) from HOST or --url."""
+    """The API to measure: a host's, through its session (SSH for a remote host), or a URL's, directly."""
+    from mtptui.ops.bench_run import target_of_url
+
     if bool(args.host) == bool(args.url):
         raise UserError("give either a HOST or --url URL")
     if args.url:
         if not args.url.startswith(("http://", "https://")):
             raise UserError(f"--url must start with http:// or https://, not {args.url!r}")
-        return args.url.rstrip("/"), args.url, None
+        return target_of_url(args.url), None
     from mtptui.config import find_host
+    from mtptui.ops.bench_run import target_of_session
+    from mtptui.ops.connect import open_session
 
     _, host = find_host(args.host, args.config)
-    return host.name, host.api_url, host if host.ssh is not None else None
+    session = open_session(host, readonly=True)  # a benchmark changes nothing on the host
+    return target_of_session(session), session
 
 
 def _config(args: argparse.Namespace):
@@ -70,37 +75,45 @@ def _config(args: argparse.Namespace):
     from mtptui.bench.prompts import load_prompt_set
     from mtptui.bench.runner import BenchConfig
 
-    target, url, _ = _target(args)
     plan = LoadPlan(requests=args.requests or max(4, 2 * args.concurrency), concurrency=args.concurrency,
                     warmup=args.warmup, rate=args.rate, seed=args.seed)
     sampling = Sampling(temperature=args.temperature, top_p=args.top_p, ignore_eos=args.ignore_eos,
                         enable_thinking=False if args.no_thinking else None)
-    return BenchConfig(url=url, prompts=load_prompt_set(args.prompts), plan=plan, max_tokens=args.max_tokens,
-                       sampling=sampling, model=args.model, target=target, timeout=args.timeout)
+    return BenchConfig(url="", prompts=load_prompt_set(args.prompts), plan=plan, max_tokens=args.max_tokens,
+                       sampling=sampling, model=args.model, timeout=args.timeout)
 
 
-async def _run_all(config, repeat: int, ssh_host=None) -> list:
-    """The runs, through an SSH tunnel to the host's API when the host is remote."""
-    if ssh_host is None:
-        return await _run_repeats(config, repeat)
-    import dataclasses
+class _Bars:
+    """One progress bar per repeat on stderr."""
 
-    from mtptui.ops.connect import open_session
+    def __init__(self, repeat: int) -> None:
+        self.repeat, self.k, self.bar = repeat, 0, None
 
-    async with open_session(ssh_host, readonly=True) as session:  # a benchmark changes nothing on the host
-        return await _run_repeats(dataclasses.replace(config, url=await session.api_url()), repeat)
+    def __call__(self, event) -> None:
+        from mtptui.bench.events import Notice, RunFinished, RunStarted
+        from mtptui.bench.report import ProgressBar
+
+        if isinstance(event, Notice) and self.bar is None:  # said after the run (e.g. another model answered)
+            print(f"warning: {event.message}", file=sys.stderr)
+        if isinstance(event, RunStarted):
+            self.k += 1
+            self.bar = ProgressBar(sys.stderr, label=f"run {self.k}/{self.repeat} " if self.repeat > 1 else "")
+        if self.bar is not None:
+            self.bar(event)
+        if isinstance(event, RunFinished) and self.bar is not None:
+            self.bar.finish()
+            self.bar = None
 
 
-async def _run_repeats(config, repeat: int) -> list:
-    from mtptui.bench.report import ProgressBar
-    from mtptui.bench.runner import BenchRunner
+async def _measure(args: argparse.Namespace, config):
+    from mtptui.ops.bench_run import run_bench
 
-    results = []
-    for k in range(repeat):
-        bar = ProgressBar(sys.stderr, label=f"run {k + 1}/{repeat} " if repeat > 1 else "")
-        results.append(await BenchRunner(config).run(on_event=bar))
-        bar.finish()
-    return results
+    target, session = _target(args)
+    try:
+        return await run_bench(target, config, _Bars(args.repeat), repeat=args.repeat, record=not args.no_history)
+    finally:
+        if session is not None:
+            await session.close()
 
 
 def _write_json(path: str, document: dict) -> None:
@@ -117,18 +130,11 @@ def _write_json(path: str, document: dict) -> None:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from mtptui.bench import history
-    from mtptui.bench.compare import compare
     from mtptui.bench.report import comparison_text, results_table
 
     _check_numbers(args)
-    config = _config(args)
-    ssh_host = _target(args)[2]
-    runs = [result.to_json() for result in asyncio.run(_run_all(config, args.repeat, ssh_host))]
-    earlier = history.load_runs()
-    if not args.no_history:
-        runs = [history.append_run(run) for run in runs]
-    comparison = compare(runs, earlier)
+    outcome = asyncio.run(_measure(args, _config(args)))
+    runs, comparison = outcome.runs, outcome.best
     print(results_table(runs[-1]))
     if len(runs) > 1:
         rates = [r["summary"]["output_tok_s"] for r in runs]

@@ -23,7 +23,7 @@ from textual.worker import Worker, WorkerState
 
 from mtptui.bench.events import Notice, RateSample, RequestDone, RunStarted
 from mtptui.errors import UserError
-from mtptui.ops.bench_run import BenchRequest, run_bench
+from mtptui.ops.bench_run import ApiTarget, BenchRequest, bench_config, run_bench, target_of_session
 from mtptui.ui import messages
 from mtptui.ui.bench_state import WARMUP, BenchLive, BenchSettings
 from mtptui.ui.paint_throttle import PaintThrottle
@@ -92,8 +92,10 @@ class BenchScreen(Screen):
         self.paint()
 
     @property
-    def url(self) -> str | None:
-        return self.context.host.api_url if self.context.host else None
+    def target(self) -> ApiTarget | None:
+        """The host's API, reached through the host session (an SSH tunnel for a remote host)."""
+        session = self.context.session
+        return target_of_session(session) if session is not None else None
 
     # Actions ---------------------------------------------------------------------------------------------
 
@@ -133,22 +135,22 @@ class BenchScreen(Screen):
         if self.live.state == "running":
             self.notify("A run is going on; wait for it to finish.", title="bench", severity="warning")
             return
-        if self.url is None:
-            self.notify("This host has no API URL to benchmark.", title="bench", severity="error")
+        target = self.target
+        if target is None:
+            self.notify("This dashboard has no connection to a host to benchmark.", title="bench", severity="error")
             return
         self.last = settings
         self.live.begin(settings)
         self.query_one(BenchForm).set_running(True)
-        target = self.context.host.name if self.context.host else self.url
-        self.measure(BenchRequest(self.url, target, settings.prompts, settings.concurrency, settings.requests,
-                              settings.max_tokens, WARMUP))
+        self.measure(target, BenchRequest(settings.prompts, settings.concurrency, settings.requests,
+                                          settings.max_tokens, WARMUP))
         self.refresh_bindings()
         self.paint()
 
     # The worker ------------------------------------------------------------------------------------------
 
     @work(exclusive=True, group="bench", exit_on_error=False)
-    async def measure(self, request: BenchRequest) -> None:
+    async def measure(self, target: ApiTarget, request: BenchRequest) -> None:
         """Run, record and compare; every event reaches the handlers as a message."""
         samples: list[RateSample] = []
 
@@ -168,7 +170,7 @@ class BenchScreen(Screen):
         if load is not None:  # the demo's background chat would share the server with the measurement
             load.paused = True
         try:
-            outcome = await run_bench(request, on_event)
+            outcome = await run_bench(target, bench_config(request), on_event)
         except UserError as exc:
             self.post_message(messages.BenchFailed(str(exc)))
         else:
@@ -256,7 +258,9 @@ class BenchScreen(Screen):
         self.paint()
 
     def _title(self) -> str:
-        where = f"{self.context.host_label} · {self.url or 'no API URL'}"
+        host = self.context.host
+        api = f"{host.api_url}{' via SSH' if host.ssh else ''}" if host else "no API URL"
+        where = f"{self.context.host_label} · {api}"
         running = self.live.settings.describe() if self.live.settings else "no run yet"
         return f" bench · {where} · {running}"
 
