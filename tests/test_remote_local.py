@@ -125,7 +125,8 @@ async def test_a_missing_reader_fails_with_a_reason_and_no_retry(tmp_path):
                            backoff=Backoff(initial_s=0.01))
     statuses = await asyncio.wait_for(collect(follower), 20)
     assert statuses[-1].state == "failed"
-    assert "cannot follow the" in statuses[-1].reason and "not found" in statuses[-1].reason
+    assert "cannot follow " in statuses[-1].reason and "x.log on this machine" in statuses[-1].reason \
+        and "not found" in statuses[-1].reason
     assert str(statuses[-1]).startswith("failed: ")
 
 

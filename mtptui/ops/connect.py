@@ -46,10 +46,11 @@ class HostSession:
         return JournalLog(self.host.server.unit, tuple(self.host.server.command_prefix))
 
     def follower(self, *, start: Start = Start.end(), position: LogPosition = None, backoff: Backoff = Backoff(),
-                 on_status: Callable[[ConnectionStatus], None] | None = None) -> LogFollower:
+                 on_status: Callable[[ConnectionStatus], None] | None = None,
+                 wait_for_log: bool = False) -> LogFollower:
         """A follower of the server log (see mtptui.remote.follow)."""
         return LogFollower(self.transport, self.log_source, start=start, position=position, backoff=backoff,
-                           on_status=on_status)
+                           on_status=on_status, wait_for_log=wait_for_log)
 
     async def service_state(self) -> tuple[str, str]:
         """(what runs the server, its state) for a status line, e.g. ("sglang-qwen.service pid 42", "active")."""

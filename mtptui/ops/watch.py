@@ -49,7 +49,8 @@ class _Watch:
 
 
 async def _read(session, watch: _Watch, position: LogPosition, start: Start, emit) -> None:
-    follower = session.follower(start=start, position=position, backoff=Backoff(initial_s=0.5, cap_s=5.0))
+    follower = session.follower(start=start, position=position, backoff=Backoff(initial_s=0.5, cap_s=5.0),
+                                wait_for_log=True)  # the new server may be the one that creates the log
     try:
         async for item in follower.events():
             if isinstance(item, LogChunk):

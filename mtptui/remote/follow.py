@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import AsyncIterator, Callable, Protocol, Union
 
 from mtptui.remote.errors import RemoteError
-from mtptui.remote.logsource import LogChunk, LogPosition, Start
+from mtptui.remote.logsource import NO_SUCH_FILE, LogChunk, LogPosition, Start
 from mtptui.remote.shell import Command
 from mtptui.remote.transport import Transport
 
@@ -61,7 +61,7 @@ class Backoff:
 
 
 class LogSource(Protocol):
-    def command(self, position: LogPosition, start: Start) -> Command: ...
+    def command(self, position: LogPosition, start: Start, wait: bool = False) -> Command: ...
 
     def decoder(self, position: LogPosition): ...
 
@@ -72,12 +72,16 @@ Item = Union[LogChunk, ConnectionStatus]
 
 
 class LogFollower:
-    """One followed log; ``events()`` runs until ``stop()`` or a failure that retrying cannot fix."""
+    """One followed log; ``events()`` runs until ``stop()`` or a failure that retrying cannot fix.
+
+    A log file that does not exist is such a failure, unless ``wait_for_log`` (a restart that creates it).
+    """
 
     def __init__(self, transport: Transport, source: LogSource, *, start: Start = Start.end(),
                  position: LogPosition = None, backoff: Backoff = Backoff(),
-                 on_status: Callable[[ConnectionStatus], None] | None = None) -> None:
+                 on_status: Callable[[ConnectionStatus], None] | None = None, wait_for_log: bool = False) -> None:
         self.transport, self.source, self.start = transport, source, start
+        self.wait_for_log = wait_for_log
         self.position = position
         self.backoff = backoff
         self.on_status = on_status
@@ -123,7 +127,7 @@ class LogFollower:
         yield self._set(ConnectionStatus("stopped"))
 
     async def _one_stream(self) -> AsyncIterator[Item]:
-        stream = await self.transport.open_stream(self.source.command(self.position, self.start))
+        stream = await self.transport.open_stream(self.source.command(self.position, self.start, self.wait_for_log))
         self._stream, self._last_exit, self._last_stderr = stream, None, ""
         try:
             yield self._set(ConnectionStatus("connected"))
@@ -142,8 +146,10 @@ class LogFollower:
         """Why the reader ended by itself, and whether another try may help."""
         lines = [line.strip() for line in self._last_stderr.splitlines() if line.strip()]
         why = f": {lines[-1]}" if lines else ""
-        if self._last_exit == COMMAND_NOT_FOUND:
-            return f"cannot follow the {self.source.describe()} on {self.transport.label}{why}", False
+        if self._last_exit in (COMMAND_NOT_FOUND, NO_SUCH_FILE):
+            what = self.source.describe()
+            what = what if what.startswith("/") else f"the {what}"
+            return f"cannot follow {what} on {self.transport.label}{why}", False
         return f"the reader of the {self.source.describe()} exited (status {self._last_exit}){why}", True
 
     async def _sleep(self, delay: float) -> None:

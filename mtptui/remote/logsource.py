@@ -15,12 +15,17 @@ from typing import Union
 
 from mtptui.remote.shell import Command
 
-# Runs on the host: argv = PATH INODE OFFSET TAIL_LINES. Frames: b"INODE OFFSET LENGTH\n" + LENGTH bytes.
+# Runs on the host: argv = PATH INODE OFFSET TAIL_LINES WAIT. Frames: b"INODE OFFSET LENGTH\n" + LENGTH bytes.
 # INODE 0 means "no position yet": start TAIL_LINES lines before the end (-1: at OFFSET). An empty frame every
 # 2 s of quiet is a heartbeat: writing to a connection that died ends the reader (SIGPIPE) instead of leaking it.
+# A file missing at the start ends the reader with NO_SUCH_FILE, unless WAIT is 1 (a restart creates it).
+NO_SUCH_FILE = 66
 FILE_READER = r"""
 import os, sys, time
 path, ino, off, tail = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+if sys.argv[5:6] != ["1"] and not os.path.exists(path):
+    sys.stderr.write("no such file: %s\n" % path)
+    sys.exit(66)
 out = sys.stdout.buffer
 def frame(data=b""):
     out.write(b"%d %d %d\n" % (ino, off, len(data)) + data)
@@ -193,10 +198,12 @@ class FileLog:
     path: str
     python: str = "python3"
 
-    def command(self, position: LogPosition, start: Start) -> Command:
+    def command(self, position: LogPosition, start: Start, wait: bool = False) -> Command:
+        """The reader; ``wait`` waits for a missing file instead of ending with NO_SUCH_FILE."""
         inode, offset = (position.inode, position.offset) if isinstance(position, FilePosition) else (0, 0)
         tail = -1 if position is not None or start.lines is None else start.lines
-        return Command.of([self.python, "-c", FILE_READER, self.path, inode, offset, tail], f"follow {self.path}")
+        return Command.of([self.python, "-c", FILE_READER, self.path, inode, offset, tail, int(wait)],
+                          f"follow {self.path}")
 
     def decoder(self, position: LogPosition) -> FrameDecoder:
         return FrameDecoder(position if isinstance(position, FilePosition) else None)
@@ -212,7 +219,7 @@ class JournalLog:
     unit: str
     prefix: tuple[str, ...] = ()
 
-    def command(self, position: LogPosition, start: Start) -> Command:
+    def command(self, position: LogPosition, start: Start, wait: bool = False) -> Command:
         words = [*self.prefix, "journalctl", "-u", self.unit, "-f", "-o", "json", "--output-fields=MESSAGE",
                  "--no-pager"]
         if isinstance(position, JournalPosition):

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,7 @@ from mtptui.ui.themes import load_themes, resolve_theme
 
 
 UI_DIR = Path(__file__).resolve().parent
+CLOSE_TIMEOUT_S = 5.0
 
 
 @dataclass
@@ -85,6 +87,13 @@ class MtpApp(App[None]):
     def on_mount(self) -> None:
         if self._keymap:
             self.set_keymap(self._keymap)
+
+    async def on_unmount(self) -> None:
+        """Close the feed and with it the host session: what mtptui started on the host ends with it."""
+        try:
+            await asyncio.wait_for(self.feed.close(), CLOSE_TIMEOUT_S)
+        except Exception as exc:  # noqa: BLE001 - quitting must not fail on a connection that is already gone
+            self.log.warning(f"closing the feed: {exc!r}")
 
     def key_list(self) -> list[tuple[str, str]]:
         """(key, description) of every binding active on the current screen, as remapped."""
