@@ -134,3 +134,21 @@ async def test_readonly_does_not_block_benchmarking(sim_restored) -> None:
         await finished(pilot, screen, 1)
         assert app.readonly and not of_type(posted, messages.ActionRefused)
         assert history.load_runs()[0]["summary"]["requests_ok"] == 1
+
+
+async def test_q_during_a_run_asks_first_and_yes_quits_without_recording(sim_restored) -> None:
+    from mtptui.ui.app import QuitScreen
+
+    app = app_on(sim_restored.url)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_bench(pilot, app)
+        await set_field(pilot, screen, "requests", "3")
+        await set_field(pilot, screen, "max_tokens", "128")
+        await pilot.press("s")
+        await wait_until(pilot, lambda: screen.live.state == "running")
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuitScreen))
+        assert "not recorded" in str(app.screen.body) and screen.live.state == "running"
+        await pilot.press("y")
+        await wait_until(pilot, lambda: not app.is_running)
+    assert not history.load_runs()

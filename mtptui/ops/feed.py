@@ -253,6 +253,13 @@ class MergedFeed:
             await queue.put(Connection("failed", str(exc) or type(exc).__name__))
         await queue.put(None)
 
+    def poke(self) -> None:
+        """Ask every source that can to look at the host again now (the status poller after a restart)."""
+        for source in self.sources:
+            poke = getattr(source, "poke", None)
+            if poke is not None:
+                poke()
+
     async def close(self) -> None:
         await self.log.close()
         for hook in self.on_close:

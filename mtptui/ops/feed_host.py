@@ -79,14 +79,20 @@ class SessionStatus:
         self.api_url = api_url
         self.tunnel = tunnel  # reach the API through session.api_url() (an SSH tunnel for a remote host)
         self.every_s, self.slow_every_s = every_s, slow_every_s
+        self._poked = asyncio.Event()
+
+    def poke(self) -> None:
+        """Look again now, as after a restart: a new process, a new start time, a new launch."""
+        self._poked.set()
 
     async def __call__(self, emit: Callable[[FeedItem], Awaitable[None]]) -> None:
         loop = asyncio.get_running_loop()
         await emit(self.status)
         slow_due = loop.time()
         while True:
+            poked, _ = self._poked.is_set(), self._poked.clear()
             status = replace(self.status, service_state=await self._service_state())
-            changed = status.service_state != self.status.service_state
+            changed = poked or status.service_state != self.status.service_state
             if changed:  # a restart: the old start time no longer holds
                 status = replace(status, started_at=None)
             if loop.time() >= slow_due or changed:
@@ -96,7 +102,13 @@ class SessionStatus:
             if status != self.status:
                 self.status = status
                 await emit(status)
-            await asyncio.sleep(self.every_s)
+            await self._pause()
+
+    async def _pause(self) -> None:
+        try:
+            await asyncio.wait_for(self._poked.wait(), self.every_s)
+        except asyncio.TimeoutError:
+            pass
 
     async def _server_info(self) -> dict | None:
         """/server_info; with ``tunnel`` the URL is (re)opened through the session when unset or failing."""
@@ -145,12 +157,13 @@ def _service_text(host: HostConfig, pid: int) -> str:
     return f"{server.unit} (pid {pid})" if server.manager == "systemd" else f"process pid {pid}"
 
 
-def feed_for_host(session) -> Feed:
-    """Log, status and (for a host without SSH) /server_info of the host of ``session``."""
+def feed_for_host(session, *, every_s: float = 5.0, slow_every_s: float = 30.0) -> Feed:
+    """Log and status (service state every ``every_s``; process, GPUs and /server_info every ``slow_every_s``
+    and whenever the state changes or a restart pokes) of the host of ``session``."""
     from mtptui.remote.logsource import Start
 
     host = session.host
     follower = session.follower(start=Start.tail(TAIL_LINES))
     log = FollowerFeed(follower, f"{session.transport.label}: {session.log_source.describe()}")
-    status = SessionStatus(session, host_status(host), tunnel=True)
+    status = SessionStatus(session, host_status(host), tunnel=True, every_s=every_s, slow_every_s=slow_every_s)
     return merge_feeds(log, status, on_close=[session.close])

@@ -91,9 +91,12 @@ class KnownHosts:
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(f"{known_hosts_name(seen.host, seen.port)} {key_type} {blob}\n")
 
-    def refusal(self, seen: SeenKey) -> HostKeyRefused:
+    def refusal(self, seen: SeenKey, declined: bool = False) -> HostKeyRefused:
         where = host_port(seen.host, seen.port)
-        if seen.changed:
+        if declined:
+            message = (f"refusing to connect to {where}: you did not trust its host key {seen.key_type} "
+                       f"{seen.fingerprint} (nothing was added to {self.path})")
+        elif seen.changed:
             message = (f"refusing to connect to {where}: its host key is now {seen.key_type} {seen.fingerprint}, "
                        f"which does not match the key recorded in {self.path} (the key changed, or someone is "
                        f"in the middle; replace the entry only if you know why)")

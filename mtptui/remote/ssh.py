@@ -98,6 +98,7 @@ class SSHTransport:
         self.view = _view(config, ssh_config_files)
         self.known_hosts = KnownHosts(config.known_hosts_file or list(self.view.known_hosts_files))
         self.accepted: set[tuple[str, int, Any]] = set()
+        self.declined: set[tuple[str, int, str]] = set()  # (host, port, fingerprint) the user said no to
         self.seen: SeenKey | None = None
         self.closed = True
         self._conn: Any = None
@@ -167,8 +168,12 @@ class SSHTransport:
         except _Refused as refused:
             seen = refused.seen
             question = HostKeyQuestion(seen.host, seen.port, seen.key_type, seen.fingerprint, self.known_hosts.path)
-            if seen.changed or not await ask(self.accept_host_key, question):
-                raise self.known_hosts.refusal(seen) from None
+            asked = (seen.host, seen.port, seen.fingerprint)
+            if seen.changed or self.accept_host_key is None or asked in self.declined:
+                raise self.known_hosts.refusal(seen, declined=asked in self.declined) from None
+            if not await ask(self.accept_host_key, question):
+                self.declined.add(asked)  # asked once: the next connection attempt does not ask again
+                raise self.known_hosts.refusal(seen, declined=True) from None
             self.known_hosts.add(seen)
             self.accepted.add((seen.host, seen.port, seen.key))
             return await self._attempt()

@@ -21,6 +21,7 @@ from mtptui.ops.feed import Feed
 from mtptui.ui.commands import DomainCommands
 from mtptui.ui.keymap import load_keymap
 from mtptui.ui.messages import ActionRefused
+from mtptui.ui.screens.confirm import ConfirmScreen
 from mtptui.ui.screens import OPS_SCREENS
 from mtptui.ui.screens import ops_actions  # noqa: F401  (registers diff, flags, restore, restart)
 from mtptui.ui.screens import bench as _bench  # noqa: F401  (registers the bench screen)
@@ -45,6 +46,11 @@ class AppContext:
     session: Any = None
     demo: Any = None
     host_path: Any = None  # the host file it was read from (where the flags form saves profiles)
+    host_keys: Any = None  # mtptui.ui.hostkey.HostKeyDialogs the session asks about unknown keys, if any
+
+
+class QuitScreen(ConfirmScreen):
+    """The confirm dialog of a quit while something runs (a second `q` there does not stack another)."""
 
 
 class MtpApp(App[None]):
@@ -87,6 +93,8 @@ class MtpApp(App[None]):
     def on_mount(self) -> None:
         if self._keymap:
             self.set_keymap(self._keymap)
+        if self.context.host_keys is not None:
+            self.context.host_keys.app = self
 
     async def on_unmount(self) -> None:
         """Close the feed and with it the host session: what mtptui started on the host ends with it."""
@@ -105,6 +113,29 @@ class MtpApp(App[None]):
                 continue
             seen.setdefault(binding.description, []).append(self.get_key_display(binding))
         return [(" / ".join(dict.fromkeys(keys)), description) for description, keys in seen.items()]
+
+    async def action_quit(self) -> None:
+        """Quit, but ask first while a restart or a bench run is going on (neither is abandoned silently)."""
+        busy = self.busy_with()
+        if busy is None:
+            self.exit()
+        elif not isinstance(self.screen, QuitScreen):
+            what, consequence = busy
+            self.push_screen(QuitScreen(f"Quit while {what} is running?", consequence, confirm_label="Quit"),
+                             lambda yes: self.exit() if yes else None)
+
+    def busy_with(self) -> tuple[str, str] | None:
+        """(what runs, what quitting does to it) while a restart or a bench run is going on, else None."""
+        from mtptui.ui.screens.dashboard import DashboardScreen
+
+        dashboard = self.screen_stack[0] if self.screen_stack else None
+        if isinstance(dashboard, DashboardScreen) and dashboard.restart_panel.running:
+            return "a restart", ("The restart goes on on the host, but nothing will watch it any more: if the new "
+                                 "server crashes or never becomes ready, mtptui will not roll it back.")
+        bench = self.get_screen("bench") if self.is_screen_installed("bench") else None
+        if bench is not None and getattr(bench, "live", None) is not None and bench.live.state == "running":
+            return "a bench run", "The run stops here and is not recorded in the history."
+        return None
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

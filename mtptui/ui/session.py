@@ -14,12 +14,14 @@ from typing import Callable, Iterable
 
 from mtptui.ops.feed import Connection, HostStatus
 from mtptui.sglang.logparse import Event
-from mtptui.sglang.state import ServerState
+from mtptui.sglang.state import ServerState, phases
 
 Clock = Callable[[], float]
 DATE_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S,%f", "%Y-%m-%dT%H:%M:%S",
                 "%Y-%m-%dT%H:%M:%S.%f")
 TIME_FORMATS = ("%H:%M:%S", "%H:%M:%S.%f")
+# Service states (systemd's is-active, the process manager's, the demo's) in which no server runs.
+DOWN_STATES = ("inactive", "failed", "deactivating", "not running", "exited", "not started")
 
 
 def parse_ts(text: str | None) -> float | None:
@@ -141,10 +143,21 @@ class Session:
         if at is not None:
             self.throughput.restarts.append(at)
 
+    def server_down(self) -> str | None:
+        """"crashed" or "stopped" when the host says no server runs (whatever the log showed last), else None."""
+        state = self.host.service_state if self.host else ""
+        if not state.startswith(DOWN_STATES):
+            return None
+        failed = state.startswith("failed") or self.server.phase == phases.CRASHED or \
+            state.startswith("exited (status") and not state.startswith("exited (status 0)")
+        return "crashed" if failed else "stopped"
+
     def uptime_s(self) -> float | None:
         """Seconds since the server started, from the host status; None when unknown."""
         started = self.host.started_at if self.host else None
-        return max(self.clock() - started, 0.0) if started is not None else None
+        if started is None or self.server_down() is not None:
+            return None
+        return max(self.clock() - started, 0.0)
 
     @property
     def steady_mean(self) -> float | None:

@@ -20,11 +20,13 @@ def run(args) -> int:
     from mtptui.ops.connect import open_session
     from mtptui.ops.feed_host import feed_for_host
     from mtptui.ui.app import AppContext
+    from mtptui.ui.hostkey import HostKeyDialogs
 
     host_path, host = find_host(args.host, args.config)
     check_theme(args.theme)
-    session = open_session(host, readonly=args.readonly)
+    host_keys = HostKeyDialogs()  # known_hosts = "ask": an unknown key is shown in a dialog
+    session = open_session(host, readonly=args.readonly, accept_host_key=host_keys)
     context = AppContext(host.name, host=host, readonly=args.readonly, session=session,
-                         host_path=host_path)
+                         host_path=host_path, host_keys=host_keys)
     run_app(feed_for_host(session), context, args.theme)
     return 0

@@ -26,6 +26,11 @@ class Startup:
     graph_capture: dict[str, Any] | None = None
     capacity: dict[str, Any] | None = None
     memory: MemoryTable = field(default_factory=MemoryTable)
+    errors: int = 0  # this server run's problems (the stream's totals are on ServerState)
+    warnings: int = 0
+    last_error: dict[str, Any] | None = None
+    cause: dict[str, Any] | None = None  # the last error with a traceback: why the run failed, not its echo
+    last_warning: str | None = None
 
 
 class ServerState:
@@ -71,8 +76,8 @@ class ServerState:
         self.startup.memory.apply(event)
 
     def _begin_startup(self, ts: str | None) -> None:
+        self.startup = Startup()  # before the first one it held only problems of a run the log began inside
         if self.startups:
-            self.startup = Startup()
             self.decode.new_startup()
         self.startup.started_at = ts
         self.startups += 1
@@ -105,12 +110,18 @@ class ServerState:
         message = event.fields["message"]
         self.last_error = {"message": message, "traceback": event.fields["traceback"], "ts": event.ts,
                            "ranks": event.ranks}
+        self.startup.errors += 1
+        self.startup.last_error = self.last_error
+        if event.fields["traceback"]:
+            self.startup.cause = self.last_error
         if phases.is_fatal(message):
             self.phase = phases.CRASHED
 
     def _on_warning(self, event: Event) -> None:
         self.warning_count += 1
         self.last_warning = event.fields["message"]
+        self.startup.warnings += 1
+        self.startup.last_warning = self.last_warning
 
     # Read side ---------------------------------------------------------------------------------------------
 

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 PAINT_INTERVAL_S = 0.5
 PANES = ("header", "startup", "memory", "speculation", "throughput")
+DOWN_PANES = ("startup", "memory", "speculation", "throughput")
 MAX_ERROR_TOASTS = 3
 STARTUP_ROWS, TOP_ROW_MAX = 6, 14
 
@@ -54,6 +55,7 @@ class DashboardScreen(Screen):
         Binding("w", "wrap", "Wrap", id="log.wrap"),
         Binding("space", "follow", "Pause/follow", id="log.pause"),
         Binding("c", "copy_line", "Copy line", id="log.copy"),
+        Binding("x", "dismiss_banner", "Dismiss", id="restart.dismiss"),
     ]
 
     def __init__(self, feed: Feed, session: Session, context: "AppContext") -> None:
@@ -138,7 +140,7 @@ class DashboardScreen(Screen):
 
     def on_host_changed(self, message: messages.HostChanged) -> None:
         self.session.host = message.status
-        self.mark("header", "speculation", "memory")
+        self.mark(*PANES)  # a stopped or restarted server changes what every pane says
 
     def on_feed_ended(self, message: messages.FeedEnded) -> None:
         if self.session.connection.state not in ("failed", "stopped"):
@@ -177,7 +179,17 @@ class DashboardScreen(Screen):
             if "memory" in dirty:
                 rows = max(STARTUP_ROWS, MemoryPane.rows(self.session)) + 2
                 self.query_one("#row-top").styles.height = min(rows, TOP_ROW_MAX)
+            self._show_down()
         self._throttle.painted()
+
+    def _show_down(self) -> None:
+        """A stopped or crashed server: every pane says so, in the error colour (its figures are the last run's)."""
+        down = self.session.server_down()
+        for name in DOWN_PANES:
+            pane = self.query_one(f"#{name}")
+            pane.set_class(down is not None, "-down")
+            if name != "throughput":  # the plot writes its own subtitle
+                pane.border_subtitle = f"server {down} · last run's figures" if down else ""
 
     def _tick(self) -> None:
         """Once a second: the uptime in the header."""
@@ -186,6 +198,15 @@ class DashboardScreen(Screen):
 
     def on_screen_resume(self) -> None:
         self.paint()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "dismiss_banner":
+            return self.is_mounted and self.restart_panel.finished
+        return True
+
+    def action_dismiss_banner(self) -> None:
+        self.restart_panel.dismiss()
+        self.refresh_bindings()
 
     # Log actions -----------------------------------------------------------------------------------------
 

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from mtptui.ui.app import AppContext
 
 RESTART_TIMEOUT_S = 600.0
+PROCESS_CHANGED = frozenset({"stopped", "starting", "ready", "crashed", "timeout", "rolled_back", "rollback_failed",
+                             "done"})
 
 
 class RestartPanel(Widget):
@@ -39,6 +41,18 @@ class RestartPanel(Widget):
     @property
     def running(self) -> bool:
         return any(w.group in ("restart", "restart-plan") and w.is_running for w in self.workers)
+
+    @property
+    def finished(self) -> bool:
+        """The banner shows how a restart ended (and may be dismissed)."""
+        return self.view is not None and self.view.outcome is not None and not self.running
+
+    def dismiss(self) -> None:
+        """Hide the banner of a finished restart (its outcome stays in the log and the notifications)."""
+        if self.finished:
+            self.view = None
+            self.remove_class("-active", "-failed", "-ok")
+            self.refresh(layout=True)
 
     def begin(self, profile: str | None) -> None:
         """Plan a restart with ``profile`` (the known-good one when None), or say why not."""
@@ -96,6 +110,14 @@ class RestartPanel(Widget):
         if self.view is not None:
             self.view.apply(message.event)
             self.refresh()
+        if message.event.step in PROCESS_CHANGED:
+            self._look_again()
+
+    def _look_again(self) -> None:
+        """The header and panes show the new process now, not at the status poller's next round."""
+        poke = getattr(self.app.feed, "poke", None)
+        if poke is not None:
+            poke()
 
     def on_restart_finished(self, message: messages.RestartFinished) -> None:
         result = message.result
@@ -105,6 +127,7 @@ class RestartPanel(Widget):
         self.view.finish(result)
         self.add_class("-ok" if result.ok else "-failed")
         self.refresh(layout=True)
+        self.screen.refresh_bindings()  # the banner may be dismissed now
         severity = "information" if result.ok else "error"
         self.app.notify(result.summary(), title="restart", severity=severity, timeout=8 if result.ok else 20)
 

@@ -6,6 +6,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mtptui.sglang.state import phases
+from mtptui.sglang.state.errors import headline
 from mtptui.ui.format import NONE, bar, duration, number
 from mtptui.ui.session import Session, parse_ts
 from mtptui.ui.widgets.render_pane import RenderPane
@@ -45,6 +46,10 @@ class StartupPane(RenderPane):
     @staticmethod
     def _phase(session: Session) -> Text:
         state = session.server
+        down = session.server_down()
+        if down is not None:
+            return Text.assemble(("● ", "bold red"), (down, "bold red"),
+                                 (f" · service {session.host.service_state}", "dim"))
         label, style = PHASE_TEXT.get(state.phase, (state.phase, "yellow"))
         text = Text.assemble(("● ", style), (label, style))
         started, ready = parse_ts(state.startup.started_at), parse_ts(state.ready_at)
@@ -79,10 +84,11 @@ def _served(session: Session) -> Text:
 
 
 def _problems(session: Session) -> Text:
-    state = session.server
-    error = state.last_error
-    if error:
-        return Text(f"error: {error['message']}", "bold red")
-    if state.warning_count:
-        return Text(f"{state.warning_count:,} warnings: {state.last_warning}", "yellow")
+    """This server run's errors and warnings (a restart starts afresh), the exception line first."""
+    run = session.server.startup
+    if run.last_error:
+        more = f" ({run.errors:,} errors)" if run.errors > 1 else ""
+        return Text(f"error: {headline(run.cause or run.last_error)}{more}", "bold red")
+    if run.warnings:
+        return Text(f"{run.warnings:,} warnings: {run.last_warning}", "yellow")
     return Text("no errors, no warnings", "dim")

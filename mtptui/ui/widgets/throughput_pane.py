@@ -42,8 +42,9 @@ class ThroughputPane(PlotextPlot):
                 plt.vline(at, color=RESTART_COLOR)
         else:
             points_now = points
-        self.border_subtitle = (LEGEND + (" · │ restart" if restarts else "")) if points or warm else \
-            "waiting for decode batches"
+        down = session.server_down()
+        self.border_subtitle = f"server {down} · last run's figures" if down else \
+            (LEGEND + (" · │ restart" if restarts else "")) if points or warm else "waiting for decode batches"
         if mean is not None and points_now:
             plt.plot([points_now[0][0], points_now[-1][0]], [mean, mean], marker="braille", color=MEAN_COLOR)
         if points:
