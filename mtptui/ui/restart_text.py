@@ -141,11 +141,11 @@ class RestartView:
     def _outcome(self) -> Text:
         if self.outcome == "ready":
             return Text.assemble(("✓ restarted ", "bold green"), (self.summary or "", ""))
-        crashed = "crashed: " if "crashed" in self.seen and not (self.reason or "").startswith("crashed") else ""
+        """Where the host stands first (it must not be cut off), then why the new profile failed."""
+        crashed = "crashed" if "crashed" in self.seen and not (self.reason or "").startswith("crashed") else "failed"
         head = ("✗ restart rolled back " if self.outcome.startswith("rolled_back") else "✗ restart and rollback failed ")
-        reason = self.reason or "unknown"
         tail = {"rolled_back": "rolled back to the previous command, ready again",
                 "rolled_back_stopped": "rolled back: nothing ran before, the server is stopped"}.get(
             self.outcome, "the rollback failed too: see the log")
-        return Text.assemble((head, "bold red"), (f"profile {self.profile} {crashed}{reason} — ", ""), (tail, "bold"),
-                             (f"  ({self.at_s:.0f} s)", "dim"))
+        return Text.assemble((head, "bold red"), (f"· profile {self.profile} {crashed} · ", ""), (tail, "bold"),
+                             (f"  ({self.at_s:.0f} s)\n", "dim"), (self.reason or "unknown reason", "italic"))

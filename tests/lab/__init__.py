@@ -194,6 +194,12 @@ class Lab:
             shutil.rmtree(path, ignore_errors=True)
             path.mkdir(parents=True)
 
+    def start_users(self) -> subprocess.Popen:
+        """The server's users, on the host's side: one chat request after another (so the log shows decoding)."""
+        return subprocess.Popen(["ip", "netns", "exec", self.ns, sys.executable, "-c", USERS,
+                                 f"http://127.0.0.1:{API_PORT}"], env=self.env(), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+
     def api(self, path: str) -> tuple[int, str]:
         """GET ``path`` from the server as the host itself sees it (its 127.0.0.1:30000)."""
         code = ("import sys, urllib.request, urllib.error\n"
@@ -203,6 +209,21 @@ class Lab:
         out = self.run(sys.executable, "-c", code, f"http://127.0.0.1:{API_PORT}{path}").stdout
         status, _, body = out.partition("\n")
         return int(status or 0), body
+
+
+USERS = """
+import json, sys, time, urllib.request
+body = json.dumps({"model": "default", "max_tokens": 96, "temperature": 0,
+                   "messages": [{"role": "user", "content": "Write a red-black tree in Python."}]}).encode()
+while True:
+    try:
+        request = urllib.request.Request(sys.argv[1] + "/v1/chat/completions", body,
+                                         {"Content-Type": "application/json"})
+        urllib.request.urlopen(request, timeout=120).read()
+    except OSError:
+        time.sleep(0.5)
+    time.sleep(0.2)
+"""
 
 
 def ssh_config(ns: str, identity: Path, known_hosts: Path) -> str:
