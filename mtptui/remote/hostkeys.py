@@ -101,7 +101,7 @@ class KnownHosts:
             message = (f"refusing to connect to {where}: its host key {seen.key_type} {seen.fingerprint} is not "
                        f"in {self.path} (check the fingerprint and add it, or set known_hosts = \"ask\" to "
                        f"confirm it)")
-        return HostKeyRefused(message, seen.host, seen.port, seen.fingerprint, seen.changed)
+        return HostKeyRefused(message, seen.host, seen.port, seen.fingerprint, seen.changed, seen.key_type, self.path)
 
 
 async def ask(accept: AcceptHostKey | None, question: HostKeyQuestion) -> bool:
