@@ -201,10 +201,11 @@ MODEL = "/data/models/Qwen3.6-27B"
 
 
 def host_toml(name: str, sshd: SSHD | None, api_port: int, server: dict, log: dict, *, ssh: dict | None = None,
-              bind: str = "127.0.0.1") -> str:
+              bind: str = "127.0.0.1", model: str = MODEL) -> str:
     """A host file for the stand-in GPU host; every profile runs the simulated server on ``api_port``.
 
     The host is reached through ``sshd`` (its address, key and known_hosts file), or as ``ssh`` says.
+    ``model`` is every profile's model path (the simulated server only reads its last part, the model's name).
     """
     import tomli_w
 
@@ -212,7 +213,7 @@ def host_toml(name: str, sshd: SSHD | None, api_port: int, server: dict, log: di
     for profile, spec in PROFILES.items():
         flags = {"host": bind, "port": api_port, "tp-size": 2, "speculative-algorithm": "NEXTN",
                  "speculative-eagle-topk": 1, **spec["flags"]}
-        profiles[profile] = {"model_path": MODEL, "python": sys.executable, "flags": flags,
+        profiles[profile] = {"model_path": model, "python": sys.executable, "flags": flags,
                              "env": {"SGLANG_ENABLE_SPEC_V2": "1"},
                              "note": spec["note"]}
     data = {"name": name, "api_url": f"http://127.0.0.1:{api_port}", "known_good": "restored",

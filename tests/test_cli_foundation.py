@@ -31,7 +31,7 @@ def test_profiles_list(capsys: pytest.CaptureFixture) -> None:
     assert "restored*" in out and "ct129" in out and "demo" in out
 
 
-@pytest.mark.parametrize("args", [["profiles", "show", "nosuch"], ["nosuch"]])
+@pytest.mark.parametrize("args", [["profiles", "show", "nosuch"], ["nosuch"], ["check", "nosuch"]])
 def test_unknown_host_exits_2_with_one_sentence(args: list[str]) -> None:
     result = run_cli(*args)
     assert result.returncode == 2
@@ -57,7 +57,7 @@ def test_help_does_not_import_heavy_libraries() -> None:
 
 
 def test_every_subcommand_has_help() -> None:
-    for command in ["demo", "sim", "parse-log", "flags", "diff", "restart", "bench", "profiles"]:
+    for command in ["demo", "sim", "parse-log", "flags", "diff", "restart", "bench", "check", "profiles"]:
         result = run_cli(command, "--help")
         assert result.returncode == 0, (command, result.stderr)
         assert "usage: mtptui" in result.stdout

@@ -22,9 +22,18 @@ class ConnectError(RemoteError):
 class HostKeyRefused(ConnectError):
     """The host's key is unknown or changed and was not accepted; never retried."""
 
-    def __init__(self, message: str, host: str, port: int, fingerprint: str, changed: bool) -> None:
+    def __init__(self, message: str, host: str, port: int, fingerprint: str, changed: bool, key_type: str = "",
+                 known_hosts_file: str = "") -> None:
         super().__init__(message, retriable=False)
         self.host, self.port, self.fingerprint, self.changed = host, port, fingerprint, changed
+        self.key_type, self.known_hosts_file = key_type, known_hosts_file
+
+
+class LoginRefused(ConnectError):
+    """The host answered but accepted none of the keys offered; never retried."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, retriable=False)
 
 
 class ConnectionLost(RemoteError):

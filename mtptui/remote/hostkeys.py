@@ -77,11 +77,11 @@ class KnownHosts:
 
         found = [asyncssh.match_known_hosts(path, host, addr, port) for path in self.paths if os.path.isfile(path)]
         result = tuple(sum((list(part) for part in parts), []) for parts in zip(*found)) if found else ([], [], [])
-        self.matched[(host, port)] = bool(result[0] or result[1])
+        self.matched[(host, port or 22)] = bool(result[0] or result[1])  # asyncssh passes port 22 as None
         return result
 
     def has_entry(self, host: str, port: int) -> bool:
-        return self.matched.get((host, port), False)
+        return self.matched.get((host, port or 22), False)
 
     def add(self, seen: SeenKey) -> None:
         """Append an accepted key, as OpenSSH would (``[host]:port type base64``)."""
@@ -104,7 +104,7 @@ class KnownHosts:
             message = (f"refusing to connect to {where}: its host key {seen.key_type} {seen.fingerprint} is not "
                        f"in {self.path} (check the fingerprint and add it, or set known_hosts = \"ask\" to "
                        f"confirm it)")
-        return HostKeyRefused(message, seen.host, seen.port, seen.fingerprint, seen.changed)
+        return HostKeyRefused(message, seen.host, seen.port, seen.fingerprint, seen.changed, seen.key_type, self.path)
 
 
 async def ask(accept: AcceptHostKey | None, question: HostKeyQuestion) -> bool:

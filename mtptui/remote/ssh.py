@@ -16,7 +16,7 @@ from typing import Any
 
 from mtptui.config.models import SSHConfig
 from mtptui.errors import ConfigError
-from mtptui.remote.errors import ConnectError, ConnectionLost, RemoteError
+from mtptui.remote.errors import ConnectError, ConnectionLost, LoginRefused, RemoteError
 from mtptui.remote.hostkeys import AcceptHostKey, HostKeyQuestion, KnownHosts, SeenKey, ask, host_port
 from mtptui.remote.shell import Command
 from mtptui.remote.sshconfig import SSHConfigView, read_ssh_config, split_hop
@@ -197,8 +197,7 @@ class SSHTransport:
                 raise _Refused(self.seen) from None
             raise ConnectError(f"refusing to connect to {self.label}: {_reason(exc)}", retriable=False) from None
         except asyncssh.PermissionDenied:
-            raise ConnectError(f"cannot log in to {self.label}: no key was accepted ({self._keys_tried()})",
-                               retriable=False) from None
+            raise LoginRefused(f"cannot log in to {self.label}: no key was accepted ({self._keys_tried()})") from None
         except (asyncssh.KeyImportError, asyncssh.KeyEncryptionError) as exc:
             raise ConnectError(f"cannot use identity file {self.config.identity_file}: {_reason(exc)} "
                                f"(load an encrypted key into ssh-agent instead)", retriable=False) from None

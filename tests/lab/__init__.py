@@ -32,7 +32,7 @@ from typing import Iterator
 
 import pytest
 
-from tests.sshd import PROFILES, SSHD, UNIT_TEMPLATE, host_env, host_toml
+from tests.sshd import MODEL, PROFILES, SSHD, UNIT_TEMPLATE, host_env, host_toml
 
 ALIAS = "gpu-lab"
 HOSTNAME = "gpu.lab"
@@ -127,6 +127,16 @@ class Lab:
         return self.root / "srv"
 
     @property
+    def bin(self) -> Path:
+        """Programs installed on the host for one test (``install``): first on its PATH, emptied by ``reset``."""
+        return self.root / "host-bin"
+
+    @property
+    def models(self) -> Path:
+        """Where model directories live on the host (the lab's own filesystem is this machine's)."""
+        return self.root / "models"
+
+    @property
     def known_hosts(self) -> Path:
         return self.home / ".ssh" / "known_hosts_lab"
 
@@ -140,9 +150,10 @@ class Lab:
         delete_namespace(self.ns)
         subprocess.run(["ip", "netns", "add", self.ns], check=True)
         subprocess.run(["ip", "-n", self.ns, "link", "set", "lo", "up"], check=True)
-        for path in (self.state, self.srv, self.home / ".ssh"):
+        for path in (self.state, self.srv, self.bin, self.home / ".ssh"):
             path.mkdir(parents=True, exist_ok=True)
-        env = {**host_env(self.state), "MTPTUI_SIM_SPEED": self.speed, "HOME": str(self.root / "host-home")}
+        env = host_env(self.state)
+        env.update(PATH=f"{self.bin}:{env['PATH']}", MTPTUI_SIM_SPEED=self.speed, HOME=str(self.root / "host-home"))
         self.sshd = SSHD(self.root / "sshd", env=env, port=22, netns=self.ns, known_as=HOSTNAME)
         self.sshd.start()
         self._operator_home()
@@ -172,6 +183,10 @@ class Lab:
     def env(self) -> dict[str, str]:
         return {**os.environ, **self.sshd.env}
 
+    def install(self, program: Path) -> None:
+        """Put ``program`` on the host's PATH (a link in ``bin``) until the next ``reset``."""
+        (self.bin / program.name).symlink_to(program)
+
     def run(self, *argv: str, timeout: float = 60) -> subprocess.CompletedProcess:
         """Run a command on the lab host as its SSH sessions would (its network, PATH and environment)."""
         return subprocess.run(["ip", "netns", "exec", self.ns, *argv], capture_output=True, text=True,
@@ -190,7 +205,7 @@ class Lab:
                 except ProcessLookupError:
                     pass
             time.sleep(0.05)
-        for path in (self.state, self.srv):
+        for path in (self.state, self.srv, self.bin):
             shutil.rmtree(path, ignore_errors=True)
             path.mkdir(parents=True)
 
@@ -284,15 +299,15 @@ class LabHost:
         self.wait_for("The server is fired up and ready to roll!", timeout)
 
 
-def lab_host_file(lab: Lab, path: Path, manager: str) -> LabHost:
-    """Write the host file of the lab host for ``manager`` ("systemd" or "process")."""
+def lab_host_file(lab: Lab, path: Path, manager: str, model: str = MODEL) -> LabHost:
+    """Write the host file of the lab host for ``manager`` ("systemd" or "process"); ``model`` for every profile."""
     if manager == "systemd":
         server, log = {"manager": "systemd", "unit": UNIT}, {"kind": "journal"}
     else:
         server = {"manager": "process", "log_file": str(lab.srv / "sglang.log"),
                   "pid_file": str(lab.srv / "sglang.pid"), "workdir": str(lab.srv)}
         log = {"kind": "file", "path": str(lab.srv / "sglang.log")}
-    text = host_toml("lab", None, API_PORT, server, log, ssh={"target": ALIAS}, bind="0.0.0.0")
+    text = host_toml("lab", None, API_PORT, server, log, ssh={"target": ALIAS}, bind="0.0.0.0", model=model)
     path.write_text(text)
     return LabHost(lab, path, manager)
 
@@ -335,11 +350,14 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         lab.stop()
 
 
-def _lab_host(lab: Lab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, manager: str) -> LabHost:
+def prepare_lab_host(lab: Lab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, manager: str,
+                     model: str = MODEL) -> LabHost:
+    """A fresh lab host for ``manager`` running the bad redeploy (what the fixtures below give); HOME is the
+    operator's. ``model`` (default: a path the lab host does not have) is every profile's model path."""
     lab.reset()
     monkeypatch.setenv("HOME", str(lab.home))
     monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
-    host = lab_host_file(lab, tmp_path / "lab.toml", manager)
+    host = lab_host_file(lab, tmp_path / "lab.toml", manager, model)
     start_server(host, "redeploy-1step")
     return host
 
@@ -347,7 +365,7 @@ def _lab_host(lab: Lab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, manager
 @pytest.fixture
 def lab_systemd(lab: Lab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[LabHost]:
     """The lab host managed by (stand-in) systemd, running the bad redeploy from its unit; HOME is the operator's."""
-    host = _lab_host(lab, tmp_path, monkeypatch, "systemd")
+    host = prepare_lab_host(lab, tmp_path, monkeypatch, "systemd")
     yield host
     lab.reset()
 
@@ -355,10 +373,10 @@ def lab_systemd(lab: Lab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> It
 @pytest.fixture
 def lab_process(lab: Lab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[LabHost]:
     """The lab host with the bad redeploy started by hand (nohup, pid and log files); HOME is the operator's."""
-    host = _lab_host(lab, tmp_path, monkeypatch, "process")
+    host = prepare_lab_host(lab, tmp_path, monkeypatch, "process")
     yield host
     lab.reset()
 
 
 __all__ = ["ALIAS", "API_PORT", "HOSTNAME", "Lab", "LabHost", "PROFILES", "UNIT", "lab", "lab_host_file",
-           "lab_process", "lab_systemd", "operator_env", "start_server"]
+           "lab_process", "lab_systemd", "operator_env", "prepare_lab_host", "start_server"]

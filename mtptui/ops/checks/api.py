@@ -1,0 +1,92 @@
+"""The API: through the session (an SSH tunnel for a remote host), /server_info (or the old /get_server_info) and
+/v1/models answer; which SGLang version and model they report, against the host file's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mtptui.errors import UserError
+from mtptui.ops.checks import FAIL, OK, WARN, Context, Result
+
+NAME = "api"
+TIMEOUT_S = 10.0
+
+
+async def check_api(ctx: Context) -> Result:
+    import httpx
+
+    where = f"{ctx.host.api_url} ({'through SSH' if ctx.host.ssh else 'on this machine'})"
+    try:
+        url = await ctx.session.api_url()
+    except UserError as exc:
+        return Result(NAME, FAIL, str(exc), f"check api_url in {ctx.file_name}: host and port as the host sees them")
+    try:
+        async with httpx.AsyncClient(base_url=url, timeout=httpx.Timeout(TIMEOUT_S), trust_env=False) as client:
+            status, info = await _first(client, "/server_info", "/get_server_info")
+            models = (await _first(client, "/v1/models"))[1] if status == 200 else None
+    except httpx.HTTPError as exc:
+        return Result(NAME, FAIL, f"nothing answers at {where}: {_reason(exc)}", _unreachable_fix(ctx))
+    if status != 200:
+        return Result(NAME, FAIL, f"{where} answers HTTP {status} to /server_info",
+                      f"wait until the server is ready (mtptui {ctx.host.name} shows its startup), then check again")
+    return _verdict(ctx, where, info, models)
+
+
+async def _first(client, *paths: str) -> tuple[int, dict[str, Any] | None]:
+    """(status, JSON object) of the first path answering 200, else the last status."""
+    status = 0
+    for path in paths:
+        response = await client.get(path)
+        status = response.status_code
+        if status == 200:
+            try:
+                body = response.json()
+            except ValueError:
+                body = None
+            return status, body if isinstance(body, dict) else {}
+    return status, None
+
+
+def _reason(exc) -> str:
+    import httpx
+
+    if isinstance(exc, httpx.TimeoutException):
+        return f"no answer within {TIMEOUT_S:g} s"
+    if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.ConnectError)):
+        return "the connection was closed (nothing listens there)"
+    return str(exc) or type(exc).__name__
+
+
+def _unreachable_fix(ctx: Context) -> str:
+    from mtptui.ops.launches import api_port
+
+    running = ctx.running
+    if ctx.server_running is False:
+        how = f" ({ctx.start_command})" if ctx.start_command else ""
+        return f"start the server{how}, then check again"
+    if running is not None and running.port is not None and api_port(ctx.host) not in (None, running.port):
+        return f"set api_url in {ctx.file_name} to port {running.port}, where the running server listens"
+    return "check that the server listens where api_url says (its --host and --port) and is not still starting"
+
+
+def _served_model(info: dict[str, Any], models: dict[str, Any] | None) -> str | None:
+    data = (models or {}).get("data")
+    if isinstance(data, list) and data and isinstance(data[0], dict) and data[0].get("id"):
+        return str(data[0]["id"])
+    return info.get("served_model_name") or info.get("model_path")
+
+
+def _verdict(ctx: Context, where: str, info: dict[str, Any], models: dict[str, Any] | None) -> Result:
+    version, model = info.get("version"), _served_model(info, models)
+    detail = f"SGLang {version or '(no version reported)'} answers at {where}, serving {model or 'no model'}"
+    problems, fixes = [], []
+    if version and version != ctx.host.sglang_version:
+        problems.append(f"the host file says {ctx.host.sglang_version}")
+        fixes.append(f"set sglang_version = \"{version}\" in {ctx.file_name}")
+    known = {profile.model_path for profile in ctx.host.profiles.values()}
+    if ctx.host.profiles and not known & {model, info.get("model_path")}:
+        problems.append("no profile has that model")
+        fixes.append("add a profile for it (or check that api_url reaches the right server)")
+    if problems:
+        return Result(NAME, WARN, f"{detail}; {', '.join(problems)}", "; ".join(fixes))
+    return Result(NAME, OK, detail)

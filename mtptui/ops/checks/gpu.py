@@ -1,0 +1,52 @@
+"""nvidia-smi: present on the host's PATH and listing GPUs (the dashboard's memory panes need it), and as many GPUs
+as the known-good profile's tensor parallelism asks for. A GPU host without it fails the check."""
+
+from __future__ import annotations
+
+from mtptui.errors import UserError
+from mtptui.ops.checks import FAIL, OK, WARN, Context, Result, last_line, not_found
+from mtptui.remote.gpu import QUERY, GpuStat, parse_gpus
+from mtptui.remote.shell import Command
+
+NAME = "nvidia-smi"
+
+
+async def check_gpu(ctx: Context) -> Result:
+    result = await ctx.run(Command.of(QUERY, "query the GPUs"))
+    if not_found(result):
+        return Result(NAME, FAIL, f"not found on the PATH of {ctx.user or 'the login user'}'s SSH session",
+                      "install the NVIDIA driver utilities on the host, or add nvidia-smi's directory to the PATH "
+                      "of SSH sessions")
+    if not result.ok:
+        return Result(NAME, FAIL, f"nvidia-smi fails: {last_line(result)}",
+                      "run nvidia-smi on the host and repair the NVIDIA driver it complains about")
+    gpus = parse_gpus(result.out)
+    if not gpus:
+        return Result(NAME, FAIL, "nvidia-smi lists no GPU", "check that the host's GPUs and driver are visible "
+                                                             "(nvidia-smi -L on the host)")
+    detail = f"{len(gpus)} GPU{'s' * (len(gpus) > 1)}: " + "; ".join(_gpu(g) for g in gpus)
+    wanted = _tensor_parallel(ctx)
+    if wanted and wanted > len(gpus):
+        return Result(NAME, WARN, f"{detail}; profile {ctx.host.known_good} asks for {wanted}",
+                      f"set tp-size of profile {ctx.host.known_good} to at most {len(gpus)}")
+    return Result(NAME, OK, detail)
+
+
+def _gpu(gpu: GpuStat) -> str:
+    if gpu.memory_used_mib is None or gpu.memory_total_mib is None:
+        return f"{gpu.index} {gpu.name}"
+    return f"{gpu.index} {gpu.name} {gpu.memory_used_mib / 1024:.1f}/{gpu.memory_total_mib / 1024:.1f} GiB used"
+
+
+def _tensor_parallel(ctx: Context) -> int | None:
+    """The known-good profile's tensor-parallel size (GPUs per server), when it has one."""
+    from mtptui.sglang.flags import FlagSet
+
+    if not ctx.host.known_good:
+        return None
+    try:
+        flagset = FlagSet.from_profile(ctx.host.profile(ctx.host.known_good), ctx.host.sglang_version)
+    except UserError:  # a profile SGLang's parser refuses: the flags lint says why
+        return None
+    value = flagset.get("--tp-size")
+    return value if isinstance(value, int) else None

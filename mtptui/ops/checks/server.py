@@ -1,0 +1,154 @@
+"""The server: the systemd unit is loaded and its ExecStart= launches SGLang, or the hand-started process is found
+(pid file, else command line) and there is something to relaunch it with. Notes the model each one names."""
+
+from __future__ import annotations
+
+import shlex
+
+from mtptui.config.models import SystemdServer
+from mtptui.errors import UserError
+from mtptui.ops.checks import FAIL, OK, SKIP, WARN, Context, Result, last_line
+from mtptui.ops.checks.launch import Launch, read_launch
+from mtptui.remote.errors import RemoteError
+from mtptui.remote.procinfo import ProcessInfo, read_process
+from mtptui.remote.process import find_by_command_line
+from mtptui.remote.shell import Command
+
+NAME = "server"
+
+
+async def check_server(ctx: Context) -> Result:
+    if isinstance(ctx.host.server, SystemdServer):
+        return await check_unit(ctx)
+    return await check_process(ctx)
+
+
+def verdict(detail: str, problems: list[tuple[str, str]]) -> Result:
+    """ok, or warn with each problem's note in the detail and the fixes joined."""
+    if not problems:
+        return Result(NAME, OK, detail)
+    notes, fixes = zip(*problems)
+    return Result(NAME, WARN, "; ".join([detail, *filter(None, notes)]), "; ".join(fixes))
+
+
+def flag_problem(ctx: Context, launch: Launch, where: str) -> list[tuple[str, str]]:
+    if launch.problem is None:
+        return []
+    return [(f"SGLang {ctx.host.sglang_version} refuses its flags ({launch.problem})",
+             f"fix the flag in {where}, or sglang_version in {ctx.file_name} if the host runs another SGLang")]
+
+
+async def check_unit(ctx: Context) -> Result:
+    manager = ctx.session.manager
+    if "systemctl" in ctx.sudo_refused:
+        return Result(NAME, SKIP, "skipped: needs sudo for systemctl")
+    show = manager.systemctl("show", "-p", "LoadState", "-p", "FragmentPath", "-p", "ActiveState", "-p", "MainPID",
+                             manager.unit)
+    out = (await ctx.run(show)).check(show.what).out
+    props = {key: value.strip() for key, _, value in (line.partition("=") for line in out.splitlines())}
+    ctx.unit_found = props.get("LoadState") == "loaded"
+    if not ctx.unit_found:
+        return Result(NAME, FAIL, f"systemd has no unit {manager.unit} (LoadState={props.get('LoadState') or '?'})",
+                      f"set server.unit in {ctx.file_name} to the unit that runs SGLang (systemctl list-units --all "
+                      f"'sglang*' on the host lists candidates)")
+    launch, argv = await _unit_launch(ctx)
+    if not launch.sglang:
+        return Result(NAME, FAIL, f"{manager.unit} does not launch SGLang: ExecStart={shlex.join(argv)[:120]}",
+                      "point server.unit at the unit that runs python -m sglang.launch_server (or sglang serve), "
+                      "or fix its ExecStart=")
+    ctx.add_model(launch.model, f"unit {manager.unit}")
+    detail = f"{manager.unit} ({props.get('FragmentPath') or 'no unit file'}) starts SGLang with {launch.model}"
+    state = await _unit_state(ctx, props.get("ActiveState", ""), props.get("MainPID", "0"))
+    return verdict(f"{detail}; {state[0]}", flag_problem(ctx, launch, f"ExecStart= of {manager.unit}") + state[1])
+
+
+async def _unit_launch(ctx: Context) -> tuple[Launch, list[str]]:
+    """What the unit's ExecStart= (with drop-ins, as `systemctl cat` shows it) launches, and its words."""
+    from mtptui.sglang.unit import read_unit
+
+    manager = ctx.session.manager
+    cat = manager.systemctl("cat", "--no-pager", manager.unit)
+    unit = read_unit((await ctx.run(cat)).check(cat.what).out, name=manager.unit)
+    return read_launch(unit.exec_argv, ctx.host.sglang_version), unit.exec_argv
+
+
+async def _unit_state(ctx: Context, state: str, pid: str) -> tuple[str, list[tuple[str, str]]]:
+    """("active, pid N", []) for a running unit, else its state and how to start it."""
+    manager = ctx.session.manager
+    prefix = () if "sh" in ctx.sudo_refused else manager.prefix
+    info = await read_process(ctx.session.transport, int(pid), prefix) if pid.isdigit() and int(pid) > 0 else None
+    ctx.server_running = state == "active" and info is not None
+    if ctx.server_running:
+        ctx.running = info
+        ctx.add_model(read_launch(info.argv, ctx.host.sglang_version).model, "running server")
+        return f"active, pid {info.pid}", []
+    start = ctx.start_command = shlex.join([*manager.prefix, "systemctl", "start", manager.unit])
+    if state == "failed":
+        return "failed: no server runs", [("", f"read why it failed (journalctl -u {manager.unit} -n 50), "
+                                               f"then start it: {start}")]
+    return f"{state or 'unknown'}: no server runs", [("", f"start it: {start}")]
+
+
+async def check_process(ctx: Context) -> Result:
+    server = ctx.host.server
+    info, notes, problem = None, [], None
+    if server.pid_file:
+        info, notes, problem = await _from_pid_file(ctx, server.pid_file)
+    if problem:
+        return problem
+    if info is None:
+        try:
+            info = await find_by_command_line(ctx.session.transport, ctx.session.manager.port)
+        except RemoteError:
+            raise
+        except UserError as exc:  # several servers: mtptui cannot tell which one it manages
+            return Result(NAME, FAIL, str(exc).partition("; ")[0],
+                          f"set server.pid_file in {ctx.file_name} to the pid file of the server mtptui manages")
+        notes.append("found by its command line" if info else "none found by command line")
+    return _process_result(ctx, info, notes)
+
+
+async def _from_pid_file(ctx: Context, path: str) -> tuple[ProcessInfo | None, list[str], Result | None]:
+    """(the live server the pid file names, notes on the way, a failure)."""
+    result = await ctx.run(Command.of(["cat", "--", path], f"read {path}"))
+    if not result.ok:
+        if "No such file" in result.err:
+            return None, [f"no pid file {path}"], None
+        return None, [], Result(NAME, FAIL, f"cannot read the pid file {path}: {last_line(result)}",
+                                f"make {path} readable by {ctx.user or 'the login user'}, or set server.pid_file to "
+                                f"the file the server's pid is written to")
+    pid = result.out.strip()
+    if not pid.isdigit():
+        return None, [f"pid file {path} holds no pid"], None
+    info = await read_process(ctx.session.transport, int(pid))
+    if info is None:
+        return None, [f"pid file {path} names pid {pid}, which is not running"], None
+    if not read_launch(info.argv, ctx.host.sglang_version).sglang:
+        program = shlex.join(info.argv[:3])[:80] or "?"
+        return None, [], Result(NAME, FAIL, f"pid file {path} names pid {pid}, which is not SGLang but {program}",
+                                f"remove the stale pid file {path}: a restart would stop pid {pid}")
+    return info, [f"from {path}"], None
+
+
+def _relaunch(ctx: Context) -> tuple[str, list[tuple[str, str]]]:
+    if ctx.host.known_good:
+        return f"relaunch: profile {ctx.host.known_good}", []
+    if ctx.host.server.launch_command:
+        return "relaunch: server.launch_command", []
+    return "nothing to relaunch it with", [("", f"set known_good (a profile) or server.launch_command in "
+                                                f"{ctx.file_name}")]
+
+
+def _process_result(ctx: Context, info: ProcessInfo | None, notes: list[str]) -> Result:
+    relaunch, problems = _relaunch(ctx)
+    ctx.server_running = info is not None
+    if info is None:
+        if ctx.host.known_good:
+            ctx.start_command = shlex.join(["mtptui", "restart", ctx.host.name, "--profile", ctx.host.known_good])
+        start = ctx.start_command or "run server.launch_command on the host"
+        return verdict(f"no server runs ({'; '.join(notes)}); {relaunch}", [("", f"start it: {start}"), *problems])
+    ctx.running = info
+    launch = read_launch(info.argv, ctx.host.sglang_version)
+    ctx.add_model(launch.model, "running server")
+    detail = f"pid {info.pid} ({', '.join(notes)}) runs SGLang with {launch.model} on port {info.port}; {relaunch}"
+    return verdict(detail, flag_problem(ctx, launch, "the server's command line") + problems)
