@@ -180,7 +180,8 @@ class DemoRun:
         mtptui.ops.connect session on the demo host), and the background load."""
         from mtptui.ops.feed_host import SessionStatus
 
-        sources: list = [SessionStatus(session, self.status(), api_url=self.api_url, every_s=5.0)]
+        # /server_info as the session reaches the API (on this machine: directly)
+        sources: list = [SessionStatus(session, self.status(), tunnel=True, every_s=5.0)]
         if with_load and os.environ.get("MTPTUI_DEMO_LOAD", "1") != "0":
             self.load = DemoLoad(self.api_url)
             sources.append(self.load)

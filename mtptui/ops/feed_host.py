@@ -27,7 +27,7 @@ async def fetch_server_info(api_url: str, timeout_s: float = 3.0) -> dict[str, A
     import httpx
 
     try:
-        async with httpx.AsyncClient(timeout=timeout_s) as client:
+        async with httpx.AsyncClient(timeout=timeout_s, trust_env=False) as client:  # a tunnel: never a proxy
             response = await client.get(api_url.rstrip("/") + "/server_info")
         if response.status_code != 200:
             return None
