@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -56,13 +57,20 @@ class Terminal:
         raise AssertionError(f"the screen never showed {what} within {timeout} s; last screen:\n{screen}")
 
 
-@pytest.fixture
-def terminal() -> Iterator[Terminal]:
-    term = Terminal(f"mtptui-e2e-{os.getpid()}")
+@contextmanager
+def own_terminal(socket: str) -> Iterator[Terminal]:
+    """A Terminal on its own tmux server, killed on the way out whatever happened."""
+    term = Terminal(socket)
     try:
         yield term
     finally:
         term.tmux("kill-server")
+
+
+@pytest.fixture
+def terminal() -> Iterator[Terminal]:
+    with own_terminal(f"mtptui-e2e-{os.getpid()}") as term:
+        yield term
 
 
 def demo_command(tmp_path: Path) -> str:

@@ -18,30 +18,17 @@ from typing import Iterator
 import pytest
 
 from tests.lab import lab, lab_process, lab_systemd, operator_env  # noqa: F401  (fixtures)
-from tests.test_e2e_demo_tmux import ROOT, TMUX, Terminal
-from tests.test_e2e_story_tmux import BENCH_S, diff_row, finished, output_tok_s
+from tests.test_e2e_demo_tmux import ROOT, TMUX, Terminal, own_terminal
+from tests.test_e2e_story_tmux import BENCH_S, MISSION_ROWS, diff_row, finished, output_tok_s
 
 pytestmark = [pytest.mark.e2e, pytest.mark.ssh, pytest.mark.skipif(TMUX is None, reason="tmux is not installed")]
 
-BAD_ROWS = {  # flag: (the running redeploy, the known-good profile), as the diff screen resolves them
-    "--speculative-num-steps": ("1", "3"),
-    "--speculative-num-draft-tokens": ("2 (auto)", "4"),
-    "--mem-fraction-static": ("auto", "0.88"),
-    "--context-length": ("auto", "131072"),
-    "--max-running-requests": ("1", "16"),
-    "--mamba-full-memory-ratio": ("unset", "0.5"),
-    "--reasoning-parser": ("unset", "qwen3"),
-    "--tool-call-parser": ("unset", "qwen3_coder"),
-}
 
 
 @pytest.fixture
 def lab_terminal() -> Iterator[Terminal]:
-    term = Terminal(f"mtptui-lab-{os.getpid()}")
-    try:
+    with own_terminal(f"mtptui-lab-{os.getpid()}") as term:
         yield term
-    finally:
-        term.tmux("kill-server")
 
 
 def open_lab(term: Terminal, host) -> None:
@@ -102,7 +89,7 @@ def test_the_story_over_ssh_with_systemd(lab_systemd, lab_terminal) -> None:
     back(term)
     term.keys("d")
     screen = term.wait_for("the diff", lambda s: "≠ --speculative-num-steps" in s, 30)
-    for flag, (running, good) in BAD_ROWS.items():
+    for flag, (running, good) in MISSION_ROWS.items():  # here the unit runs the redeploy, the profile is good
         row = diff_row(flag, screen)
         assert row[0].startswith(running) and row[1].startswith(running) and row[2] == good, (flag, row)
 

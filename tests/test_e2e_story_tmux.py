@@ -17,7 +17,7 @@ from typing import Iterator
 
 import pytest
 
-from tests.test_e2e_demo_tmux import TMUX, Terminal, demo_command
+from tests.test_e2e_demo_tmux import TMUX, Terminal, demo_command, own_terminal
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(TMUX is None, reason="tmux is not installed")]
 
@@ -47,12 +47,11 @@ def stop_demo_servers(tmp_path: Path) -> None:
 
 @pytest.fixture
 def story_terminal(tmp_path: Path) -> Iterator[Terminal]:
-    term = Terminal(f"mtptui-story-{os.getpid()}")
-    try:
-        yield term
-    finally:
-        term.tmux("kill-server")
-        stop_demo_servers(tmp_path)
+    with own_terminal(f"mtptui-story-{os.getpid()}") as term:
+        try:
+            yield term
+        finally:
+            stop_demo_servers(tmp_path)
 
 
 def diff_row(flag: str, screen: str) -> list[str]:
