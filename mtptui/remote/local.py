@@ -76,6 +76,9 @@ class LocalTransport:
         except asyncio.TimeoutError:
             await _kill_group(process)
             raise RemoteError(f"{command.what or command.line} timed out after {timeout:g} s on this machine") from None
+        except asyncio.CancelledError:  # the caller went away (e.g. the app quit): the command goes too
+            await asyncio.shield(_kill_group(process))
+            raise
         status = process.returncode if process.returncode >= 0 else None
         return Completed(command.line, status, out, err)
 
