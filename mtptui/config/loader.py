@@ -17,7 +17,17 @@ from mtptui.errors import ConfigError
 
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
-_KEY = re.compile(r'^\s*("[^"]*"|[A-Za-z0-9_-]+)\s*=')
+_KEY = re.compile(r"""^\s*("(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)\s*=""")
+
+
+def _key_text(key: str) -> str:
+    """A bare or quoted TOML key as tomllib reads it (escapes decoded)."""
+    if key[0] not in "\"'":
+        return key
+    try:
+        return next(iter(tomllib.loads(f"{key} = 0")))
+    except (tomllib.TOMLDecodeError, StopIteration):
+        return key[1:-1]
 
 
 def _key_lines(text: str) -> dict[tuple[str, ...], int]:
@@ -29,7 +39,7 @@ def _key_lines(text: str) -> dict[tuple[str, ...], int]:
             table = tuple(part.strip().strip('"') for part in header.group(1).split("."))
             found.setdefault(table, number)
         elif key := _KEY.match(line):
-            found.setdefault(table + (key.group(1).strip('"'),), number)
+            found.setdefault(table + (_key_text(key.group(1)),), number)
     return found
 
 
@@ -51,7 +61,10 @@ def _clean_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def _describe(error: dict[str, Any]) -> str:
-    loc = ".".join(str(part) for part in _clean_loc(error["loc"]) if not str(part).startswith("function-"))
+    parts = _clean_loc(error["loc"])
+    if error["type"] == "value_error" and len(parts) > 2 and parts[0] == "profiles" and parts[2] in ("env", "flags"):
+        return f"profile {parts[1]!r}: {str(error['ctx']['error'])}"  # a name the validator refused: it says which
+    loc = ".".join(str(part) for part in parts if not str(part).startswith("function-"))
     message = error["msg"]
     if error["type"] == "extra_forbidden":
         message = "unknown field"
