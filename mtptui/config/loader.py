@@ -111,14 +111,11 @@ def dump_host(host: HostConfig) -> str:
 
 
 def save_host(host: HostConfig, path: str | os.PathLike[str]) -> None:
-    """Write a host file atomically (temp file + rename), keeping a backup of the old one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(dump_host(host), encoding="utf-8")
-    if path.exists():
-        path.with_name(path.name + ".bak").write_bytes(path.read_bytes())
-    os.replace(tmp, path)
+    """Write a host file atomically (temp file + rename), keeping a backup of the old one, its mode and its
+    comments (only the changed profile tables are rewritten: mtptui.config.save)."""
+    from mtptui.config.save import write_host
+
+    write_host(host, path)
 
 
 def list_hosts(config_file: str | None = None) -> tuple[list[tuple[Path, HostConfig]], list[ConfigError]]:

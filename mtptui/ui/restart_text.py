@@ -58,7 +58,7 @@ def commands_text(plan) -> Text:
     for index, step in enumerate(plan.steps + plan.finish, start=1):
         later = " (once ready)" if step in plan.finish else ""
         text.append(f"{index}. {step.command.what}{later}\n", "bold")
-        first, *rest = visible(step.command.line).split("\n")
+        first, *rest = visible(step.command.shown).split("\n")
         text.append(f"   $ {first}\n", "cyan")
         if rest:  # a shell script (stop the process group, launch detached): its last line holds the arguments
             if len(rest) > 1:
@@ -150,5 +150,6 @@ class RestartView:
         tail = {"rolled_back": "rolled back to the previous command, ready again",
                 "rolled_back_stopped": "rolled back: nothing ran before, the server is stopped"}.get(
             self.outcome, "the rollback failed too: see the log")
-        return Text.assemble((head, "bold red"), (f"· profile {visible(self.profile)} {crashed} · ", ""), (tail, "bold"),
+        return Text.assemble((head, "bold red"), (f"· profile {visible(self.profile)} {crashed} · ", ""),
+                             (tail, "bold"),
                              (f"  ({self.at_s:.0f} s)\n", "dim"), (self.reason or "unknown reason", "italic"))

@@ -118,10 +118,14 @@ async def _measure(args: argparse.Namespace, config):
 
 
 def _write_json(path: str, document: dict) -> None:
+    """The run's Bench JSON, in a file only its owner can read (0600)."""
     import json
+    import os
+
+    from mtptui.secrets import open_private
 
     try:
-        with open(path, "w", encoding="utf-8") as handle:
+        with os.fdopen(open_private(path, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as handle:
             json.dump(document, handle, indent=2, ensure_ascii=False)
             handle.write("\n")
     except OSError as exc:

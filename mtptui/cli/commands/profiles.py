@@ -47,7 +47,13 @@ def run_show(args) -> int:
 
     path, host = find_host(args.host, args.config)
     if args.json:
-        print_json({"file": str(path), **host.model_dump(mode="json", exclude_none=True)})
+        from mtptui.secrets import display_env, display_value
+
+        data = host.model_dump(mode="json", exclude_none=True)
+        for profile in data.get("profiles", {}).values():  # secret-looking values masked, as in the text
+            profile["env"] = display_env(profile.get("env", {}))
+            profile["flags"] = {k: display_value(f"--{k}", v) for k, v in profile.get("flags", {}).items()}
+        print_json({"file": str(path), **data})
     else:
         from mtptui.text import visible
 

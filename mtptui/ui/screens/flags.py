@@ -160,9 +160,10 @@ class FlagsScreen(Screen):
         self.set_class(any(f.severity == "error" for f in self.findings), "-errors")
         command = Text("(cannot be rendered: see the lint)", "red")
         if flagset is not None:
+            from mtptui.secrets import mask_flagset
             from mtptui.sglang.flags import render_command
 
-            command = Text(visible(render_command(flagset, multiline=True)), "cyan")
+            command = Text(visible(render_command(mask_flagset(flagset), multiline=True)), "cyan")
         self.query_one("#flags-command", Static).update(command)
 
     def _show_rows(self) -> None:
