@@ -57,8 +57,10 @@ def test_mtptui_diff_shows_an_esc_in_a_flag_value_escaped(tmp_path: Path) -> Non
 
 
 def screen_text(app) -> str:
-    """Everything the screen draws (Textual's own SVG export of it)."""
-    return app.export_screenshot()
+    """Everything the screen draws: Textual's own SVG export of it, its character references decoded."""
+    import html
+
+    return html.unescape(app.export_screenshot())
 
 
 async def test_the_dashboard_draws_a_hostile_version_service_log_line_and_toast_escaped(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ import tomli_w
 
 from mtptui.text import UNSAFE
 from tests.lab import lab, lab_host_file, operator_env, start_server  # noqa: F401  (fixture)
-from tests.test_hostile_text import HOSTILE, SEEN
+from tests.test_hostile_text import HOSTILE, SEEN, screen_text
 from tests.ui_fixtures.support import SIZE, wait_until
 
 pytestmark = pytest.mark.ssh
@@ -92,20 +92,25 @@ async def test_the_dashboard_shows_the_hostile_host_escaped_and_its_secrets_mask
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.session.host is not None and "pwned" in (app.session.host.version or ""),
                          timeout=60)  # /server_info's version, not the host file's
+        with hostile.log.open("a") as log:  # a log line with C1 and bidi controls, as the host writes it
+            log.write("[2026-11-29 14:50:01 TP0] model \x85next \u202eevil \x9b2J\n")
+        texts = app.screen.log_view.buffer.texts
+        await wait_until(pilot, lambda: any("evil" in text for text in texts), timeout=30)
         app.screen.paint(everything=True)
         await pilot.pause(0.2)
-        drawn["dashboard"] = app.export_screenshot()
+        drawn["dashboard"] = screen_text(app)
         await pilot.press("d")
         await wait_until(pilot, lambda: isinstance(app.screen, DiffScreen) and app.screen.sides, timeout=30)
         await pilot.pause(0.2)
-        drawn["diff"] = app.export_screenshot()
+        drawn["diff"] = screen_text(app)
         await pilot.press("escape")
         await pilot.press("R")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=30)
         await pilot.pause(0.2)
-        drawn["restart dialog"] = app.export_screenshot()
+        drawn["restart dialog"] = screen_text(app)
         await pilot.press("n")
     found = {name: secrets_in(svg) for name, svg in drawn.items() if secrets_in(svg)}
     assert found == {}, f"{sum(map(len, found.values()))} secrets on {len(found)} of {len(drawn)} screens: {found}"
     assert [name for name, svg in drawn.items() if UNSAFE.search(svg)] == []
+    assert "model\xa0\\x85next\xa0\\u202eevil\xa0\\x9b2J" in drawn["dashboard"]  # (the screenshot's spaces are NBSP)
     assert "\\x1b]0;pwned" in drawn["dashboard"] and "--api-key" in drawn["diff"] and "HF_TOKEN" in drawn["diff"]
