@@ -25,7 +25,8 @@ demo: $(STAMP_RUN)
 	$(BIN)/mtptui demo
 
 # Real tools the end-to-end tests drive: OpenSSH's sshd (SSH tests), tmux (the demo in a terminal), and for the
-# lab host (tests/lab: a network namespace reached through a ProxyCommand) iproute2 and netcat.
+# lab host (tests/lab: a network namespace reached through a ProxyCommand) iproute2 and netcat, and systemd itself
+# (not run as a service manager: its unit parser checks what mtptui writes into units, tests/systemd_parse.py).
 # Installed from Debian's packages when missing and we are root; each is checked on its own.
 sshd:
 	@missing=""; \
@@ -33,6 +34,7 @@ sshd:
 	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
 	command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || missing="$$missing iproute2"; \
 	command -v nc >/dev/null 2>&1 || missing="$$missing netcat-openbsd"; \
+	[ -x /lib/systemd/systemd ] && command -v systemd-analyze >/dev/null 2>&1 || missing="$$missing systemd"; \
 	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ]; then \
 		echo "installing$$missing for the end-to-end tests"; \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >/dev/null; \

@@ -13,6 +13,8 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
+from mtptui.secrets import display_value, mask_command_line
+
 if TYPE_CHECKING:
     from mtptui.bench.load import LoadPlan
     from mtptui.bench.payload import Sampling
@@ -25,13 +27,13 @@ CONFIG_FIELDS = CLASS_FIELDS + ("server_version", "launch_flags")
 
 def make_fingerprint(*, target: str, url: str, server: "ServerInfo", sampling: "Sampling",
                      prompts: "PromptSet", plan: "LoadPlan", max_tokens: int) -> dict[str, Any]:
-    """The `fingerprint` object of the Bench JSON contract."""
+    """The `fingerprint` object of the Bench JSON contract; secrets in the launch (``--api-key``) are masked."""
     return {
         "target": target,
         "url": url,
         "server_version": server.version,
-        "launch_flags": server.launch_flags,
-        "launch_command": server.launch_command,
+        "launch_flags": {name: display_value(name, value) for name, value in server.launch_flags.items()},
+        "launch_command": mask_command_line(server.launch_command),
         "model": server.model,
         "sampling": sampling.to_json(),
         "prompt_set": {"name": prompts.name, "digest": prompts.digest(), "prompts": len(prompts.prompts)},

@@ -2,7 +2,7 @@
 
 The store is `$XDG_DATA_HOME/mtptui/bench-history.jsonl`: one Bench JSON object per line, plus `id`,
 `recorded_at` and the class and configuration keys of its fingerprint. Appending is one `write` of one line
-on a file opened in append mode, so concurrent runs do not interleave lines.
+on a file opened in append mode, so concurrent runs do not interleave lines. The file is 0600 and its folder 0700.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any, Iterator
 from mtptui.bench.fingerprint import class_key, config_key
 from mtptui.config.paths import data_home
 from mtptui.errors import UserError
+from mtptui.secrets import open_private, private_dir
 
 FILE_NAME = "bench-history.jsonl"
 
@@ -35,8 +36,8 @@ def append_run(run: dict[str, Any], path: Path | None = None) -> dict[str, Any]:
     record["config_key"] = config_key(run["fingerprint"])
     line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        private_dir(path.parent)
+        fd = open_private(path, os.O_WRONLY | os.O_APPEND)
         try:
             os.write(fd, line.encode("utf-8"))
         finally:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from mtptui.bench.events import BenchEvent, Notice, RateSample, RequestDone, RunFinished, RunStarted
+from mtptui.text import visible
 
 WIDTH = 50
 DISTRIBUTIONS = (("ttft_ms", "TTFT (ms)"), ("ttfc_ms", "time to first content (ms)"), ("tpot_ms", "TPOT (ms)"),
@@ -32,7 +33,7 @@ class ProgressBar:
             self.tok_s, self.in_flight = event.result.summary["output_tok_s"], 0
         elif isinstance(event, Notice):
             self._clear()
-            print(f"warning: {event.message}", file=self.stream)
+            print(visible(f"warning: {event.message}"), file=self.stream)
         if self.tty:
             self.stream.write("\r" + self.line())
             self.stream.flush()

@@ -63,7 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args) or 0)
     except UserError as exc:
-        print(f"mtptui: {exc}", file=sys.stderr)
+        from mtptui.text import visible
+
+        print(visible(f"mtptui: {exc}"), file=sys.stderr)  # it may quote a host's or a file's words
         return exc.exit_code
     except KeyboardInterrupt:
         return 130

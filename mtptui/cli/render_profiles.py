@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mtptui.config.models import HostConfig, LaunchProfile, SystemdServer
+from mtptui.secrets import display_value
 
 
 def _flag_text(name: str, value: object) -> str:
@@ -21,10 +22,10 @@ def render_profile(name: str, profile: LaunchProfile, known_good: bool) -> list[
     if profile.note:
         lines.append(f"  note:   {profile.note}")
     for var, value in profile.env.items():
-        lines.append(f"  env:    {var}={value}")
+        lines.append(f"  env:    {var}={display_value(var, value)}")
     for flag, value in profile.flags.items():
         if value is not False:
-            lines.append(f"  flag:   {_flag_text(flag, value)}")
+            lines.append(f"  flag:   {_flag_text(flag, display_value('--' + flag, value))}")
     return lines
 
 

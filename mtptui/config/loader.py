@@ -17,7 +17,17 @@ from mtptui.errors import ConfigError
 
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
-_KEY = re.compile(r'^\s*("[^"]*"|[A-Za-z0-9_-]+)\s*=')
+_KEY = re.compile(r"""^\s*("(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)\s*=""")
+
+
+def _key_text(key: str) -> str:
+    """A bare or quoted TOML key as tomllib reads it (escapes decoded)."""
+    if key[0] not in "\"'":
+        return key
+    try:
+        return next(iter(tomllib.loads(f"{key} = 0")))
+    except (tomllib.TOMLDecodeError, StopIteration):
+        return key[1:-1]
 
 
 def _key_lines(text: str) -> dict[tuple[str, ...], int]:
@@ -29,7 +39,7 @@ def _key_lines(text: str) -> dict[tuple[str, ...], int]:
             table = tuple(part.strip().strip('"') for part in header.group(1).split("."))
             found.setdefault(table, number)
         elif key := _KEY.match(line):
-            found.setdefault(table + (key.group(1).strip('"'),), number)
+            found.setdefault(table + (_key_text(key.group(1)),), number)
     return found
 
 
@@ -51,7 +61,10 @@ def _clean_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def _describe(error: dict[str, Any]) -> str:
-    loc = ".".join(str(part) for part in _clean_loc(error["loc"]) if not str(part).startswith("function-"))
+    parts = _clean_loc(error["loc"])
+    if error["type"] == "value_error" and len(parts) > 2 and parts[0] == "profiles" and parts[2] in ("env", "flags"):
+        return f"profile {parts[1]!r}: {str(error['ctx']['error'])}"  # a name the validator refused: it says which
+    loc = ".".join(str(part) for part in parts if not str(part).startswith("function-"))
     message = error["msg"]
     if error["type"] == "extra_forbidden":
         message = "unknown field"
@@ -98,14 +111,11 @@ def dump_host(host: HostConfig) -> str:
 
 
 def save_host(host: HostConfig, path: str | os.PathLike[str]) -> None:
-    """Write a host file atomically (temp file + rename), keeping a backup of the old one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(dump_host(host), encoding="utf-8")
-    if path.exists():
-        path.with_name(path.name + ".bak").write_bytes(path.read_bytes())
-    os.replace(tmp, path)
+    """Write a host file atomically (temp file + rename), keeping a backup of the old one, its mode and its
+    comments (only the changed profile tables are rewritten: mtptui.config.save)."""
+    from mtptui.config.save import write_host
+
+    write_host(host, path)
 
 
 def list_hosts(config_file: str | None = None) -> tuple[list[tuple[Path, HostConfig]], list[ConfigError]]:

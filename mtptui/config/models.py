@@ -2,12 +2,37 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 FlagValue = Union[bool, int, float, str, list[str]]
 """A launch flag value as written in TOML: true for store_true flags, lists for nargs='+'."""
+
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+FLAG_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
+
+
+def _env_name(name: str) -> str:
+    """A POSIX variable name: anything else could reach `env` or a unit as something other than a name."""
+    if not ENV_NAME.fullmatch(name):
+        raise ValueError(f"env name {name!r} is not a variable name (letters, digits and _, not starting with a "
+                         f"digit)")
+    return name
+
+
+def _flag_name(name: str) -> str:
+    """An SGLang long option name without its leading "--" (lower-case letters, digits and -)."""
+    if not FLAG_NAME.fullmatch(name):
+        hint = ' (write it without the leading "--")' if FLAG_NAME.fullmatch(name.lstrip("-")) else ""
+        raise ValueError(f"flag name {name!r} is not an SGLang long option name (a-z, 0-9 and -, not starting with "
+                         f"-){hint}")
+    return name
+
+
+EnvName = Annotated[str, AfterValidator(_env_name)]
+FlagName = Annotated[str, AfterValidator(_flag_name)]
 
 
 class _Strict(BaseModel):
@@ -67,11 +92,11 @@ class LaunchProfile(_Strict):
     """One way to launch SGLang: model, flags, environment and a note."""
 
     model_path: str = Field(description="--model-path of the server.")
-    flags: dict[str, FlagValue] = Field(
+    flags: dict[FlagName, FlagValue] = Field(
         default_factory=dict,
         description='SGLang flags by long name without "--", e.g. "speculative-num-steps" = 3.',
     )
-    env: dict[str, str] = Field(default_factory=dict, description="Environment variables, e.g. SGLANG_ENABLE_SPEC_V2.")
+    env: dict[EnvName, str] = Field(default_factory=dict, description="Environment variables, e.g. SGLANG_ENABLE_SPEC_V2.")
     python: str = Field(default="python3", description="Interpreter used to render `python3 -m sglang.launch_server`.")
     note: str = Field(default="", description="Why this profile exists.")
 

@@ -24,6 +24,7 @@ from mtptui.ops.checks.server import check_server
 from mtptui.ops.checks.ssh import check_ssh
 from mtptui.ops.checks.sudo import check_sudo
 from mtptui.remote.errors import ConnectionLost
+from mtptui.text import visible
 
 CHECKS = [("ssh", check_ssh), ("sudo", check_sudo), ("server", check_server), ("log", check_log),
           ("api", check_api), ("nvidia-smi", check_gpu), ("model", check_model)]
@@ -74,7 +75,7 @@ def render_text(report: Report, color: bool = False) -> str:
     lines = [_line(check, width, color) for check in report.checks]
     failed = [check.name for check in report.checks if check.status == FAIL]
     passed = sum(check.status in (OK, WARN) for check in report.checks)
-    summary = f"{report.host}: {passed} of {len(report.checks)} checks pass"
+    summary = visible(f"{report.host}: {passed} of {len(report.checks)} checks pass")
     lines.append(summary + (f"; failed: {', '.join(failed)}" if failed else ""))
     return "\n".join(lines)
 
@@ -84,4 +85,4 @@ def _line(check: Result, width: int, color: bool) -> str:
     if color:
         mark = f"\x1b[{COLORS[check.status]}m{mark}\x1b[0m"
     fix = f" -> {check.fix}" if check.fix and check.status != OK else ""
-    return f"{mark}  {check.name:<{width}}  {check.detail}{fix}"
+    return f"{mark}  {check.name:<{width}}  " + visible(f"{check.detail}{fix}")  # the host's words: shown, not obeyed

@@ -80,5 +80,7 @@ def run_cli(args) -> int:
     if args.json:
         print_json(result.to_json())
     else:
-        print(result.render_text())
+        from mtptui.text import visible
+
+        print(visible(result.render_text()))
     return 0

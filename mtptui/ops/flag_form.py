@@ -13,7 +13,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
-from mtptui.config.models import LaunchProfile
+from mtptui.config.models import ENV_NAME, LaunchProfile
 from mtptui.sglang.flags import Finding, FlagSet, lint_argv, load_table
 from mtptui.sglang.flags.command import value_text
 from mtptui.sglang.flags.resolve import match_option
@@ -104,9 +104,9 @@ def form_env(values: FormValues) -> dict[str, str]:
 
 
 def env_findings(values: FormValues) -> list[Finding]:
-    bad = [key for key, _ in values.env if key.strip() and not key.strip().replace("_", "a").isalnum()]
-    return [Finding("error", None, f"{key!r} is not an environment variable name.", "use letters, digits and _")
-            for key in bad]
+    bad = [key for key, _ in values.env if key.strip() and not ENV_NAME.fullmatch(key.strip())]
+    return [Finding("error", None, f"{key!r} is not an environment variable name.",
+                    "use letters, digits and _, not starting with a digit") for key in bad]
 
 
 def lint_form(values: FormValues, version: str) -> tuple[FlagSet | None, list[Finding]]:

@@ -18,6 +18,7 @@ from mtptui.remote.procinfo import ProcessInfo
 from mtptui.remote.process import stop_group_command
 from mtptui.remote.shell import Command
 from mtptui.remote.systemd import SystemdManager, backup_path
+from mtptui.secrets import mask_flagset
 from mtptui.sglang.flags import Diff, Finding, FlagSet, diff_flagsets, lint_flagset, render_argv
 from mtptui.sglang.flags.command import find_entry
 
@@ -63,6 +64,7 @@ class RestartPlan:
     backup: str | None = None
     new_unit: str | None = None
     notes: list[str] = field(default_factory=list)
+    shown_unit: str | None = None  # new_unit with secret values masked: what the plan prints
 
     @property
     def blocking(self) -> list[Finding]:
@@ -71,15 +73,15 @@ class RestartPlan:
 
     @property
     def commands(self) -> list[str]:
-        return [s.command.line for s in self.steps + self.finish]
+        return [s.command.shown for s in self.steps + self.finish]
 
     def to_json(self) -> dict[str, object]:
         return {"host": self.host, "profile": self.profile, "manager": self.manager, "diff": self.diff.to_json() if self.diff else None,
                 "findings": [f.to_dict() for f in self.findings], "notes": list(self.notes),
-                "steps": [{"step": s.step, "what": s.command.what, "command": s.command.line} for s in self.steps],
-                "after_ready": [{"step": s.step, "what": s.command.what, "command": s.command.line}
+                "steps": [{"step": s.step, "what": s.command.what, "command": s.command.shown} for s in self.steps],
+                "after_ready": [{"step": s.step, "what": s.command.what, "command": s.command.shown}
                                 for s in self.finish],
-                "backup": self.backup, "new_unit": self.new_unit,
+                "backup": self.backup, "new_unit": self.shown_unit,
                 "rollback": rollback_summary(self)}
 
     def render_text(self) -> str:
@@ -152,7 +154,7 @@ async def _plan_systemd(session, name: str, profile, profile_s: Side, stamp: str
                      f"restores the unit, not that server")
     return RestartPlan(session.host.name, name, "systemd", target, _diff([_side(running), unit_s, profile_s]),
                        _lint(target), steps, [Step("enabled", manager.enable_command())], previous, backup,
-                       new_text, notes)
+                       new_text, notes, shown_unit=fragment.with_launch(mask_flagset(target)))
 
 
 def _side(running: Running | None) -> Side | None:

@@ -42,6 +42,7 @@ async def _restart(args, host, profile: str) -> int:
     from mtptui.ops.connect import ask_on_terminal, open_session
     from mtptui.ops.restart import plan_restart
     from mtptui.ops.restart_run import DEFAULT_TIMEOUT_S, Restarter
+    from mtptui.text import visible
 
     out = sys.stderr if args.json else sys.stdout
     async with open_session(host, readonly=args.readonly, accept_host_key=ask_on_terminal) as session:
@@ -50,16 +51,16 @@ async def _restart(args, host, profile: str) -> int:
             if args.json:
                 print_json({"dry_run": True, **plan.to_json()})
             else:
-                print(plan.render_text())
+                print(visible(plan.render_text()))
             return 0
-        print(plan.render_text(), file=out)
+        print(visible(plan.render_text()), file=out)
         if not args.yes:
             confirm(host.name, profile)
         restarter = Restarter(session, plan, timeout_s=args.timeout or DEFAULT_TIMEOUT_S, force=args.force,
-                              on_event=lambda event: print(event, file=out, flush=True))
+                              on_event=lambda event: print(visible(str(event)), file=out, flush=True))
         result = await restarter.run()
     if args.json:
         print_json({"dry_run": False, "plan": plan.to_json(), **result.to_json()})
     if not result.ok:
-        print(f"mtptui: {result.summary()}", file=sys.stderr)
+        print(visible(f"mtptui: {result.summary()}"), file=sys.stderr)
     return 0 if result.ok else 1

@@ -117,7 +117,7 @@ class Restarter:
 
     async def _exec(self, step: Step) -> str:
         self.emit(step.step, step.command.what)
-        self.result.commands.append(step.command.line)
+        self.result.commands.append(step.command.shown)
         completed = await self.session.transport.run(step.command)
         return completed.check(step.command.what).out
 

@@ -8,7 +8,7 @@ import textwrap
 def _command_lines(index: int, step) -> list[str]:
     command = step.command
     stdin = "   (the new unit on stdin)" if command.input is not None else ""
-    first, *rest = command.line.split("\n")
+    first, *rest = command.shown.split("\n")
     return [f"  {index}. {command.what}{stdin}", f"     $ {first}", *(f"       {line}" for line in rest)]
 
 
@@ -25,8 +25,9 @@ def render_plan(plan) -> str:
     for index, step in enumerate(plan.finish, start=len(plan.steps) + 1):
         lines += [line.replace(f"  {index}. ", f"  {index}. once ready: ", 1) for line in _command_lines(index, step)]
     lines.append(f"  {plan_rollback(plan)}")
-    if plan.new_unit:
-        lines += ["", f"New unit (backup of the old one: {plan.backup}):", textwrap.indent(plan.new_unit.rstrip(), "  ")]
+    if plan.shown_unit:
+        lines += ["", f"New unit (backup of the old one: {plan.backup}):",
+                  textwrap.indent(plan.shown_unit.rstrip(), "  ")]
     return "\n".join(lines)
 
 

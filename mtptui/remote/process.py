@@ -18,7 +18,7 @@ from mtptui.remote.shell import (APPEND, BACKGROUND, ERR_TO_OUT, FROM, LAST_BACK
 from mtptui.remote.transport import Transport
 
 # argv: PGID TICKS (tenths of a second before KILL). Exit 0 once no live process is left in the group.
-# `env kill` is the system kill: dash's builtin takes no negative pid (process group).
+# `env -- kill` is the system kill: dash's builtin takes no negative pid (process group).
 STOP_GROUP = r"""pg=$1; ticks=$2
 members() {
   for s in /proc/[0-9]*/stat; do
@@ -28,11 +28,11 @@ members() {
   done
   return 1
 }
-env kill -s TERM -- "-$pg" 2>/dev/null
+env -- kill -s TERM -- "-$pg" 2>/dev/null
 i=0
 while members; do
   i=$((i+1))
-  if [ "$i" -eq "$ticks" ]; then echo "sent KILL to process group $pg" >&2; env kill -s KILL -- "-$pg" 2>/dev/null; fi
+  if [ "$i" -eq "$ticks" ]; then echo "sent KILL to process group $pg" >&2; env -- kill -s KILL -- "-$pg" 2>/dev/null; fi
   if [ "$i" -gt $((ticks+50)) ]; then echo "process group $pg is still running after KILL" >&2; exit 1; fi
   sleep 0.1
 done
@@ -114,7 +114,9 @@ class ProcessManager:
     def launch_command(self, argv: list[str], env: dict[str, str], workdir: str | None = None) -> Command:
         """``setsid nohup`` the server with ``env`` in ``workdir``, appending to the log; prints the new pid."""
         log = self.config.log_file
-        env_words = ["env", *(f"{k}={v}" for k, v in sorted(env.items()))] if env else []
+        # `--` ends env's options: a name such as `--split-string=...` (from a previous process's environment,
+        # or a caller that skipped the loader's check) is an assignment, and the command may start with `-`.
+        env_words = ["env", "--", *(f"{k}={v}" for k, v in sorted(env.items()))]
         inner = script(LAUNCH, self.config.pid_file or "", workdir or self.config.workdir or "")
         words = ["mkdir", "-p", "--", posixpath.dirname(log), OR, "exit", "1", THEN] if posixpath.dirname(log) else []
         words += ["setsid", "nohup", *inner, *env_words, *argv, APPEND, log, ERR_TO_OUT, FROM, "/dev/null",

@@ -57,7 +57,8 @@ TIED = ('exec 3<&0\n'
 class Command:
     """A command for a host: its words, optional stdin, and whether it changes the host.
 
-    ``line`` is exactly what the shell receives; dry runs print it, so what is shown is what runs.
+    ``line`` is exactly what the shell receives; dry runs print ``shown``, the same line with secret values
+    masked, so what is shown is what runs, secrets apart.
     """
 
     words: tuple[Word, ...]
@@ -73,6 +74,13 @@ class Command:
     @property
     def line(self) -> str:
         return join(self.words)
+
+    @property
+    def shown(self) -> str:
+        """``line`` with secret values masked (mtptui.secrets): what a dry run, a plan or a dialog prints."""
+        from mtptui.secrets import mask_argv
+
+        return join(word if isinstance(word, Op) else masked for word, masked in zip(self.words, mask_argv(self.words)))
 
     def __str__(self) -> str:
         return self.line

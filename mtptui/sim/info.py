@@ -45,6 +45,11 @@ def resolved_args(rt: Runtime) -> dict:
     return args
 
 
+def reported_version(rt: Runtime) -> str:
+    """The simulated SGLang release, or $MTPTUI_SIM_VERSION: lets a test play a server that reports anything."""
+    return rt.boot.settings.env.get("MTPTUI_SIM_VERSION") or rt.boot.settings.version
+
+
 def server_info(rt: Runtime) -> dict:
     args = resolved_args(rt)
     engine = rt.engine
@@ -59,7 +64,7 @@ def server_info(rt: Runtime) -> dict:
         "max_total_num_tokens": rt.boot.memory.tokens,
         "max_req_input_len": min(rt.boot.context_len - 1, rt.boot.memory.tokens - 1),
         "internal_states": [internal],
-        "version": rt.boot.settings.version,
+        "version": reported_version(rt),
         "startup_time": rt.started_at,
         "frontend": "python",
     }

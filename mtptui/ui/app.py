@@ -156,6 +156,14 @@ class MtpApp(App[None]):
             elif made is not None:  # None: the factory did it itself (the restart flow)
                 self.push_screen(made)
 
+    def notify(self, message: str, *, title: str = "", **options: Any) -> None:
+        """Every toast: its text may come from a host (an error, a log line), so it is shown, never obeyed: no
+        terminal controls (mtptui.text.visible) and no Textual markup (a ``[@click=...]`` would be an action)."""
+        from mtptui.text import visible
+
+        options.setdefault("markup", False)
+        super().notify(visible(str(message)), title=visible(str(title)), **options)
+
     def refuse(self, action: str, reason: str) -> None:
         self.notify(reason, title="refused", severity="warning")
         self.post_message(ActionRefused(action, reason))

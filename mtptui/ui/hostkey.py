@@ -13,17 +13,18 @@ from typing import Any
 from rich.text import Text
 
 from mtptui.remote.hostkeys import HostKeyQuestion, host_port
+from mtptui.text import visible
 from mtptui.ui.screens.confirm import ConfirmScreen
 
 
 def question_body(question: HostKeyQuestion) -> Text:
-    where = host_port(question.host, question.port)
+    where = visible(host_port(question.host, question.port))
     return Text.assemble(
         f"mtptui has never seen the host key of {where}:\n\n",
         (f"  {question.key_type}  {question.fingerprint}\n\n", "bold"),
         "Compare it with the key on the host (ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub there, or ask whoever "
         "runs it). Trust adds it to ",
-        (question.known_hosts_file, "bold"),
+        (visible(question.known_hosts_file), "bold"),
         " and connects; Cancel refuses the connection.",
     )
 

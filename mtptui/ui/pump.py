@@ -16,10 +16,10 @@ from textual.message import Message
 from mtptui.ops.feed import Connection, Feed, HostStatus, LogData
 from mtptui.sglang.logparse import Event, LogParser
 from mtptui.sglang.logparse.prefix import strip_ansi
+from mtptui.text import visible
 from mtptui.ui.logbuffer import ERROR, INFO, WARNING, LogLine
 from mtptui.ui.messages import ConnectionChanged, FeedEnded, HostChanged, LogBatch
 
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 ERROR_WORDS = re.compile(r"Traceback \(most recent|\bERROR\b|\bCRITICAL\b|Error: |error: |Exception\b|hit an exception")
 WARNING_WORDS = re.compile(r"\bWARNING\b|Warning: |\bwarn(?:ing)?\b")
 PROGRESS_KINDS = frozenset({"shard_progress", "graph_capture_progress"})
@@ -29,13 +29,13 @@ QUIET_S = 0.5  # a traceback is complete when the log stays quiet this long
 
 
 def clean(text: str) -> str:
-    """Printable text: ANSI codes removed, tabs expanded, other control characters shown as �."""
+    """Printable text: ANSI codes removed, tabs expanded, other controls (C0, C1, bidi) shown escaped (``visible``)."""
     text = strip_ansi(text)
     if text.isprintable():  # nearly every line: one C-level scan, no regex
         return text
     if "\t" in text:
         text = text.expandtabs()
-    return CONTROL.sub("\ufffd", text)
+    return visible(text)
 
 
 def line_level(text: str, new_events: list[Event], in_error: bool) -> int:

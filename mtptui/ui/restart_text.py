@@ -11,6 +11,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from mtptui.text import visible
+
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 STEPS = (("stopping", "stopping"), ("starting", "starting"), ("loading", "loading"),
          ("allocating", "allocating"), ("capturing_graphs", "capturing graphs"), ("warming_up", "warming up"),
@@ -20,20 +22,21 @@ STEP_ORDER = {step: index for index, (step, _) in enumerate(STEPS)}
 
 def side_title(label: str) -> str:
     """A column title for a side label: ``unit:/etc/x.service`` -> ``unit x.service``."""
-    kind, _, rest = label.partition(":")
+    kind, _, rest = visible(label).partition(":")
     return f"{kind} {rest.rsplit('/', 1)[-1]}" if rest else kind
 
 
 def diff_table(diff) -> Table:
-    """Differing flags and env vars, one column per side, values as SGLang resolves them."""
+    """Differing flags and env vars, one column per side, values as SGLang resolves them (plain text: no markup)."""
     table = Table(box=None, padding=(0, 2), header_style="bold")
     table.add_column("flag", style="bold", no_wrap=True)
     for label in diff.sides:
         table.add_column(side_title(label), overflow="fold")
     for row in diff.rows:
-        table.add_row(row.flag, *row.resolved)
+        table.add_row(Text(visible(row.flag)), *(Text(visible(value)) for value in row.resolved))
     for env in diff.env:
-        table.add_row(f"env {env.var}", *(value if value is not None else "unset" for value in env.values))
+        table.add_row(Text(f"env {visible(env.var)}"),
+                      *(Text(visible(value) if value is not None else "unset") for value in env.values))
     return table
 
 
@@ -42,9 +45,9 @@ def findings_text(findings) -> Text:
     for finding in findings:
         style = SEVERITY_STYLE.get(finding.severity, "")
         text.append(f"{finding.severity}: ", style)
-        text.append(f"{finding.flag + ' ' if finding.flag else ''}{finding.message}")
+        text.append(visible(f"{finding.flag + ' ' if finding.flag else ''}{finding.message}"))
         if finding.fix:
-            text.append(f" Fix: {finding.fix}.", "italic")
+            text.append(visible(f" Fix: {finding.fix}."), "italic")
         text.append("\n")
     text.rstrip()
     return text
@@ -55,7 +58,7 @@ def commands_text(plan) -> Text:
     for index, step in enumerate(plan.steps + plan.finish, start=1):
         later = " (once ready)" if step in plan.finish else ""
         text.append(f"{index}. {step.command.what}{later}\n", "bold")
-        first, *rest = step.command.line.split("\n")
+        first, *rest = visible(step.command.shown).split("\n")
         text.append(f"   $ {first}\n", "cyan")
         if rest:  # a shell script (stop the process group, launch detached): its last line holds the arguments
             if len(rest) > 1:
@@ -68,9 +71,9 @@ def plan_body(plan, force: bool = False) -> RenderableType:
     """What the confirm dialog shows: notes, the diff, lint, the exact commands, and what a rollback does."""
     from mtptui.ops.restart import rollback_summary
 
-    parts: list[RenderableType] = [Text(f"Restart {plan.host} ({plan.manager}) with profile {plan.profile}.",
+    parts: list[RenderableType] = [Text(visible(f"Restart {plan.host} ({plan.manager}) with profile {plan.profile}."),
                                         "bold")]
-    parts += [Text(f"note: {note}", "yellow") for note in plan.notes]
+    parts += [Text(visible(f"note: {note}"), "yellow") for note in plan.notes]
     if plan.diff is not None and not plan.diff.empty:
         parts += [Text("\nWhat changes", "bold underline"), diff_table(plan.diff)]
     elif plan.diff is not None:
@@ -78,11 +81,11 @@ def plan_body(plan, force: bool = False) -> RenderableType:
     if plan.findings:
         parts += [Text("\nLint", "bold underline"), findings_text(plan.findings)]
     if plan.blocking:
-        parts.append(Text(f"SGLang would stop at start ({plan.blocking[0].flag}): confirming restarts anyway, "
-                          f"and the automatic rollback brings the previous launch back.", "bold red"))
+        parts.append(Text(f"SGLang would stop at start ({visible(str(plan.blocking[0].flag))}): confirming restarts "
+                          f"anyway, and the automatic rollback brings the previous launch back.", "bold red"))
     parts += [Text("\nCommands", "bold underline"), commands_text(plan),
               Text("then the log is watched until the server is ready, crashes or times out; "
-                   + rollback_summary(plan), "italic")]
+                   + visible(rollback_summary(plan)), "italic")]
     return Group(*parts)
 
 
@@ -102,22 +105,22 @@ class RestartView:
     seen: set[str] = field(default_factory=set)
 
     def apply(self, event) -> None:
-        self.step, self.launch, self.message, self.at_s = event.step, event.launch, event.message, event.at_s
+        self.step, self.launch, self.message, self.at_s = event.step, event.launch, visible(event.message), event.at_s
         if event.launch == "target":
             self.seen.add(event.step)
         if event.step == "loading" and event.detail.get("total"):
             self.shards = f"{event.detail['done']}/{event.detail['total']}"
         if event.step == "crashed" and self.reason is None:
-            self.reason = event.message
+            self.reason = self.message
 
     def finish(self, result) -> None:
-        self.outcome, self.summary, self.at_s = result.outcome, result.summary(), result.elapsed_s
-        self.reason = result.reason
+        self.outcome, self.summary, self.at_s = result.outcome, visible(result.summary()), result.elapsed_s
+        self.reason = visible(result.reason) if result.reason is not None else None
 
     def render(self) -> Text:
         if self.outcome is not None:
             return self._outcome()
-        text = Text.assemble(("restarting ", "bold yellow"), (f"profile {self.profile} ", "bold"),
+        text = Text.assemble(("restarting ", "bold yellow"), (f"profile {visible(self.profile)} ", "bold"),
                              (f"· {self.at_s:4.0f} s  ", "dim"))
         if self.launch == "rollback":
             text.append("ROLLING BACK ", "bold red")
@@ -147,5 +150,6 @@ class RestartView:
         tail = {"rolled_back": "rolled back to the previous command, ready again",
                 "rolled_back_stopped": "rolled back: nothing ran before, the server is stopped"}.get(
             self.outcome, "the rollback failed too: see the log")
-        return Text.assemble((head, "bold red"), (f"· profile {self.profile} {crashed} · ", ""), (tail, "bold"),
+        return Text.assemble((head, "bold red"), (f"· profile {visible(self.profile)} {crashed} · ", ""),
+                             (tail, "bold"),
                              (f"  ({self.at_s:.0f} s)\n", "dim"), (self.reason or "unknown reason", "italic"))

@@ -20,7 +20,9 @@ def add(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser, name: 
 
 
 def print_json(obj: object) -> None:
+    """JSON on stdout; characters that would drive a terminal are ``\\u`` escapes (the same JSON value)."""
     import json
 
-    json.dump(obj, sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
+    from mtptui.text import visible_json
+
+    sys.stdout.write(visible_json(json.dumps(obj, indent=2, ensure_ascii=False)) + "\n")

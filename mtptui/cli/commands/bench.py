@@ -92,9 +92,10 @@ class _Bars:
     def __call__(self, event) -> None:
         from mtptui.bench.events import Notice, RunFinished, RunStarted
         from mtptui.bench.report import ProgressBar
+        from mtptui.text import visible
 
         if isinstance(event, Notice) and self.bar is None:  # said after the run (e.g. another model answered)
-            print(f"warning: {event.message}", file=sys.stderr)
+            print(visible(f"warning: {event.message}"), file=sys.stderr)
         if isinstance(event, RunStarted):
             self.k += 1
             self.bar = ProgressBar(sys.stderr, label=f"run {self.k}/{self.repeat} " if self.repeat > 1 else "")
@@ -117,10 +118,14 @@ async def _measure(args: argparse.Namespace, config):
 
 
 def _write_json(path: str, document: dict) -> None:
+    """The run's Bench JSON, in a file only its owner can read (0600)."""
     import json
+    import os
+
+    from mtptui.secrets import open_private
 
     try:
-        with open(path, "w", encoding="utf-8") as handle:
+        with os.fdopen(open_private(path, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as handle:
             json.dump(document, handle, indent=2, ensure_ascii=False)
             handle.write("\n")
     except OSError as exc:
@@ -131,15 +136,16 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from mtptui.bench.report import comparison_text, results_table
+    from mtptui.text import visible
 
     _check_numbers(args)
     outcome = asyncio.run(_measure(args, _config(args)))
     runs, comparison = outcome.runs, outcome.best
-    print(results_table(runs[-1]))
+    print(visible(results_table(runs[-1])))
     if len(runs) > 1:
         rates = [r["summary"]["output_tok_s"] for r in runs]
         print("repeats (output tok/s): " + ", ".join("-" if v is None else f"{v:.1f}" for v in rates))
-    print(comparison_text(comparison, detail=args.compare))
+    print(visible(comparison_text(comparison, detail=args.compare)))
     if args.json_file:
         document = dict(runs[-1], comparison=comparison.to_json())
         if len(runs) > 1:

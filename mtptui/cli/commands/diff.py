@@ -49,5 +49,7 @@ def _offline(args) -> int:
     if args.json:
         print_json(diff.to_json())
     else:
-        print(diff.render_text())
+        from mtptui.text import visible
+
+        print(visible(diff.render_text()))
     return 0

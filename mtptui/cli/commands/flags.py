@@ -63,8 +63,10 @@ def run(args) -> int:
                     "findings": [f.to_dict() for f in findings],
                     "command": render_command(flagset) if flagset is not None else None})
     else:
+        from mtptui.text import visible
+
         for finding in findings:
-            print(finding)
+            print(visible(str(finding)))
         print(_summary(findings, version))
     return 1 if errors else 0
 

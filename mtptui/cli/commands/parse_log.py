@@ -75,15 +75,16 @@ def _events(stream) -> None:
     import sys
 
     from mtptui.sglang.logparse import LogParser
+    from mtptui.text import visible_json
 
     parser, write, dumps = LogParser(), sys.stdout.write, json.dumps
     read = getattr(stream, "read1", stream.read)
     while block := read(BLOCK):
         events = parser.feed(block)
         if events:
-            write("".join([dumps(event.to_dict(), ensure_ascii=False) + "\n" for event in events]))
+            write(visible_json("".join([dumps(event.to_dict(), ensure_ascii=False) + "\n" for event in events])))
             sys.stdout.flush()
-    write("".join([dumps(event.to_dict(), ensure_ascii=False) + "\n" for event in parser.close()]))
+    write(visible_json("".join([dumps(event.to_dict(), ensure_ascii=False) + "\n" for event in parser.close()])))
     sys.stdout.flush()
 
 

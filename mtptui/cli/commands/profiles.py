@@ -25,15 +25,17 @@ def run_list(args) -> int:
     from mtptui.config import list_hosts
 
     hosts, errors = list_hosts(args.config)
+    from mtptui.text import visible
+
     for error in errors:
-        print(f"mtptui: skipped: {error}", file=sys.stderr)
+        print(visible(f"mtptui: skipped: {error}"), file=sys.stderr)
     if args.json:
         print_json([{"name": h.name, "file": str(p), "known_good": h.known_good, "profiles": list(h.profiles)}
                     for p, h in hosts])
         return 0
     for path, host in hosts:
         profiles = ", ".join(f"{n}*" if n == host.known_good else n for n in host.profiles) or "(none)"
-        print(f"{host.name:<12} {profiles:<40} {path}")
+        print(visible(f"{host.name:<12} {profiles:<40} {path}"))
     if hosts:
         print("(* = known-good profile)")
     return 0
@@ -45,7 +47,15 @@ def run_show(args) -> int:
 
     path, host = find_host(args.host, args.config)
     if args.json:
-        print_json({"file": str(path), **host.model_dump(mode="json", exclude_none=True)})
+        from mtptui.secrets import display_env, display_value
+
+        data = host.model_dump(mode="json", exclude_none=True)
+        for profile in data.get("profiles", {}).values():  # secret-looking values masked, as in the text
+            profile["env"] = display_env(profile.get("env", {}))
+            profile["flags"] = {k: display_value(f"--{k}", v) for k, v in profile.get("flags", {}).items()}
+        print_json({"file": str(path), **data})
     else:
-        sys.stdout.write(render_host(host, path))
+        from mtptui.text import visible
+
+        sys.stdout.write(visible(render_host(host, path)))
     return 0

@@ -13,6 +13,7 @@ from mtptui.remote.errors import RemoteError
 from mtptui.remote.procinfo import ProcessInfo, read_process
 from mtptui.remote.process import find_by_command_line
 from mtptui.remote.shell import Command
+from mtptui.secrets import mask_argv
 
 NAME = "server"
 
@@ -53,7 +54,8 @@ async def check_unit(ctx: Context) -> Result:
                       f"'sglang*' on the host lists candidates)")
     launch, argv = await _unit_launch(ctx)
     if not launch.sglang:
-        return Result(NAME, FAIL, f"{manager.unit} does not launch SGLang: ExecStart={shlex.join(argv)[:120]}",
+        shown = shlex.join(mask_argv(argv))[:120]
+        return Result(NAME, FAIL, f"{manager.unit} does not launch SGLang: ExecStart={shown}",
                       "point server.unit at the unit that runs python -m sglang.launch_server (or sglang serve), "
                       "or fix its ExecStart=")
     ctx.add_model(launch.model, f"unit {manager.unit}")

@@ -2,6 +2,8 @@
 
 A row's ``values`` are the values as written (None where unset) and ``resolved`` what SGLang will use
 (``"2 (auto)"``, ``"unset (default 0.9)"``). A flag differs when its written or its resolved values differ.
+Values of secret-looking flags and env vars (``--api-key``, ``HF_TOKEN``) are masked (mtptui.secrets) once the
+comparison is made on the real ones.
 Flags are matched through their spellings and documented renames, so aliases, prefixes and versions line up.
 """
 
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mtptui.secrets import display_values
 from mtptui.sglang.flags.effective import Effective, resolve_effective, show_value
 from mtptui.sglang.flags.errors import FlagError
 from mtptui.sglang.flags.flagset import MODEL_PATH, FlagSet
@@ -113,6 +116,11 @@ def _unset(fs: FlagSet, name: str) -> str:
     return str(Effective(spec.default, "default"))
 
 
+def _not_a_value(resolved: str) -> bool:
+    """A resolved cell that says a flag is unset (its default, or missing in a version), not what it holds."""
+    return resolved.startswith("unset")
+
+
 def diff_flagsets(sides: list[tuple[str, FlagSet]], model_arch: str | None = None, show_all: bool = False) -> Diff:
     """Compare two or three labelled flag sets; rows in the first side's table order, named by its version.
 
@@ -132,7 +140,8 @@ def diff_flagsets(sides: list[tuple[str, FlagSet]], model_arch: str | None = Non
             continue  # only resolved defaults, and some version has no such flag: not a difference anyone made
         row = [cell or _Cell(None, "unset (not in this version)") for cell in row]
         if show_all or len({c.written for c in row}) > 1 or len({c.resolved for c in row}) > 1:
-            rows.append(DiffRow(key, tuple(c.written for c in row), tuple(c.resolved for c in row)))
+            rows.append(DiffRow(key, display_values(key, (c.written for c in row)),
+                                display_values(key, (c.resolved for c in row), keep=_not_a_value)))
     return Diff(tuple(label for label, _ in sides), tuple(rows), _env_rows(flagsets))
 
 
@@ -141,6 +150,6 @@ def _env_rows(flagsets: list[FlagSet]) -> tuple[EnvRow, ...]:
     rows = []
     for var in variables:
         values = tuple(fs.env.get(var) for fs in flagsets)
-        if len(set(values)) > 1:
-            rows.append(EnvRow(var, values))
+        if len(set(values)) > 1:  # compared on the real values, shown masked when the name looks secret
+            rows.append(EnvRow(var, display_values(var, values)))
     return tuple(rows)

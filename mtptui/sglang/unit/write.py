@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mtptui.config.models import ENV_NAME
 from mtptui.sglang.flags.command import flag_groups
 from mtptui.sglang.flags.errors import FlagError
 from mtptui.sglang.unit.syntax import quote_word
@@ -21,7 +22,11 @@ def exec_start_lines(fs, prefix: str = "", multiline: bool = True) -> list[str]:
 
 
 def environment_lines(env: dict[str, str]) -> list[str]:
-    """One ``Environment="NAME=value"`` line per variable, sorted."""
+    """One ``Environment="NAME=value"`` line per variable, sorted; a name systemd would drop is a FlagError."""
+    for name in env:
+        if not ENV_NAME.fullmatch(name):
+            raise FlagError(f"{name!r} is not an environment variable name systemd accepts (letters, digits and _, "
+                            f"not starting with a digit)")
     return [f"Environment={_env_word(name, value)}\n" for name, value in sorted(env.items())]
 
 

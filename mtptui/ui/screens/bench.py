@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -24,6 +25,7 @@ from textual.worker import Worker, WorkerState
 from mtptui.bench.events import Notice, RateSample, RequestDone, RunStarted
 from mtptui.errors import UserError
 from mtptui.ops.bench_run import ApiTarget, BenchRequest, bench_config, run_bench, target_of_session
+from mtptui.text import visible
 from mtptui.ui import messages
 from mtptui.ui.bench_state import WARMUP, BenchLive, BenchSettings
 from mtptui.ui.paint_throttle import PaintThrottle
@@ -257,12 +259,12 @@ class BenchScreen(Screen):
     def on_screen_resume(self) -> None:
         self.paint()
 
-    def _title(self) -> str:
+    def _title(self) -> Text:
         host = self.context.host
         api = f"{host.api_url}{' via SSH' if host.ssh else ''}" if host else "no API URL"
         where = f"{self.context.host_label} · {api}"
         running = self.live.settings.describe() if self.live.settings else "no run yet"
-        return f" bench · {where} · {running}"
+        return Text(visible(f" bench · {where} · {running}"))  # names from files: shown as text, never markup
 
 
 def open_bench(app) -> BenchScreen:

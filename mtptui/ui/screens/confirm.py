@@ -9,11 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.console import RenderableType
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
+
+from mtptui.text import visible
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -40,7 +43,7 @@ class ConfirmScreen(ModalScreen[bool]):
                              variant="error" if self.has_class("-dangerous") else "primary")
 
     def on_mount(self) -> None:
-        self.query_one("#confirm-dialog").border_title = self.title_text
+        self.query_one("#confirm-dialog").border_title = Text(visible(self.title_text))  # names from hosts: no markup
         self.query_one("#confirm-cancel", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
+from mtptui.text import visible
 from mtptui.ui import messages
 from mtptui.ui.restart_text import side_title
 
@@ -78,7 +79,8 @@ class DiffScreen(Screen):
     @on(Worker.StateChanged)
     def _load_failed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "diff" and event.state == WorkerState.ERROR:
-            self.query_one("#diff-head", Static).update(Text(f"Cannot read the sides: {event.worker.error}", "red"))
+            self.query_one("#diff-head", Static).update(Text(visible(f"Cannot read the sides: {event.worker.error}"),
+                                                             "red"))
 
     def fill(self) -> None:
         from mtptui.ops.diff_sides import compare, differs
@@ -88,16 +90,16 @@ class DiffScreen(Screen):
         table.clear(columns=True)
         table.add_column("flag", key="flag")
         for label in diff.sides:
-            table.add_column(side_title(label))
+            table.add_column(Text(side_title(label)))
         changed = 0
         for row in diff.rows:
             style = DIFFER_STYLE if differs(row) else ""
             changed += bool(style)
-            table.add_row(Text(("≠ " if style else "  ") + row.flag, style),
-                          *(Text(value, style) for value in row.resolved))
+            table.add_row(Text(("≠ " if style else "  ") + visible(row.flag), style),
+                          *(Text(visible(value), style) for value in row.resolved))
         for env in diff.env:
-            table.add_row(Text(f"≠ env {env.var}", DIFFER_STYLE),
-                          *(Text(v if v is not None else "unset", DIFFER_STYLE) for v in env.values))
+            table.add_row(Text(f"≠ env {visible(env.var)}", DIFFER_STYLE),
+                          *(Text(visible(v) if v is not None else "unset", DIFFER_STYLE) for v in env.values))
         self._head(diff, changed)
 
     def _head(self, diff, changed: int) -> None:
@@ -106,7 +108,7 @@ class DiffScreen(Screen):
         head = Text.assemble(("diff ", "bold"), (kinds, "bold"), f" · {mode} · ",
                              (f"{changed} flags and {len(diff.env)} env vars differ", DIFFER_STYLE if changed else "green"))
         for note in self.notes:
-            head.append(f"\nnote: {note}", "yellow")
+            head.append(f"\nnote: {visible(note)}", "yellow")
         self.query_one("#diff-head", Static).update(head)
         legend = "values as SGLang resolves them: “unset (default X)” is SGLang's default, “(auto)” SGLang's own choice"
         self.query_one("#diff-legend", Static).update(Text(legend, "dim"))

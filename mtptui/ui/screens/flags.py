@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Select, Static
 
 from mtptui.ops.flag_form import FIELDS, FormValues, choices, form_from_flagset, lint_form, resolve_row
+from mtptui.text import visible
 from mtptui.ui import messages
 from mtptui.ui.restart_text import findings_text
 from mtptui.ui.screens.confirm import ConfirmScreen
@@ -75,7 +76,7 @@ class FlagsScreen(Screen):
         return self.source.removeprefix("profile ") if self.source.startswith("profile ") else "edited"
 
     def compose(self) -> ComposeResult:
-        yield Static(Text.assemble(("flags ", "bold"), f"· editing {self.source} · SGLang {self.version}"),
+        yield Static(Text.assemble(("flags ", "bold"), visible(f"· editing {self.source} · SGLang {self.version}")),
                      id="flags-head")
         with Horizontal(id="flags-main"):
             with VerticalScroll(id="flags-form"):
@@ -159,9 +160,10 @@ class FlagsScreen(Screen):
         self.set_class(any(f.severity == "error" for f in self.findings), "-errors")
         command = Text("(cannot be rendered: see the lint)", "red")
         if flagset is not None:
+            from mtptui.secrets import mask_flagset
             from mtptui.sglang.flags import render_command
 
-            command = Text(render_command(flagset, multiline=True), "cyan")
+            command = Text(visible(render_command(mask_flagset(flagset), multiline=True)), "cyan")
         self.query_one("#flags-command", Static).update(command)
 
     def _show_rows(self) -> None:

@@ -12,6 +12,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from mtptui.text import visible
+
 
 class ProfilePickScreen(ModalScreen[str | None]):
     """Dismisses with the chosen profile's name, or None on Escape."""
@@ -26,15 +28,16 @@ class ProfilePickScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         options = []
         for name, profile in sorted(self.host.profiles.items()):
-            label = Text.assemble((name, "bold"), (" ★ known-good" if name == self.host.known_good else "", "green"))
+            label = Text.assemble((visible(name), "bold"),
+                                  (" ★ known-good" if name == self.host.known_good else "", "green"))
             if profile.note:
-                label.append(f"\n  {profile.note}", "dim")
+                label.append(f"\n  {visible(profile.note)}", "dim")
             options.append(Option(label, id=name))
         with Vertical(id="confirm-dialog"):
             yield OptionList(*options, id="pick-list")
 
     def on_mount(self) -> None:
-        self.query_one("#confirm-dialog").border_title = self.title_text
+        self.query_one("#confirm-dialog").border_title = Text(visible(self.title_text))
         self.query_one(OptionList).focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

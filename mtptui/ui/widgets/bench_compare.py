@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.console import Group
 from rich.text import Text
 
+from mtptui.text import visible
 from mtptui.ui.bench_state import BenchLive
 from mtptui.ui.widgets.render_pane import RenderPane
 
@@ -17,7 +18,7 @@ MAX_FLAGS = 12
 def verdict_line(label: str, comparison) -> Text:
     """``vs best earlier: 55.1 tok/s now vs 34.0 before (+62.0 %): improvement (p = …)``, the verdict coloured."""
     text = Text(f"{label}: ", style="bold")
-    sentence = comparison.sentence()
+    sentence = visible(comparison.sentence())
     head, sep, tail = sentence.partition(f": {comparison.verdict}")
     text.append(head)
     if sep:
@@ -56,8 +57,8 @@ class BenchCompare(RenderPane):
             return []
         lines = [Text("launch flags now / at the baseline:", style="bold")]
         for name, now, before in rows[:MAX_FLAGS]:
-            lines.append(Text(f"  {name}: {now if now is not None else '(unset)'} / "
-                              f"{before if before is not None else '(unset)'}"))
+            lines.append(Text(visible(f"  {name}: {now if now is not None else '(unset)'} / "
+                                      f"{before if before is not None else '(unset)'}")))
         if len(rows) > MAX_FLAGS:
             lines.append(Text(f"  … and {len(rows) - MAX_FLAGS} more", style="dim"))
         return lines

@@ -8,6 +8,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from mtptui.text import visible
 from mtptui.ui.bench_state import BenchLive
 from mtptui.ui.widgets.render_pane import RenderPane
 
@@ -63,8 +64,8 @@ class BenchResults(RenderPane):
         parts: list = [latency_table(summary), Text(""), figures_table(summary)]
         errors = [r["error"] for r in run.get("requests", []) if not r.get("ok") and r.get("error")]
         for error in dict.fromkeys(errors):
-            parts.append(Text(f"failed: {error}"[:200], style="red"))
-        parts += [Text(f"warning: {w}"[:200], style="yellow") for w in run.get("warnings") or []]
+            parts.append(Text(visible(f"failed: {error}"[:200]), style="red"))
+        parts += [Text(visible(f"warning: {w}"[:200]), style="yellow") for w in run.get("warnings") or []]
         self.set(Group(*parts))
 
     @staticmethod
@@ -72,5 +73,5 @@ class BenchResults(RenderPane):
         if live.state == "running":
             return "the results come when the last request is done"
         if live.state == "failed":
-            return f"no results: {live.error}"
+            return visible(f"no results: {live.error}")
         return "no run yet: choose the workload and press s (or Enter on Start)"

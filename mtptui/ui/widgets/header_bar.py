@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from mtptui.text import visible
 from mtptui.ui.widgets.render_pane import RenderPane
 
 from mtptui.ui.format import duration
@@ -30,16 +31,16 @@ class HeaderBar(RenderPane):
 
     def text(self, session: Session) -> Text:
         status = session.host
-        out = Text.assemble((" mtptui ", "bold reverse"), " ", (self.host_label, "bold"))
-        if status is not None:
-            out.append(f" · {status.where}", "dim")
-            self._service(out, status.service, status.service_state)
+        out = Text.assemble((" mtptui ", "bold reverse"), " ", (visible(self.host_label), "bold"))
+        if status is not None:  # every part of it comes from the host: shown, never obeyed (mtptui.text)
+            out.append(f" · {visible(status.where)}", "dim")
+            self._service(out, visible(status.service), visible(status.service_state))
             out.append(" │ ")
-            out.append(f"SGLang {status.version}" if status.version else "SGLang ?")
+            out.append(f"SGLang {visible(status.version)}" if status.version else "SGLang ?")
         connection = session.connection
         out.append(" │ ")
         out.append("● ", CONNECTION_STYLE.get(connection.state, "yellow"))
-        out.append(str(connection))
+        out.append(visible(str(connection)))
         out.append(" │ ")
         out.append(f"up {duration(session.uptime_s())}")
         if self.readonly:

@@ -9,6 +9,7 @@ from rich.text import Text
 
 from mtptui.ops.feed import GpuStat
 from mtptui.sglang.state import RankMemory
+from mtptui.text import visible
 from mtptui.ui.format import gb, number
 from mtptui.ui.session import Session
 from mtptui.ui.widgets.render_pane import RenderPane
@@ -86,10 +87,10 @@ class MemoryPane(RenderPane):
         first = next(iter(session.server.memory.ranks.values()))
         tokens = f" · KV pool {number(first.kv_tokens)} tokens" if first.kv_tokens else ""
         gpu = f" of {session.host.gpu_memory_gb:g}" if session.host and session.host.gpu_memory_gb else ""
-        return f"GB per GPU{gpu} · {first.model_type or 'model'}{tokens}"
+        return f"GB per GPU{gpu} · {visible(first.model_type or 'model')}{tokens}"
 
 
 def _gpu_line(gpu: GpuStat) -> Text:
     used, total = (f"{v / 1024:.1f}" if v is not None else "?" for v in (gpu.memory_used_mib, gpu.memory_total_mib))
     util = f" · util {gpu.utilization_pct:g} %" if gpu.utilization_pct is not None else ""
-    return Text(f"nvidia-smi GPU{gpu.index} {gpu.name}: {used} / {total} GiB{util}")
+    return Text(visible(f"nvidia-smi GPU{gpu.index} {gpu.name}: {used} / {total} GiB{util}"))

@@ -13,6 +13,7 @@ from textual.containers import Vertical
 from textual.widgets import Sparkline
 
 from mtptui.sglang.flags import FlagSet, resolve_effective
+from mtptui.text import visible
 from mtptui.ui.format import NONE
 from mtptui.ui.session import Session
 from mtptui.ui.widgets.render_pane import RenderPane
@@ -72,8 +73,8 @@ class SpeculationPane(Vertical):
         grid.add_column(style="dim", no_wrap=True, min_width=12)
         grid.add_column(no_wrap=True, overflow="ellipsis")
         for label, value in spec_settings(launch):
-            grid.add_row(label, Text(value, "yellow" if "(auto)" in value else ""))
+            grid.add_row(label, Text(visible(value), "yellow" if "(auto)" in value else ""))
         source = session.host.launch_source if session.host else ""
         if source:
-            grid.add_row("from", Text(source, "dim"))
+            grid.add_row("from", Text(visible(source), "dim"))
         return grid

@@ -7,6 +7,7 @@ from rich.text import Text
 
 from mtptui.sglang.state import phases
 from mtptui.sglang.state.errors import headline
+from mtptui.text import visible
 from mtptui.ui.format import NONE, bar, duration, number
 from mtptui.ui.session import Session, parse_ts
 from mtptui.ui.widgets.render_pane import RenderPane
@@ -49,7 +50,7 @@ class StartupPane(RenderPane):
         down = session.server_down()
         if down is not None:
             return Text.assemble(("● ", "bold red"), (down, "bold red"),
-                                 (f" · service {session.host.service_state}", "dim"))
+                                 (f" · service {visible(session.host.service_state)}", "dim"))
         label, style = PHASE_TEXT.get(state.phase, (state.phase, "yellow"))
         text = Text.assemble(("● ", style), (label, style))
         started, ready = parse_ts(state.startup.started_at), parse_ts(state.ready_at)
@@ -88,7 +89,7 @@ def _problems(session: Session) -> Text:
     run = session.server.startup
     if run.last_error:
         more = f" ({run.errors:,} errors)" if run.errors > 1 else ""
-        return Text(f"error: {headline(run.cause or run.last_error)}{more}", "bold red")
+        return Text(visible(f"error: {headline(run.cause or run.last_error)}{more}"), "bold red")
     if run.warnings:
-        return Text(f"{run.warnings:,} warnings: {run.last_warning}", "yellow")
+        return Text(visible(f"{run.warnings:,} warnings: {run.last_warning}"), "yellow")
     return Text("no errors, no warnings", "dim")
