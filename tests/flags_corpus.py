@@ -199,6 +199,32 @@ def _algorithm_cases(version: str) -> list[tuple[str, str, list[str]]]:
     return out
 
 
+def _pairs(version: str) -> list[tuple[str, str, list[str]]]:
+    """Two-flag changes the single mutations cannot reach (the issue's cases among them)."""
+    strategy = STRATEGY[version]
+    dp = ["--attn-dp-size", "2"] if version == "0.5.23" else ["--dp-size", "2", "--enable-dp-attention"]
+    bare = ["--tp-size", "2", "--speculative-algorithm", "NEXTN", "--speculative-num-steps", "1"]
+    return [
+        ("bare 1-step NEXTN", HYBRID, bare),
+        ("bare 1-step NEXTN, extra_buffer", HYBRID, bare + [strategy, "extra_buffer"]),
+        ("tp 3 with DP attention", DENSE, ["--tp-size", "3", *dp]),
+        ("tp 3 with deprecated DP attention", DENSE, ["--tp-size", "3", "--dp-size", "2", "--enable-dp-attention"]),
+        ("tp 4 with DP attention", DENSE, ["--tp-size", "4", *dp]),
+        ("chunk 1000, page 16", DENSE, ["--chunked-prefill-size", "1000", "--page-size", "16"]),
+        ("chunk 1024, page 16", DENSE, ["--chunked-prefill-size", "1024", "--page-size", "16"]),
+        ("page 48 hybrid", HYBRID, ["--tp-size", "2", strategy, "extra_buffer", "--page-size", "48"]),
+        ("draft tokens without algorithm", QWEN3, ["--speculative-num-draft-tokens", "4"]),
+        ("top-k without algorithm", QWEN3, ["--speculative-eagle-topk", "2"]),
+        ("no_buffer with overlap off", HYBRID, ["--tp-size", "2", strategy, "no_buffer", "--disable-overlap-schedule"]),
+        ("NGRAM paged triton", DENSE, ["--speculative-algorithm", "NGRAM", "--page-size", "16",
+                                       "--attention-backend", "triton"]),
+        ("EAGLE topk 4 paged triton", DENSE, ["--speculative-algorithm", "EAGLE", "--speculative-num-steps", "3",
+                                             "--speculative-eagle-topk", "4", "--speculative-num-draft-tokens", "8",
+                                             "--page-size", "16", "--attention-backend", "triton"]),
+        ("served name from a path with a colon", DENSE, ["--tp-size", "2", "--served-model-name", "org/model:v1"]),
+    ]
+
+
 def corpus(version: str, root: Path) -> list[Case]:
     """Every case for ``version``, models under ``root`` (deduplicated by argv)."""
     seen: dict[tuple, Case] = {}
@@ -212,6 +238,6 @@ def corpus(version: str, root: Path) -> list[Case]:
         add(base, model, words, env)
         for label, change in mutations(version):
             add(f"{base}: {label}", model, change(words), env)
-    for name, model, words in _algorithm_cases(version):
+    for name, model, words in _algorithm_cases(version) + _pairs(version):
         add(name, model, words, {})
     return list(seen.values())

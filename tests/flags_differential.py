@@ -50,10 +50,10 @@ def lint_verdict(case: Case, version: str) -> dict:
     return {"accepted": True, "sglang_message": None, "resolved": resolved}
 
 
-def _lint_first_error(case: Case, version: str) -> str | None:
-    """The first error of ``flags lint`` that carries SGLang's text (what the CLI shows first)."""
+def _lint_errors(case: Case, version: str) -> list:
+    """The errors of ``flags lint`` (what the CLI shows), in its order."""
     _, findings = lint_argv(list(case.argv), version, arch(case.model), env=case.env)
-    return next((f.sglang_message for f in findings if f.stops_server), None)
+    return [f for f in findings if f.severity == "error"]
 
 
 def disagreement(case: Case, version: str, sglang: dict) -> str | None:
@@ -62,13 +62,15 @@ def disagreement(case: Case, version: str, sglang: dict) -> str | None:
     if mine["accepted"] != sglang["accepted"]:
         return f"accepted: lint {mine['accepted']} ({mine['sglang_message']}), SGLang {sglang['accepted']} " \
                f"({sglang['sglang_message']})"
+    errors = _lint_errors(case, version)
     if not sglang["accepted"]:
         if mine["sglang_message"] != sglang["sglang_message"]:
             return f"first error: lint {mine['sglang_message']!r}, SGLang {sglang['sglang_message']!r}"
-        first = _lint_first_error(case, version)
-        if first != sglang["sglang_message"]:
-            return f"lint's first error {first!r}, SGLang {sglang['sglang_message']!r}"
-        return None
+        first = errors[0].sglang_message if errors else None
+        return None if first == sglang["sglang_message"] else \
+            f"lint's first error {first!r}, SGLang {sglang['sglang_message']!r}"
+    if errors:
+        return f"SGLang starts, lint says error: {errors[0]}"
     for field, value in mine["resolved"].items():
         if sglang["resolved"].get(field) != value:
             return f"resolved {field}: lint {value!r}, SGLang {sglang['resolved'].get(field)!r}"
