@@ -133,28 +133,36 @@ def _memory(fs: FlagSet) -> dict[str, Effective]:
         if name in fs.table:
             value = fs.get(name)
             out[name] = Effective(value) if value is not None else Effective(None, source, note)
-    out.update(_mamba(fs))
     return out
 
 
-def _mamba(fs: FlagSet) -> dict[str, Effective]:
+def _mamba(fs: FlagSet, model_arch: str | None) -> dict[str, Effective]:
     out: dict[str, Effective] = {}
     if "--mamba-full-memory-ratio" in fs.table:
         ratio = fs.get("--mamba-full-memory-ratio")
         out["--mamba-full-memory-ratio"] = Effective(ratio) if ratio is not None else Effective(0.9, "default")
-    for name, auto in (("--mamba-scheduler-strategy", "no_buffer"), ("--mamba-radix-cache-strategy", None)):
+    for name in ("--mamba-scheduler-strategy", "--mamba-radix-cache-strategy"):
         if name in fs.table:
             value = fs.get(name, "auto")
-            if value != "auto":
-                out[name] = Effective(value)
-            else:
-                out[name] = Effective(auto, "auto", None if auto else "extra_buffer when the model supports it")
+            out[name] = Effective(value) if value != "auto" else _mamba_auto(fs, name, model_arch)
     return out
+
+
+def _mamba_auto(fs: FlagSet, name: str, model_arch: str | None) -> Effective:
+    """``auto``: no_buffer up to 0.5.12.post1; 0.5.23 picks extra_buffer for a hybrid when overlap or paging
+    wants it (no_buffer, with overlap off, otherwise)."""
+    if name == "--mamba-scheduler-strategy":
+        return Effective("no_buffer", "auto")
+    if not model_info(fs.model_path, model_arch).hybrid or fs.get("--disable-radix-cache"):
+        return Effective(None, "auto", "unused: no mamba radix cache")
+    paging = (fs.get("--page-size") or 1) > 1
+    return Effective("extra_buffer" if paging or not fs.get("--disable-overlap-schedule") else "no_buffer", "auto")
 
 
 def resolve_effective(fs: FlagSet, model_arch: str | None = None) -> dict[str, Effective]:
     """Speculative and memory flags as SGLang will use them, keyed by canonical name; ``str(v)`` e.g. "2 (auto)"."""
     out = _memory(fs)
+    out.update(_mamba(fs, model_arch))
     spec = resolve_spec(fs, model_arch)
     if spec.algorithm is not None:
         out.update(spec.values)

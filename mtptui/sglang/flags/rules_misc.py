@@ -15,13 +15,29 @@ SPEC_V2_NOTES = {
 }
 
 
+TRTLLM_GPUS = {"0.5.12.post1": ("Blackwell (SM100)", "TRTLLM MHA backend for prefill is only supported on "
+                                 "Blackwell GPUs (SM100). Please use a different prefill backend."),
+               "0.5.23": ("Hopper (SM90), Blackwell (SM100) or SM120", "TRTLLM MHA backend for prefill requires "
+                          "Hopper (SM90), Blackwell (SM100), or SM120 GPUs. Please use a different prefill backend.")}
+
+
 def misc(fs: FlagSet, model_arch: str | None) -> Iterator[Finding]:
     yield from _memory(fs)
+    yield from _gpu_generation(fs)
     if SPEC_V2 in fs.env and fs.version in SPEC_V2_NOTES:
         yield Finding("info", SPEC_V2, SPEC_V2_NOTES[fs.version], f"drop {SPEC_V2} for SGLang {fs.version}")
     if fs.get("--config") is not None:
         yield Finding("info", "--config", "options in the --config YAML file are merged by SGLang and not checked "
                       "here.", "put the options on the command line to have them checked")
+
+
+def _gpu_generation(fs: FlagSet) -> Iterator[Finding]:
+    """What SGLang refuses on older GPUs: a warning, since the GPU is not known offline."""
+    if fs.get("--attention-backend") == "trtllm_mha" and fs.version in TRTLLM_GPUS:
+        gpus, text = TRTLLM_GPUS[fs.version]
+        yield Finding("warning", "--attention-backend", f"SGLang {fs.version} runs trtllm_mha only on {gpus} GPUs "
+                      f"and stops on others (an A6000 is SM86) with \"ValueError: {text}\"; the GPU is not known "
+                      "offline.", "use flashinfer, fa3 or triton unless the host has such GPUs")
 
 
 OWN = "mtptui's own check, SGLang starts with it"

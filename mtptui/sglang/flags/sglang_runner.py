@@ -91,16 +91,24 @@ def _stage_one(argv: list[str], progress: dict):
     return server_args
 
 
-def _failure(exc: BaseException, stage: str, stderr: str) -> dict:
+def _stage_of(exc: BaseException, stage: str) -> str:
+    """Up to 0.5.12.post1 ``prepare_server_args`` also resolves (``__post_init__``): tell the two apart."""
+    frame = exc.__traceback__
+    while frame is not None:
+        if stage == "argparse" and frame.tb_frame.f_code.co_name == "__post_init__":
+            return "resolution"
+        frame = frame.tb_next
+    return stage
+
+
+def _failure(exc: BaseException, stderr: str) -> dict:
     if isinstance(exc, SystemExit):
         lines = [line for line in stderr.splitlines() if line.strip()]
         message = lines[-1] if lines and exc.code else f"exit {exc.code} (help or version printed)"
         return {"error_class": "SystemExit", "message": message, "sglang_message": message}
     text = str(exc)
     name = type(exc).__name__
-    line = text.splitlines()[-1] if text.strip() else ""
-    return {"error_class": name, "message": text, "sglang_message": f"{name}: {text}" if text else name,
-            "last_line": line}
+    return {"error_class": name, "message": text, "sglang_message": f"{name}: {text}" if text else name}
 
 
 def check(argv: list[str], env: dict | None = None) -> dict:
@@ -120,7 +128,7 @@ def check(argv: list[str], env: dict | None = None) -> dict:
     except BaseException as exc:  # noqa: BLE001 - the verdict is the exception
         if isinstance(exc, KeyboardInterrupt):
             raise
-        verdict.update(accepted=False, stage=progress["stage"], **_failure(exc, progress["stage"], stderr.getvalue()))
+        verdict.update(accepted=False, stage=_stage_of(exc, progress["stage"]), **_failure(exc, stderr.getvalue()))
     finally:
         os.environ.clear()
         os.environ.update(saved)
