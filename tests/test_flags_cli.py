@@ -80,3 +80,16 @@ def test_bad_input_is_one_sentence(args: list[str], message: str) -> None:
     result = lint(*args)
     assert result.returncode == 1 and message in result.stderr
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("args, expected", [
+    (RESTORED, {"--speculative-algorithm": "EAGLE", "--speculative-num-steps": 3, "--speculative-eagle-topk": 1,
+                "--speculative-num-draft-tokens": 4, "--max-running-requests": 16}),
+    (["--model", "/m/llama", "--speculative-algorithm", "NGRAM", "--speculative-ngram-max-bfs-breadth", "4"],
+     {"--speculative-algorithm": "NGRAM", "--speculative-eagle-topk": 4, "--speculative-num-draft-tokens": 12,
+      "--speculative-num-steps": None, "--max-running-requests": 48}),
+])
+def test_json_states_the_resolved_speculative_values(args: list[str], expected: dict) -> None:
+    resolved = json.loads(lint("--json", "--", *args).stdout)["resolved"]
+    assert {flag: resolved[flag]["value"] for flag in expected} == expected
+    assert resolved["--speculative-num-draft-tokens"]["source"] == ("set" if "NEXTN" in args else "auto")
