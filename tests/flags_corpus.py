@@ -119,10 +119,9 @@ ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "nextn", "STANDALONE", "NGRAM", "DFLAS
 SPEC_FLAGS = ("--speculative-num-steps", "--speculative-eagle-topk", "--speculative-num-draft-tokens")
 
 
-def mutations(version: str) -> list[tuple[str, callable]]:
-    """Single-flag changes: (label, words -> words)."""
+def _values(version: str) -> dict[str, tuple[str, ...]]:
+    """Values to set each option to, one at a time (right, wrong, borderline)."""
     strategy = STRATEGY[version]
-    out: list[tuple[str, callable]] = []
     values = {
         "--speculative-algorithm": ALGORITHMS, "--speculative-num-steps": ("1", "2", "5"),
         "--speculative-eagle-topk": ("1", "2", "4"), "--speculative-num-draft-tokens": ("2", "4", "8", "16"),
@@ -133,28 +132,41 @@ def mutations(version: str) -> list[tuple[str, callable]]:
         "--attention-backend": ("triton", "fa3", "trtllm_mha", "flashinfer"),
         "--mamba-track-interval": ("2", "100", "256"), "--speculative-ngram-max-bfs-breadth": ("4",),
         "--speculative-draft-model-path": (DRAFT,), "--port": ("x", "30001"),
-        "--mamba-full-memory-ratio": ("0", "-1", "0.5"),
+        "--mamba-full-memory-ratio": ("0", "-1", "0.5"), "--speculative-accept-threshold-single": ("0.5",),
+        "--kv-cache-dtype": ("fp8_e4m3", "fp9"), "--max-total-tokens": ("100000",),
+        "--schedule-policy": ("lpm", "fifo"), "--dtype": ("bfloat16", "half"), "--nnodes": ("2",),
     }
     if version == "0.5.23":
         values[strategy] += ("extra_buffer_lazy",)
-        values["--attn-dp-size"] = ("2",)
-    for flag, options in values.items():
+        values.update({"--attn-dp-size": ("2",), "--cuda-graph-max-bs-decode": ("8",)})
+    else:
+        values["--cuda-graph-max-bs"] = ("8",)
+    return values
+
+
+SWITCHES = ("--disable-radix-cache", "--disable-overlap-schedule", "--speculative-use-rejection-sampling",
+            "--enable-mixed-chunk", "--trust-remote-code", "--enable-dp-attention", "--foo", "--enable-dp-lm-head",
+            "--disable-cuda-graph", "--enable-torch-compile", "--enable-metrics")
+SPELLINGS = (
+    ("alias --tensor-parallel-size", lambda w: rename(w, "--tp-size", "--tensor-parallel-size")),
+    ("prefix --tp", lambda w: rename(w, "--tp-size", "--tp")),
+    ("alias --model", lambda w: rename(w, "--model-path", "--model")),
+    ("prefix --speculative-algo", lambda w: rename(w, "--speculative-algorithm", "--speculative-algo")),
+    ("prefix --mem-frac", lambda w: rename(w, "--mem-fraction-static", "--mem-frac")),
+    ("ambiguous --cuda-graph-max-bs", lambda w: put(w, "--cuda-graph-max-bs", "8")),
+    ("old strategy name", lambda w: rename(w, "--mamba-radix-cache-strategy", "--mamba-scheduler-strategy")),
+    ("--opt=value", lambda w: _equals(w, "--tp-size")),
+)
+
+
+def mutations(version: str) -> list[tuple[str, callable]]:
+    """Single-flag changes: (label, words -> words)."""
+    out: list[tuple[str, callable]] = []
+    for flag, options in _values(version).items():
         out.append((f"drop {flag}", lambda w, f=flag: drop(w, f)))
         out += [(f"{flag} {v}", lambda w, f=flag, v=v: put(w, f, v)) for v in options]
-    for flag in ("--disable-radix-cache", "--disable-overlap-schedule", "--speculative-use-rejection-sampling",
-                 "--enable-mixed-chunk", "--trust-remote-code", "--enable-dp-attention", "--foo"):
-        out.append((flag, lambda w, f=flag: put(w, f)))
-    out += [
-        ("alias --tensor-parallel-size", lambda w: rename(w, "--tp-size", "--tensor-parallel-size")),
-        ("prefix --tp", lambda w: rename(w, "--tp-size", "--tp")),
-        ("alias --model", lambda w: rename(w, "--model-path", "--model")),
-        ("prefix --speculative-algo", lambda w: rename(w, "--speculative-algorithm", "--speculative-algo")),
-        ("prefix --mem-frac", lambda w: rename(w, "--mem-fraction-static", "--mem-frac")),
-        ("ambiguous --cuda-graph-max-bs", lambda w: put(w, "--cuda-graph-max-bs", "8")),
-        ("old strategy name", lambda w: rename(w, "--mamba-radix-cache-strategy", "--mamba-scheduler-strategy")),
-        ("--opt=value", lambda w: _equals(w, "--tp-size")),
-    ]
-    return out
+    out += [(flag, lambda w, f=flag: put(w, f)) for flag in SWITCHES]
+    return out + list(SPELLINGS)
 
 
 def _equals(words: list[str], flag: str) -> list[str]:
@@ -200,7 +212,7 @@ def _algorithm_cases(version: str) -> list[tuple[str, str, list[str]]]:
 
 
 def _pairs(version: str) -> list[tuple[str, str, list[str]]]:
-    """Two-flag changes the single mutations cannot reach (the issue's cases among them)."""
+    """Two-flag changes the single mutations cannot reach: the issue's cases, then more interactions."""
     strategy = STRATEGY[version]
     dp = ["--attn-dp-size", "2"] if version == "0.5.23" else ["--dp-size", "2", "--enable-dp-attention"]
     bare = ["--tp-size", "2", "--speculative-algorithm", "NEXTN", "--speculative-num-steps", "1"]
@@ -216,12 +228,32 @@ def _pairs(version: str) -> list[tuple[str, str, list[str]]]:
         ("draft tokens without algorithm", QWEN3, ["--speculative-num-draft-tokens", "4"]),
         ("top-k without algorithm", QWEN3, ["--speculative-eagle-topk", "2"]),
         ("no_buffer with overlap off", HYBRID, ["--tp-size", "2", strategy, "no_buffer", "--disable-overlap-schedule"]),
+        ("served name from a path with a colon", DENSE, ["--tp-size", "2", "--served-model-name", "org/model:v1"]),
+        ("no model path", DENSE, ["--tp-size", "2"]),
+    ] + _more_pairs(strategy, dp)
+
+
+def _more_pairs(strategy: str, dp: list[str]) -> list[tuple[str, str, list[str]]]:
+    eagle = ["--speculative-algorithm", "EAGLE"]
+    return [
         ("NGRAM paged triton", DENSE, ["--speculative-algorithm", "NGRAM", "--page-size", "16",
                                        "--attention-backend", "triton"]),
-        ("EAGLE topk 4 paged triton", DENSE, ["--speculative-algorithm", "EAGLE", "--speculative-num-steps", "3",
-                                             "--speculative-eagle-topk", "4", "--speculative-num-draft-tokens", "8",
-                                             "--page-size", "16", "--attention-backend", "triton"]),
-        ("served name from a path with a colon", DENSE, ["--tp-size", "2", "--served-model-name", "org/model:v1"]),
+        ("EAGLE topk 4 paged triton", DENSE, eagle + ["--speculative-num-steps", "3", "--speculative-eagle-topk", "4",
+                                                     "--speculative-num-draft-tokens", "8", "--page-size", "16",
+                                                     "--attention-backend", "triton"]),
+        ("zero steps", DENSE, eagle + ["--speculative-num-steps", "0", "--speculative-eagle-topk", "1",
+                                       "--speculative-num-draft-tokens", "1"]),
+        ("negative top-k", DENSE, eagle + ["--speculative-num-steps", "2", "--speculative-eagle-topk", "-1"]),
+        ("rejection with thresholds", DENSE, eagle + ["--speculative-use-rejection-sampling",
+                                                      "--speculative-accept-threshold-acc", "0.5"]),
+        ("NEXTN with a draft model", HYBRID, ["--speculative-algorithm", "NEXTN", strategy, "extra_buffer",
+                                              "--speculative-draft-model-path", DRAFT]),
+        ("DFLASH with a draft model", DENSE, ["--speculative-algorithm", "DFLASH", "--speculative-draft-model-path",
+                                              DRAFT, "--speculative-num-draft-tokens", "8"]),
+        ("dp lm head with DP attention", DENSE, ["--tp-size", "2", *dp, "--enable-dp-lm-head"]),
+        ("DFLASH, DP attention and lm head", DENSE, ["--tp-size", "2", *dp, "--enable-dp-lm-head",
+                                                    "--speculative-algorithm", "DFLASH"]),
+        ("float for an int", DENSE, ["--tp-size", "2.5"]),
     ]
 
 
@@ -231,7 +263,7 @@ def corpus(version: str, root: Path) -> list[Case]:
 
     def add(name: str, model: str, words: list[str], env: dict) -> None:
         words = [str(root / w) if w == DRAFT else w for w in words]
-        argv = tuple(["--model-path", str(root / model)] + words)
+        argv = tuple((["--model-path", str(root / model)] if name != "no model path" else []) + words)
         seen.setdefault(argv, Case(name, argv, model, env))
 
     for base, (model, words, env) in bases(version).items():

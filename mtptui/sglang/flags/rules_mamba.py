@@ -68,7 +68,8 @@ def _old_no_buffer(fs: FlagSet, info: ModelInfo, strategy: str) -> Iterator[Find
     if fs.get(ALGO) is not None:
         yield Finding("error", OLD, f"{_which(info)} is a hybrid GDN/mamba model: speculative decoding with radix "
                       f"cache needs {OLD} extra_buffer, and {strategy} fails at start.",
-                      f"add {OLD} extra_buffer (and keep SGLANG_ENABLE_SPEC_V2 on)", NO_BUFFER_SPEC.format(arch=info.arch))
+                      f"add {OLD} extra_buffer (and keep SGLANG_ENABLE_SPEC_V2 on)",
+                      NO_BUFFER_SPEC.format(arch=info.arch))
 
 
 def _old_extra_buffer(fs: FlagSet) -> Iterator[Finding]:
@@ -123,7 +124,8 @@ def _new_extra_buffer(fs: FlagSet) -> Iterator[Finding]:
 def _new_no_buffer(fs: FlagSet) -> Iterator[Finding]:
     if fs.get(PAGE) not in (None, 1):
         yield Finding("error", PAGE, "the mamba no_buffer strategy only supports page size 1.",
-                      f"remove {PAGE} or use {NEW} extra_buffer", "AssertionError: no_buffer only supports page_size=1.")
+                      f"remove {PAGE} or use {NEW} extra_buffer",
+                      "AssertionError: no_buffer only supports page_size=1.")
     elif not fs.get(OVERLAP):
         yield Finding("error", NEW, "the mamba no_buffer strategy cannot run with the overlap scheduler.",
                       f"add {OVERLAP}, or use {NEW} extra_buffer", "AssertionError: no_buffer do not support overlap "

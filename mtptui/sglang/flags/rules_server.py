@@ -37,8 +37,9 @@ def server_checks(fs: FlagSet, model_arch: str | None) -> Iterator[Finding]:
     chunk, page = chunked_prefill(fs), _page(fs, model_arch)
     if chunk > 0 and chunk % page:
         given = fs.get("--chunked-prefill-size") is not None
-        yield Finding("error", "--chunked-prefill-size", f"the prefill chunk ({chunk}{'' if given else ', SGLang default'}"
-                      f") is not a multiple of page size {page}.", f"use a multiple of {page} for "
+        what = f"{chunk}" if given else f"{chunk}, SGLang's default"
+        yield Finding("error", "--chunked-prefill-size", f"the prefill chunk ({what}) is not a multiple of page size "
+                      f"{page}.", f"use a multiple of {page} for "
                       "--chunked-prefill-size", "AssertionError: chunked_prefill_size must be divisible by page_size")
 
 

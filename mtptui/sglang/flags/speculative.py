@@ -125,8 +125,8 @@ def _rejection(fs: FlagSet, result: SpecResolution, topk: int) -> SpecError | No
     if topk != 1:
         return SpecError(TOPK, "ValueError: --speculative-use-rejection-sampling requires --speculative-eagle-topk=1.",
                          "rejection sampling needs top-k 1.", f"set {TOPK} 1")
-    thresholds = (fs.get("--speculative-accept-threshold-single", 1.0), fs.get("--speculative-accept-threshold-acc", 1.0))
-    if thresholds != (1.0, 1.0):
+    thresholds = [fs.get(f"--speculative-accept-threshold-{kind}", 1.0) for kind in ("single", "acc")]
+    if thresholds != [1.0, 1.0]:
         return SpecError(REJECTION, "ValueError: --speculative-use-rejection-sampling is incompatible with "
                          "--speculative-accept-threshold-single / --speculative-accept-threshold-acc; rejection "
                          "sampling ignores the accept thresholds.", "rejection sampling ignores accept thresholds.",
