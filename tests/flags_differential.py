@@ -8,8 +8,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from mtptui.sglang.flags import FlagError, check_launch, resolve_effective
@@ -26,15 +28,27 @@ SPEC_FIELDS = {"speculative_algorithm": "--speculative-algorithm", "speculative_
                "max_running_requests": "--max-running-requests"}
 
 
-def sglang_verdicts(version: str, cases: list[Case], timeout: float = 600) -> list[dict]:
-    """SGLang's verdict on every case, in order (one runner process for the whole corpus)."""
-    python = ensure(version)
+def _run(python: Path, cases: list[Case], timeout: float) -> list[dict]:
     lines = "".join(json.dumps({"argv": list(c.argv), "env": c.env}) + "\n" for c in cases)
     done = subprocess.run([str(python), str(RUNNER), "--standins", str(STANDINS), "--batch"], input=lines,
-                          capture_output=True, text=True, timeout=timeout, cwd="/")
+                          capture_output=True, text=True, timeout=timeout, cwd="/",
+                          env={**os.environ, "COLUMNS": "100"})
     verdicts = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     if done.returncode or len(verdicts) != len(cases):
         raise RuntimeError(f"runner failed ({done.returncode}, {len(verdicts)}/{len(cases)}):\n{done.stderr[-3000:]}")
+    return verdicts
+
+
+def sglang_verdicts(version: str, cases: list[Case], workers: int = 2, timeout: float = 900) -> list[dict]:
+    """SGLang's verdict on every case, in order: one runner process per worker, each a slice of the corpus
+    (SGLang builds its whole parser for every command, which dominates the time)."""
+    python = ensure(version)
+    slices = [cases[i::workers] for i in range(workers)]
+    with ThreadPoolExecutor(workers) as pool:
+        parts = list(pool.map(lambda part: _run(python, part, timeout), slices))
+    verdicts: list[dict] = [{}] * len(cases)
+    for i, part in enumerate(parts):
+        verdicts[i::workers] = part
     return verdicts
 
 

@@ -51,6 +51,7 @@ def _registry_env() -> dict[str, str]:
     env = dict(os.environ)
     parts = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and not p.rstrip("/").endswith("netguard")]
     env["PYTHONPATH"] = os.pathsep.join(parts)
+    env["PIP_CACHE_DIR"] = str(CACHE / "pip")  # shared by both releases' venvs, whatever XDG_CACHE_HOME says
     return env
 
 
@@ -59,7 +60,7 @@ def _pip(python: Path, *args: str, tries: int = 5) -> None:
     left out are kept only when it fails."""
     for attempt in range(tries):
         done = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                               *args], capture_output=True, text=True, env=_registry_env())
+                               "--no-compile", *args], capture_output=True, text=True, env=_registry_env())
         if done.returncode == 0:
             return
         time.sleep(5 * 2 ** attempt)
@@ -73,9 +74,11 @@ def _wheel(version: str) -> Path:
     if found:
         return found[0]
     wheels.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--disable-pip-version-check",
-                    "-d", str(wheels), f"sglang=={version}"], check=True, stdout=subprocess.DEVNULL,
-                   env=_registry_env())
+    done = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                           "--disable-pip-version-check", "-d", str(wheels), f"sglang=={version}"],
+                          capture_output=True, text=True, env=_registry_env())
+    if done.returncode:
+        raise RuntimeError(f"pip download sglang=={version} failed:\n{done.stderr[-3000:]}")
     return sorted(wheels.glob(f"sglang-{version}-*.whl"))[0]
 
 

@@ -158,6 +158,8 @@ def _options(argv: list[str]):
 
 def main(argv: list[str] | None = None) -> int:
     args = _options(sys.argv[1:] if argv is None else argv)
+    for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):  # read local configs only, never download
+        os.environ.setdefault(name, "1")
     if args.standins:
         _install_standins(args)
     out = sys.stdout
