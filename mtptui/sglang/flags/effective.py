@@ -1,8 +1,8 @@
 """What SGLang will actually use for the speculative and memory flags, and whether it chose it itself.
 
-Follows sglang-flags.md §2.2 (``handle_speculative_decoding`` / ``_handle_eagle_family`` / ``_handle_ngram``)
-and §3 (memory defaults). Values SGLang derives from the GPU or the checkpoint are reported as auto without a
-number, since they cannot be known offline.
+The speculative handlers themselves are in speculative.py (checked against SGLang's code by the differential
+test); memory defaults follow sglang-flags.md §3. Values SGLang derives from the GPU or the checkpoint are
+reported as auto without a number, since they cannot be known offline.
 """
 
 from __future__ import annotations
