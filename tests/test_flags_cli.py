@@ -27,10 +27,19 @@ def test_restored_flags_exit_0() -> None:
     assert result.stdout.splitlines()[-1] == "1 info for SGLang 0.5.12.post1"
 
 
-def test_draft_tokens_alone_exit_1_naming_num_steps() -> None:
-    result = lint("--", "--speculative-num-draft-tokens", "4")
+def test_draft_tokens_without_steps_exit_1_naming_num_steps() -> None:
+    result = lint("--", "--model", "/m/Qwen3.6-27B", "--speculative-algorithm", "NEXTN",
+                  "--mamba-scheduler-strategy", "extra_buffer", "--speculative-num-draft-tokens", "4")
     assert result.returncode == 1
     line = next(x for x in result.stdout.splitlines() if x.startswith("error: --speculative-num-draft-tokens"))
+    assert "--speculative-num-steps" in line and line.endswith("(SGLang: AssertionError)")
+
+
+def test_draft_tokens_without_an_algorithm_only_warn() -> None:
+    """SGLang ignores speculative parameters without an algorithm and starts: a warning, exit 0."""
+    result = lint("--", "--model", "/m/llama", "--speculative-num-draft-tokens", "4")
+    assert result.returncode == 0, result.stdout
+    line = next(x for x in result.stdout.splitlines() if x.startswith("warning: --speculative-num-draft-tokens"))
     assert "--speculative-num-steps" in line
 
 
@@ -40,9 +49,11 @@ def test_json_output_of_a_whole_command() -> None:
     assert result.returncode == 1
     data = json.loads(result.stdout)
     assert data["version"] == "0.5.12.post1" and data["ok"] is False and data["errors"] >= 1
-    error = next(f for f in data["findings"] if f["severity"] == "error")
-    assert set(error) == {"severity", "flag", "message", "fix", "sglang_message"}
-    assert error["sglang_message"] == "AssertionError"
+    errors = [f for f in data["findings"] if f["severity"] == "error"]
+    assert set(errors[0]) == {"severity", "flag", "message", "fix", "sglang_message"}
+    # SGLang 0.5.12.post1 checks the hybrid's mamba strategy before the speculative parameters
+    assert errors[0]["sglang_message"].startswith("ValueError: Speculative decoding for Qwen3_5ForCausalLM")
+    assert [e["sglang_message"] for e in errors[1:]] == ["AssertionError"]
     assert data["command"].startswith("SGLANG_ENABLE_SPEC_V2=1 python3 -m sglang.launch_server --model-path")
 
 
@@ -69,3 +80,16 @@ def test_bad_input_is_one_sentence(args: list[str], message: str) -> None:
     result = lint(*args)
     assert result.returncode == 1 and message in result.stderr
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("args, expected", [
+    (RESTORED, {"--speculative-algorithm": "EAGLE", "--speculative-num-steps": 3, "--speculative-eagle-topk": 1,
+                "--speculative-num-draft-tokens": 4, "--max-running-requests": 16}),
+    (["--model", "/m/llama", "--speculative-algorithm", "NGRAM", "--speculative-ngram-max-bfs-breadth", "4"],
+     {"--speculative-algorithm": "NGRAM", "--speculative-eagle-topk": 4, "--speculative-num-draft-tokens": 12,
+      "--speculative-num-steps": None, "--max-running-requests": 48}),
+])
+def test_json_states_the_resolved_speculative_values(args: list[str], expected: dict) -> None:
+    resolved = json.loads(lint("--json", "--", *args).stdout)["resolved"]
+    assert {flag: resolved[flag]["value"] for flag in expected} == expected
+    assert resolved["--speculative-num-draft-tokens"]["source"] == ("set" if "NEXTN" in args else "auto")

@@ -25,11 +25,21 @@ def finished(tmp_path, argv: list[str], **kwargs) -> tuple[int, str]:
 
 
 def test_draft_tokens_without_steps_fails_with_sglangs_assertion(tmp_path) -> None:
-    status, out = finished(tmp_path, SPEC + ["--speculative-num-draft-tokens", "4"])
+    # with extra_buffer: without it SGLang 0.5.12.post1 stops at the hybrid's mamba check first (next test)
+    status, out = finished(tmp_path, SPEC + ["--mamba-scheduler-strategy", "extra_buffer",
+                                             "--speculative-num-draft-tokens", "4"])
     assert status == 1
     assert out.startswith("Traceback (most recent call last):")
     assert out.rstrip().splitlines()[-1] == "AssertionError"
     assert "Load weight begin" not in out  # refused before any model load
+
+
+def test_bare_one_step_redeploy_dies_of_the_mamba_check_not_the_type_error(tmp_path) -> None:
+    """SGLang 0.5.12.post1 checks the hybrid's mamba strategy before any speculative parameter."""
+    status, out = finished(tmp_path, SPEC + ["--speculative-num-steps", "1"])
+    assert status != 0
+    assert "ValueError: Speculative decoding for Qwen3_5ForCausalLM is not compatible with radix cache" in out
+    assert "TypeError" not in out
 
 
 def test_unknown_flag_fails_like_argparse(tmp_path) -> None:

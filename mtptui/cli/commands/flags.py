@@ -61,7 +61,8 @@ def run(args) -> int:
         print_json({"version": version, "ok": errors == 0,
                     "errors": errors, "warnings": sum(f.severity == "warning" for f in findings),
                     "findings": [f.to_dict() for f in findings],
-                    "command": render_command(flagset) if flagset is not None else None})
+                    "command": render_command(flagset) if flagset is not None else None,
+                    "resolved": _resolved(flagset, args.model_arch)})
     else:
         from mtptui.text import visible
 
@@ -69,6 +70,17 @@ def run(args) -> int:
             print(visible(str(finding)))
         print(_summary(findings, version))
     return 1 if errors else 0
+
+
+def _resolved(flagset, model_arch: str | None) -> dict[str, dict[str, object]]:
+    """What SGLang will use (speculative values, memory and mamba settings): value, source (set, auto,
+    default, unset, error) and the text the dashboard shows."""
+    from mtptui.sglang.flags import resolve_effective
+
+    if flagset is None:
+        return {}
+    return {flag: {"value": e.value, "source": e.source, "shown": str(e)}
+            for flag, e in resolve_effective(flagset, model_arch).items()}
 
 
 def _summary(findings, version: str) -> str:

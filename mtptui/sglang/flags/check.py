@@ -16,13 +16,15 @@ _ARGUMENT = re.compile(r"error: argument ([^/:\s]+)")
 MAX_ROUNDS = 50
 
 
-def check_launch(argv: list[str], version: str = DEFAULT_VERSION, model_arch: str | None = None) -> FlagSet:
+def check_launch(argv: list[str], version: str = DEFAULT_VERSION, model_arch: str | None = None,
+                 env: dict[str, str] | None = None) -> FlagSet:
     """The flag set a server would run with; FlagError with the server's last words when it would exit.
 
     The message is argparse's (``sglang serve: error: ...``) or the last line of SGLang's traceback
     (``AssertionError``, ``ValueError: Unknown speculative algorithm name: FOO``, ...).
     """
     flagset = parse_argv(list(argv), version)
+    flagset.env = dict(env or {})
     for finding in lint(flagset, model_arch):
         if finding.stops_server:
             raise FlagError(finding.sglang_message or finding.message, flag=finding.flag, fix=finding.fix)

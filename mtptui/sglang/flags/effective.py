@@ -1,8 +1,8 @@
 """What SGLang will actually use for the speculative and memory flags, and whether it chose it itself.
 
-Follows sglang-flags.md §2.2 (``handle_speculative_decoding`` / ``_handle_eagle_family`` / ``_handle_ngram``)
-and §3 (memory defaults). Values SGLang derives from the GPU or the checkpoint are reported as auto without a
-number, since they cannot be known offline.
+The speculative handlers themselves are in speculative.py (checked against SGLang's code by the differential
+test); memory defaults follow sglang-flags.md §3. Values SGLang derives from the GPU or the checkpoint are
+reported as auto without a number, since they cannot be known offline.
 """
 
 from __future__ import annotations
@@ -65,13 +65,23 @@ def show_value(value: object) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
+@dataclass(frozen=True)
+class SpecError:
+    """The exception SGLang's speculative handler raises: the flag to change, its text, why, and the fix."""
+
+    flag: str
+    message: str
+    why: str | None = None
+    fix: str | None = None
+
+
 @dataclass
 class SpecResolution:
     """The speculative settings after SGLang's hooks, with the failure or warnings they produce."""
 
     algorithm: str | None = None
     values: dict[str, Effective] = field(default_factory=dict)
-    error: tuple[str, str] | None = None  # (flag, exact SGLang message)
+    error: SpecError | None = None
     warnings: list[tuple[str, str]] = field(default_factory=list)  # (flag, SGLang warning text)
 
 
@@ -86,6 +96,9 @@ def auto_spec_params(version: str, algorithm: str, arch: str | None) -> tuple[in
 
 
 def resolve_spec(fs: FlagSet, model_arch: str | None = None) -> SpecResolution:
+    """``handle_speculative_decoding`` of ``fs.version``: resolved values, warnings, the first exception."""
+    from mtptui.sglang.flags.speculative import spec_dflash, spec_eagle, spec_ngram
+
     written = fs.get(ALGO)
     if written is None:
         return SpecResolution()
@@ -94,58 +107,14 @@ def resolve_spec(fs: FlagSet, model_arch: str | None = None) -> SpecResolution:
     result = SpecResolution(algorithm=algorithm)
     result.values[ALGO] = Effective(algorithm)
     if name not in {b.upper() for b in fs.table.spec_builtins}:
-        result.error = (ALGO, f"ValueError: Unknown speculative algorithm name: {name}")
+        result.error = SpecError(ALGO, f"ValueError: Unknown speculative algorithm name: {name}")
+    elif algorithm == "DFLASH" and fs.version in NEW_AUTO_TABLE:
+        spec_dflash(fs, result)
     elif algorithm in EAGLE_FAMILY:
-        _eagle(fs, result, model_arch)
+        spec_eagle(fs, result, model_arch)
     elif algorithm == "NGRAM":
-        _ngram(fs, result)
+        spec_ngram(fs, result)
     return result
-
-
-def _max_running(fs: FlagSet, result: SpecResolution) -> None:
-    if fs.get(MRR) is None:
-        result.values[MRR] = Effective(MRR_SPEC, "auto")
-        result.warnings.append((MRR, MRR_WARNING))
-
-
-def _eagle(fs: FlagSet, result: SpecResolution, model_arch: str | None) -> None:
-    _max_running(fs, result)
-    steps, topk, draft = fs.get(STEPS), fs.get(TOPK), fs.get(DRAFT)
-    if fs.get("--speculative-adaptive") and steps is None:
-        return
-    if steps is None:
-        if topk is not None or draft is not None:
-            result.error = (DRAFT if draft is not None else TOPK, "AssertionError")
-            return
-        arch = model_info(fs.model_path, model_arch).arch
-        auto = auto_spec_params(fs.version, result.algorithm or "", arch)
-        for flag, value in zip((STEPS, TOPK, DRAFT), auto):
-            result.values[flag] = Effective(value, "auto")
-        return
-    result.values[STEPS] = Effective(steps)
-    if topk is None:
-        if fs.version in TYPE_ERROR_VERSIONS:
-            result.error = (TOPK, TYPE_ERROR)
-        return
-    result.values[TOPK] = Effective(topk)
-    result.values[DRAFT] = Effective(draft) if draft is not None else Effective(None, "unset")
-    if topk == 1 and draft != steps + 1:
-        result.values[DRAFT] = Effective(steps + 1, "auto")
-        result.warnings.append((DRAFT, DRAFT_WARNING))
-
-
-def _ngram(fs: FlagSet, result: SpecResolution) -> None:
-    _max_running(fs, result)
-    topk = fs.get("--speculative-ngram-max-bfs-breadth", 10)
-    draft = fs.get(DRAFT)
-    result.values[TOPK] = Effective(topk, "auto")
-    if draft is None:
-        draft = 12
-        result.values[DRAFT] = Effective(12, "auto")
-        result.warnings.append((DRAFT, NGRAM_WARNING))
-    else:
-        result.values[DRAFT] = Effective(draft)
-    result.values[STEPS] = Effective(draft // topk, "auto")
 
 
 def _memory(fs: FlagSet) -> dict[str, Effective]:
@@ -164,32 +133,39 @@ def _memory(fs: FlagSet) -> dict[str, Effective]:
         if name in fs.table:
             value = fs.get(name)
             out[name] = Effective(value) if value is not None else Effective(None, source, note)
-    out.update(_mamba(fs))
     return out
 
 
-def _mamba(fs: FlagSet) -> dict[str, Effective]:
+def _mamba(fs: FlagSet, model_arch: str | None) -> dict[str, Effective]:
     out: dict[str, Effective] = {}
     if "--mamba-full-memory-ratio" in fs.table:
         ratio = fs.get("--mamba-full-memory-ratio")
         out["--mamba-full-memory-ratio"] = Effective(ratio) if ratio is not None else Effective(0.9, "default")
-    for name, auto in (("--mamba-scheduler-strategy", "no_buffer"), ("--mamba-radix-cache-strategy", None)):
+    for name in ("--mamba-scheduler-strategy", "--mamba-radix-cache-strategy"):
         if name in fs.table:
             value = fs.get(name, "auto")
-            if value != "auto":
-                out[name] = Effective(value)
-            else:
-                out[name] = Effective(auto, "auto", None if auto else "extra_buffer when the model supports it")
+            out[name] = Effective(value) if value != "auto" else _mamba_auto(fs, name, model_arch)
     return out
+
+
+def _mamba_auto(fs: FlagSet, name: str, model_arch: str | None) -> Effective:
+    """``auto``: no_buffer up to 0.5.12.post1; 0.5.23 picks extra_buffer for a hybrid when overlap or paging
+    wants it (no_buffer, with overlap off, otherwise)."""
+    if name == "--mamba-scheduler-strategy":
+        return Effective("no_buffer", "auto")
+    if not model_info(fs.model_path, model_arch).hybrid or fs.get("--disable-radix-cache"):
+        return Effective(None, "auto", "unused: no mamba radix cache")
+    paging = (fs.get("--page-size") or 1) > 1
+    return Effective("extra_buffer" if paging or not fs.get("--disable-overlap-schedule") else "no_buffer", "auto")
 
 
 def resolve_effective(fs: FlagSet, model_arch: str | None = None) -> dict[str, Effective]:
     """Speculative and memory flags as SGLang will use them, keyed by canonical name; ``str(v)`` e.g. "2 (auto)"."""
     out = _memory(fs)
+    out.update(_mamba(fs, model_arch))
     spec = resolve_spec(fs, model_arch)
     if spec.algorithm is not None:
         out.update(spec.values)
         if spec.error is not None:
-            flag, message = spec.error
-            out[flag] = Effective(fs.get(flag), "error", message)
+            out[spec.error.flag] = Effective(fs.get(spec.error.flag), "error", spec.error.message)
     return out

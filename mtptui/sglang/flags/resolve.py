@@ -11,28 +11,40 @@ import argparse
 import json
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any, Callable
 
 from mtptui.sglang.flags.errors import FlagError
 from mtptui.sglang.flags.table import PROG, FlagSpec, FlagTable, load_table
 
-_HUMAN = re.compile(r"(\d+(?:\.\d+)?)(k|M|G|T|Ki|Mi|Gi|Ti)?")
+_HUMAN = re.compile(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)")
 _SI = {"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 _IEC = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
 
 
 def human_readable_int(text: str) -> int:
-    """SGLang's context-length type: plain ints, SI suffixes (k, M, G, T, decimals allowed), IEC (Ki, Mi, Gi, Ti)."""
-    match = _HUMAN.fullmatch(text.strip())
-    if not match:
-        return int(text)
-    number, suffix = match.groups()
-    if suffix in _IEC:
-        return int(number) * _IEC[suffix]
-    if suffix in _SI:
-        return int(float(number) * _SI[suffix])
-    return int(number)
+    """SGLang's context-length type: plain ints, SI suffixes (k, M, G, T, decimals allowed), IEC (Ki, Mi, Gi, Ti).
+
+    Bad values raise argparse.ArgumentTypeError with SGLang's own sentence, so argparse reports it as SGLang does.
+    """
+    value = text.strip()
+    match = _HUMAN.fullmatch(value)
+    if match:
+        number, suffix = match.groups()
+        if suffix in _IEC:
+            if "." in number:
+                raise argparse.ArgumentTypeError(
+                    f"Decimals are not allowed with IEC suffixes like '{suffix}'. Use an integer IEC value such as "
+                    f"'{int(Decimal(number))}{suffix}', or an SI value such as '{number}{suffix[0]}'.")
+            return int(number) * _IEC[suffix]
+        return int(Decimal(number) * _SI[suffix])
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"Invalid integer value: '{value}'. Use a plain integer, SI suffixes (1k, 1M), or IEC suffixes "
+            "(1Ki, 1Mi). Suffixes are case-sensitive.") from None
 
 
 def _kept_as_text(name: str, check: Callable[[str], object] | None = None) -> Callable[[str], str]:

@@ -11,11 +11,14 @@ from mtptui.sglang.flags.finding import SEVERITIES, Finding
 from mtptui.sglang.flags.flagset import FlagSet
 from mtptui.sglang.flags.rules_mamba import hybrid_mamba
 from mtptui.sglang.flags.rules_misc import misc
-from mtptui.sglang.flags.rules_spec import Rule, deprecated_options, spec_backends, speculative
+from mtptui.sglang.flags.rules_server import data_parallel, server_checks
+from mtptui.sglang.flags.rules_spec import Rule, deprecated_options, speculative
 
 __all__ = ["Finding", "RULES", "SEVERITIES", "lint"]
 
-RULES: list[Rule] = [deprecated_options, speculative, spec_backends, hybrid_mamba, misc]
+# SGLang's order: argparse (deprecated options raise there), model adjustments (mamba cache), DP attention,
+# speculative handling, check_server_args; then mtptui's own warnings. The first error is what the server dies of.
+RULES: list[Rule] = [deprecated_options, hybrid_mamba, data_parallel, speculative, server_checks, misc]
 
 
 def lint(fs: FlagSet, model_arch: str | None = None) -> list[Finding]:

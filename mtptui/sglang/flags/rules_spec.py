@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterator
 
-from mtptui.sglang.flags.effective import ALGO, DRAFT, MRR, STEPS, TOPK, resolve_spec
+from mtptui.sglang.flags.effective import ALGO, DRAFT, MRR, STEPS, TOPK, TYPE_ERROR, SpecError, resolve_spec
 from mtptui.sglang.flags.finding import Finding
 from mtptui.sglang.flags.flagset import FlagSet
 
@@ -40,24 +40,27 @@ def speculative(fs: FlagSet, model_arch: str | None) -> Iterator[Finding]:
     if written.upper() == "NEXTN":
         yield Finding("info", ALGO, "NEXTN is SGLang's name for MTP heads and is resolved to EAGLE.")
     if spec.error is not None:
-        yield _spec_error(fs, *spec.error)
+        yield _spec_error(fs, spec.error)
         return
     yield from _spec_auto(fs, spec.values)
     for flag, warning in spec.warnings:
         yield _spec_warning(fs, flag, warning, spec.values)
 
 
-def _spec_error(fs: FlagSet, flag: str, message: str) -> Finding:
+def _spec_error(fs: FlagSet, error: SpecError) -> Finding:
+    message = error.message
     if message.startswith("ValueError: Unknown"):
         known = ", ".join(fs.table.spec_builtins)
         return Finding("error", ALGO, f"{fs.get(ALGO)!s} is not a speculative algorithm SGLang {fs.version} knows.",
                        f"use one of {known}", message)
     if message == "AssertionError":
-        return Finding("error", flag, f"{flag} without {STEPS} fails SGLang's argument check "
+        return Finding("error", error.flag, f"{error.flag} without {STEPS} fails SGLang's argument check "
                        f"(a bare assert: steps, top-k and draft tokens are set together or not at all).",
                        _steps_fix(fs), message)
-    return Finding("error", TOPK, f"{STEPS} without {TOPK} makes SGLang crash comparing None with an int.",
-                   f"add {TOPK} 1", message)
+    if message == TYPE_ERROR:
+        return Finding("error", TOPK, f"{STEPS} without {TOPK} makes SGLang crash comparing None with an int.",
+                       f"add {TOPK} 1", message)
+    return Finding("error", error.flag, error.why or message, error.fix, message)
 
 
 def _spec_auto(fs: FlagSet, values: dict) -> Iterator[Finding]:
@@ -82,55 +85,15 @@ def _spec_warning(fs: FlagSet, flag: str, warning: str, values: dict) -> Finding
 
 
 def _spec_without_algorithm(fs: FlagSet) -> Iterator[Finding]:
-    """Without an algorithm SGLang ignores these; draft tokens or top-k without steps fail once one is set."""
+    """Without an algorithm SGLang ignores these (it starts); draft tokens or top-k without steps would fail
+    its assert as soon as an algorithm is set, which the warning says."""
     for flag in (STEPS, TOPK, DRAFT):
         if fs.get(flag) is None:
             continue
         if flag != STEPS and fs.get(STEPS) is None:
-            yield Finding("error", flag, f"{flag} without {STEPS} has no effect without {ALGO} and fails "
+            yield Finding("warning", flag, f"{flag} has no effect without {ALGO}, and without {STEPS} it fails "
                           f"SGLang's argument check (AssertionError) as soon as an algorithm is set.",
                           f"add {ALGO} NEXTN and " + _steps_fix(fs).removeprefix("add "))
         else:
             yield Finding("warning", flag, f"{flag} has no effect without {ALGO}.",
                           f"add {ALGO} (e.g. NEXTN for an MTP head) or remove {flag}")
-
-
-PAGE_TREE_BACKENDS = {"0.5.23": ("flashinfer", "fa3", "triton"), "0.5.12.post1": ("flashinfer", "fa3")}
-PAGE_TREE_MESSAGES = {
-    "0.5.23": "ValueError: speculative_eagle_topk > 1 with page_size > 1 is only supported on {allowed}; "
-              "got attention_backend={backend!r}. Use page_size == 1 or one of those backends.",
-    "0.5.12.post1": "ValueError: speculative_eagle_topk > 1 with page_size > 1 is unstable and produces incorrect "
-                    "results for paged attention backends. This combination is only supported for the "
-                    "'flashinfer' backend.",
-}
-
-
-def spec_backends(fs: FlagSet, model_arch: str | None) -> Iterator[Finding]:
-    """_handle_eagle_family's backend checks: DP attention, trtllm_mha, paged top-k, rejection sampling."""
-    spec = resolve_spec(fs, model_arch)
-    if spec.algorithm is None or spec.error is not None:
-        return
-    topk = spec.values.get(TOPK)
-    topk = topk.value if topk is not None else None
-    backend = fs.get("--attention-backend")
-    if spec.algorithm == "STANDALONE" and fs.get("--enable-dp-attention"):
-        yield Finding("error", "--enable-dp-attention", "STANDALONE speculative decoding cannot run with DP attention.",
-                      "remove --enable-dp-attention", "ValueError: Currently standalone speculative decoding "
-                      "does not support dp attention.")
-    if isinstance(topk, int) and topk > 1:
-        yield from _topk_backends(fs, backend)
-    if fs.get("--speculative-use-rejection-sampling") and topk != 1:
-        yield Finding("error", TOPK, "rejection sampling needs top-k 1.", f"set {TOPK} 1",
-                      "ValueError: --speculative-use-rejection-sampling requires --speculative-eagle-topk=1.")
-
-
-def _topk_backends(fs: FlagSet, backend: str | None) -> Iterator[Finding]:
-    if backend == "trtllm_mha":
-        yield Finding("error", TOPK, "the trtllm_mha attention backend only supports top-k 1.", f"set {TOPK} 1",
-                      "ValueError: trtllm_mha backend only supports topk = 1 for speculative decoding.")
-    allowed = PAGE_TREE_BACKENDS.get(fs.version)
-    page = fs.get("--page-size")
-    if allowed and backend is not None and isinstance(page, int) and page > 1 and backend not in allowed:
-        message = PAGE_TREE_MESSAGES[fs.version].format(allowed=allowed, backend=backend)
-        yield Finding("error", TOPK, f"top-k > 1 with page size {page} is not supported by the {backend} backend.",
-                      f"use --page-size 1, {TOPK} 1, or --attention-backend {' / '.join(allowed)}", message)
