@@ -7,7 +7,10 @@ downloaded here. A new SGLang version: add it to SUPPORTED, run the script, fix 
 
 from __future__ import annotations
 
+import asyncio
+import io
 import json
+import random
 import re
 import string
 from pathlib import Path
@@ -105,3 +108,82 @@ def test_the_graph_batch_sizes_line_is_0512s_only() -> None:
     assert matches_some_template(surface_of("0.5.12.post1").text("capture_bs", [1, 2, 4]), "0.5.12.post1")
     assert "capture_bs" not in surface_of("0.5.23").texts
     assert not matches_some_template("Capture cuda graph bs [1, 2, 4]", "0.5.23")
+
+
+# The simulated server, held to the same facts ---------------------------------------------------------------
+
+def _sim_runtime(version: str, profile: str = "restored"):
+    import random
+
+    from mtptui.sim.boot import build_boot
+    from mtptui.sim.engine import Engine
+    from mtptui.sim.launch import settings_for
+    from mtptui.sim.logfmt import LogWriter
+    from mtptui.sim.metrics import SimMetrics
+    from mtptui.sim.runtime import Runtime
+    from tests.simserver import profile_argv
+
+    boot = build_boot(settings_for(profile_argv(profile, version), version))
+    log = LogWriter(2, stream=io.StringIO())
+    metrics = SimMetrics(boot.settings.served_model_name, boot.surface)
+    return Runtime(boot, Engine(boot, log, random.Random(0), metrics), log, metrics, 0, "127.0.0.1", 30000)
+
+
+def test_the_simulated_server_serves_the_releases_routes(version: str) -> None:
+    from mtptui.sim.api import SimApi
+
+    served = {route.path: set(route.methods) - {"HEAD"} for route in SimApi(_sim_runtime(version)).routes()}
+    routes = FACTS[version]["routes"]
+    for path, methods in served.items():
+        if path not in ("/sim/requests", "/metrics"):  # ours; /metrics is mounted by SGLang's metrics middleware
+            assert methods <= set(routes[path]), (version, path)
+
+
+def test_the_simulated_servers_metric_families_are_the_releases(version: str) -> None:
+    rt = _sim_runtime(version)
+    facts, base = FACTS[version]["metrics"], FACTS[version]["metric_labels"]
+    for family in rt.metrics.registry.collect():
+        name = family.name + ("_total" if family.type == "counter" else "")
+        fact = facts[name]
+        collector = "scheduler" if fact["collector"].startswith("Scheduler") else "tokenizer"
+        assert family.type == fact["kind"], name
+        declared = rt.metrics.registry._names_to_collectors[family.name + ("_total" if family.type == "counter"
+                                                                          else "")]._labelnames
+        assert list(declared) == base[collector] + fact["extra_labels"], name
+
+
+def _startup_log(version: str, profile: str) -> list[str]:
+    """The simulated startup log of ``profile`` (paced instantly), one line per entry, tqdm bars left out."""
+    from mtptui.sim.logfmt import LogWriter
+    from mtptui.sim.startup import Pacer, run_startup
+
+    class Instant(Pacer):
+        async def sleep(self, seconds: float) -> None:
+            self.total += seconds
+
+    rt, out = _sim_runtime(version, profile), io.StringIO()
+    asyncio.run(run_startup(rt.boot, LogWriter(2, stream=out), Instant(1.0, random.Random(0))))
+    return [line for line in out.getvalue().split("\n") if line and "\r" not in line]
+
+
+@pytest.mark.parametrize("profile", ["restored", "redeploy-1step"])
+def test_the_simulated_startup_log_uses_the_releases_templates(version: str, profile: str) -> None:
+    from scripts.sglang_conformance import MARKERS
+
+    messages = [re.sub(r"^\[[^\]]*\] ", "", line) for line in _startup_log(version, profile)]
+    messages = [m for m in messages if any(marker in m for marker in MARKERS)]
+    assert len(messages) > 10
+    for message in messages:
+        assert matches_some_template(message, version), (version, message)
+
+
+def test_draft_graphs_are_logged_on_rank_0_only(version: str) -> None:
+    draft = [line for line in _startup_log(version, "restored") if "Capture draft" in line]
+    assert draft and all(" TP0] " in line for line in draft)
+
+
+def test_one_step_mtp_captures_no_draft_decode_graph_on_0512() -> None:
+    lines = _startup_log("0.5.12.post1", "redeploy-1step")
+    assert not [line for line in lines if "Capture draft cuda graph" in line]
+    assert [line for line in lines if "Capture draft extend cuda graph begin" in line]
+    assert [line for line in lines if line.endswith("Capture cuda graph bs [1]")]
