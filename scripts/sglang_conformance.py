@@ -51,10 +51,11 @@ MARKERS = ("Decode batch", "Prefill batch", "accept len", "gen throughput", "#qu
            "KV Cache is allocated", "Mamba Cache is allocated", "Memory pool end", "Capture", "cuda graph",
            "Init torch distributed", "Memory baseline", "fired up and ready to roll", "max_total_num_tokens=",
            "Using KV cache dtype", "is too large", "cannot be empty", "Requested token count", "is longer than",
-           "must be at least 0", "must be positive", "Unsupported Media Type", "should be provided",
-           "is deprecated and will be removed", "Cache flushed", "Health check", "Prompt cannot be empty",
-           "token usage", "#token: ", "#full token", "mamba num", "mamba usage", "#running-req", "#tokens: ",
-           "input throughput", "#new-seq", "Capturing batches", "server_args=")
+           "must be at least 0", "must be positive", "must be non-negative", "must be a non-negative",
+           "Unsupported Media Type", "should be provided", "is deprecated and will be removed", "Cache flushed",
+           "Health check", "Prompt cannot be empty", "token usage", "#token: ", "#full token", "mamba num",
+           "mamba usage", "#running-req", "#tokens: ", "input throughput", "#new-seq", "Capturing batches",
+           "server_args=")
 TEXT_DIRS = ("entrypoints/", "managers/", "model_executor/", "mem_cache/", "observability/", "speculative/",
              "sampling/", "distributed/")
 

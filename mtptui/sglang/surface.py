@@ -52,13 +52,15 @@ _ERRORS = {  # request errors, the same texts in both releases
                       "requests, the operation will not be performed.)\n"),
     "ready": "The server is fired up and ready to roll!",
 }
-_LOG_0512 = {
+_TEXTS_0512 = {  # texts that differ between the releases, and log lines
+    "temperature_negative": "temperature must be non-negative, got {}.",
     "capture_bs": "Capture cuda graph bs {}",
     "draft_capture_begin": "Capture draft cuda graph begin. This can take up to several minutes. avail mem={:.2f} GB",
     "draft_capture_end": ("Capture draft cuda graph end. Time elapsed: {:.2f} s. mem usage={:.2f} GB. "
                           "avail mem={:.2f} GB."),
 }
-_LOG_0523 = {
+_TEXTS_0523 = {
+    "temperature_negative": "temperature must be a non-negative finite number, got {}.",
     "draft_capture_begin": ("Capture draft decode CUDA graph begin. backend={}, num_tokens_per_req={}, bs={}, "
                             "avail mem={:.2f} GB"),
     "draft_capture_end": "Capture draft decode CUDA graph end. elapsed={:.2f} s, mem usage={:.2f} GB, avail mem={:.2f} GB.",
@@ -123,11 +125,11 @@ def _metrics_of(version: str) -> Mapping[str, Metric]:
 _SURFACES = {
     "0.5.12.post1": Surface(
         "0.5.12.post1", MappingProxyType(_ROUTES_0512), _USAGE, ("routed_experts", "cached_tokens_details"), (),
-        _INFO_0512, _STATE_0512, _metrics_of("0.5.12.post1"), MappingProxyType({**_ERRORS, **_LOG_0512})),
+        _INFO_0512, _STATE_0512, _metrics_of("0.5.12.post1"), MappingProxyType({**_ERRORS, **_TEXTS_0512})),
     "0.5.23": Surface(
         "0.5.23", MappingProxyType(_ROUTES_0523), (*_USAGE, "completion_tokens_details"),
         ("routed_experts", "cached_tokens_details", "spec_tokens_details", "input_ids", "output_ids"), _SPEC_DETAILS,
-        _INFO_0523, _STATE_0523, _metrics_of("0.5.23"), MappingProxyType({**_ERRORS, **_LOG_0523})),
+        _INFO_0523, _STATE_0523, _metrics_of("0.5.23"), MappingProxyType({**_ERRORS, **_TEXTS_0523})),
 }
 
 

@@ -18,7 +18,7 @@ from mtptui.sim.choices import cancel_unfinished, merged, outputs, submit
 from mtptui.sim.request import Output, Request
 from mtptui.sim.runtime import Runtime
 from mtptui.sim.textgen import count_prompt_tokens
-from mtptui.sim.validation import BadRequest, length_error, max_new_tokens, missing, number, validation_error, wrong_type
+from mtptui.sim.validation import BadRequest, length_error, missing, number, sampling, validation_error, wrong_type
 
 ROLES = ("system", "user", "assistant", "tool", "developer")
 __all__ = ["BadRequest", "ChatParams", "outputs", "parse_chat", "split_text", "start_chat", "stream_chat",
@@ -90,7 +90,7 @@ def check_chat(params: ChatParams, rt: Runtime) -> None:
         raise BadRequest(surface.text("messages_empty"))
     if params.max_new_tokens and context_flag and params.max_new_tokens > context_flag:
         raise BadRequest(surface.text("max_tokens_too_large", params.max_new_tokens, context_flag))
-    max_new_tokens(params.max_new_tokens, surface)
+    sampling(params.max_new_tokens, params.temperature, surface)
     problem = length_error(params.prompt_tokens, params.max_new_tokens, rt.boot.context_len, surface)
     if problem is not None:
         raise problem

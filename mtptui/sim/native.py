@@ -16,7 +16,7 @@ from mtptui.sim import oai
 from mtptui.sim.choices import cancel_unfinished, merged, submit
 from mtptui.sim.request import Request
 from mtptui.sim.runtime import Runtime
-from mtptui.sim.validation import BadRequest, length_error, max_new_tokens
+from mtptui.sim.validation import BadRequest, length_error, sampling
 
 DEFAULT_MAX_NEW_TOKENS = 128
 
@@ -42,7 +42,7 @@ def start_generate(body: object, rt: Runtime) -> tuple[list[Request], bool]:
     prompts, batch = _prompts(body, rt)
     params = body.get("sampling_params") or {}
     max_new = params.get("max_new_tokens", DEFAULT_MAX_NEW_TOKENS)
-    max_new_tokens(max_new, rt.boot.surface)
+    sampling(max_new, float(params.get("temperature") or 0.0), rt.boot.surface)
     for _, tokens in prompts:
         if (problem := length_error(tokens, max_new, rt.boot.context_len, rt.boot.surface)) is not None:
             raise problem

@@ -71,10 +71,12 @@ def number(body: dict, key: str, kind: type, default=None):
     return value
 
 
-def max_new_tokens(value: int | None, surface: Surface) -> None:
-    """The sampling parameters' own check (``SamplingParams.verify``)."""
-    if value is not None and value < 0:
-        raise BadRequest(surface.text("max_new_tokens_negative", value))
+def sampling(max_new: int | None, temperature: float, surface: Surface) -> None:
+    """The sampling parameters' own checks (``SamplingParams.verify``), those the simulator uses."""
+    if temperature < 0:
+        raise BadRequest(surface.text("temperature_negative", temperature))
+    if max_new is not None and max_new < 0:
+        raise BadRequest(surface.text("max_new_tokens_negative", max_new))
 
 
 def length_error(prompt_tokens: int, max_new: int | None, context_len: int, surface: Surface) -> BadRequest | None:
