@@ -143,6 +143,7 @@ class BenchRunner:
         cfg, plan = self.config, self.config.plan
         self._poller = MetricsPoller(client)
         before = await self._poller.scrape()
+        await client.open_lanes(plan.concurrency)  # connection setup stays out of the measured window
         origin = perf_counter()
         state = _Measured(RateBins(origin, cfg.bin_s), Progress(total=plan.requests))
         background = [asyncio.create_task(self._sampler(state)), asyncio.create_task(self._scraper())]
