@@ -73,6 +73,11 @@ def resolved_args(rt: Runtime) -> dict:
     return resolved(rt.boot, rt.host, rt.port, rt.seed)
 
 
+def reported_version(rt: Runtime) -> str:
+    """The simulated SGLang release, or $MTPTUI_SIM_VERSION: lets a test play a server that reports anything."""
+    return rt.boot.settings.env.get("MTPTUI_SIM_VERSION") or rt.boot.settings.version
+
+
 def _internal_state(rt: Runtime, args: dict) -> dict:
     engine, new = rt.engine, rt.boot.settings.version != "0.5.12.post1"
     state = dict(args)
@@ -91,11 +96,11 @@ def server_info(rt: Runtime) -> dict:
     scheduler = {"status": "ready", "max_total_num_tokens": boot.memory.tokens,
                  "max_req_input_len": min(boot.context_len - 1, boot.memory.tokens - 1) - 5}
     if boot.settings.version == "0.5.12.post1":
-        return {**args, **scheduler, "internal_states": [_internal_state(rt, args)], "version": boot.settings.version}
+        return {**args, **scheduler, "internal_states": [_internal_state(rt, args)], "version": reported_version(rt)}
     scheduler.update(startup_time=startup_time(rt, False), hicache_object_layout=None)
     return {**args, "launch_command": " ".join(boot.settings.argv), **scheduler, "kv_events": None,
             "startup_time": startup_time(rt, True), "internal_states": [_internal_state(rt, args)],
-            "version": boot.settings.version, "frontend": "python"}
+            "version": reported_version(rt), "frontend": "python"}
 
 
 def model_info(rt: Runtime) -> dict:

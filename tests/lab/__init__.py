@@ -13,7 +13,7 @@ The operator side is a private HOME (set as $HOME by the fixtures) whose ``~/.ss
 and ``ProxyCommand ip netns exec NS nc 127.0.0.1 22``, the way operators reach hosts behind a bastion. The host
 file says only ``target = "gpu-lab"``: everything else comes from ssh_config.
 
-The host's SGLang is ``Lab.version`` (the stand-in reads $MTPTUI_SIM_VERSION): 0.5.12.post1, the mission's, for
+The host's SGLang is ``Lab.version`` (the stand-in reads $MTPTUI_SIM_RELEASE): 0.5.12.post1, the mission's, for
 ``lab``; ``lab_each`` runs a module's tests once per supported version, and its host files say that version.
 
 Setup and teardown are idempotent: a namespace left by a test run that died is deleted at the next start, and
@@ -157,7 +157,7 @@ class Lab:
         for path in (self.state, self.srv, self.bin, self.home / ".ssh"):
             path.mkdir(parents=True, exist_ok=True)
         env = host_env(self.state)
-        env.update(PATH=f"{self.bin}:{env['PATH']}", MTPTUI_SIM_SPEED=self.speed, MTPTUI_SIM_VERSION=self.version,
+        env.update(PATH=f"{self.bin}:{env['PATH']}", MTPTUI_SIM_SPEED=self.speed, MTPTUI_SIM_RELEASE=self.version,
                    HOME=str(self.root / "host-home"))
         self.sshd = SSHD(self.root / "sshd", env=env, port=22, netns=self.ns, known_as=HOSTNAME)
         self.sshd.start()
