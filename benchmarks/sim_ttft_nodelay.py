@@ -74,7 +74,9 @@ def measure(url: str, requests: int) -> dict:
         truth = {r["rid"]: r for r in client.get("/sim/requests").json()["requests"]}
     server = {rid: truth[rid]["first_token"] - truth[rid]["arrival"] for rid in client_ttft}
     extra = [client_ttft[rid] - server[rid] for rid in client_ttft]
-    ms = lambda values: f"median {statistics.median(values) * 1e3:6.1f} ms, mean {statistics.fmean(values) * 1e3:6.1f} ms"  # noqa: E731
+    def ms(values: list[float]) -> str:
+        return f"median {statistics.median(values) * 1e3:6.1f} ms, mean {statistics.fmean(values) * 1e3:6.1f} ms"
+
     return {"client TTFT": ms(list(client_ttft.values())), "server TTFT": ms(list(server.values())),
             "client - server": ms(extra)}
 

@@ -2,11 +2,13 @@
 
 In order, the first source that has a figure (sglang-api-by-version.md §1):
 
-1. ``sglext`` — per request, ``sglext.spec_tokens_details`` (0.5.23 and later): Σ completion tokens / Σ verify steps;
+1. ``sglext`` — per request, ``sglext.spec_tokens_details`` (0.5.23 and later): Σ completion tokens / Σ verify
+   steps;
 2. ``metrics`` — ``Δ generation_tokens_total / Δ spec_verify_calls_total`` over the run (0.5.23, --enable-metrics);
 3. ``server log`` — the decode-log lines that arrived during the run (a host's log, followed through its session);
 4. ``spec_accept_length gauge`` — the gauge's new values seen during the run (--enable-metrics);
-5. ``server_info average`` — ``/server_info`` ``avg_spec_accept_length``: the server's lifetime average, not the run's.
+5. ``server_info average`` — ``/server_info`` ``avg_spec_accept_length``: the server's lifetime average, not
+   the run's.
 
 Without any, ``note`` says why, from what the version's surface says it has.
 """

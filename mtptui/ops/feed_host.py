@@ -102,7 +102,8 @@ class SessionStatus:
                 status = replace(status, started_at=None)
             if loop.time() >= slow_due or changed:
                 status = await self._running(status)
-                waiting = (self.api_url or self.tunnel) and not self._api_answered  # the API is not up yet: ask again soon
+                # the API is not up yet: ask again soon
+                waiting = (self.api_url or self.tunnel) and not self._api_answered
                 slow_due = loop.time() + (self.every_s if waiting else self.slow_every_s)
             if status != self.status:
                 self.status = status

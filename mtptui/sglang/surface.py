@@ -63,7 +63,8 @@ _TEXTS_0523 = {
     "temperature_negative": "temperature must be a non-negative finite number, got {}.",
     "draft_capture_begin": ("Capture draft decode CUDA graph begin. backend={}, num_tokens_per_req={}, bs={}, "
                             "avail mem={:.2f} GB"),
-    "draft_capture_end": "Capture draft decode CUDA graph end. elapsed={:.2f} s, mem usage={:.2f} GB, avail mem={:.2f} GB.",
+    "draft_capture_end": ("Capture draft decode CUDA graph end. elapsed={:.2f} s, mem usage={:.2f} GB, "
+                          "avail mem={:.2f} GB."),
 }
 _INFO_0512 = ("status", "max_total_num_tokens", "max_req_input_len", "internal_states", "version")
 _INFO_0523 = ("launch_command", "status", "max_total_num_tokens", "max_req_input_len", "hicache_object_layout",

@@ -56,7 +56,8 @@ def _metrics(streaming: tuple[str, ...], new: bool) -> list[Metric]:
     """0.5.23 (``new``) splits token counters and TTFT/E2E by ``is_streaming`` and adds the verify counter."""
     out = [_gauge(name) for name in _GAUGES] + [_gauge(name, STARTUP) for name in _STARTUP_GAUGES]
     out += [_gauge(name, STARTUP) for name in _NEW_GAUGES] if new else []
-    out += [_family("prompt_tokens_total", "counter", streaming), _family("generation_tokens_total", "counter", streaming),
+    out += [_family("prompt_tokens_total", "counter", streaming),
+            _family("generation_tokens_total", "counter", streaming),
             _family("cached_tokens_total", "counter", ("cache_source",)),
             _family("num_requests_total", "counter", streaming), _family("num_aborted_requests_total", "counter"),
             _family("time_to_first_token_seconds", "histogram", streaming, CHUNK, TTFT_BUCKETS),

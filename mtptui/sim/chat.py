@@ -76,7 +76,8 @@ def parse_chat(body: dict, rt: Runtime) -> ChatParams:
         continuous_usage=bool(options.get("continuous_usage_stats")),
         max_new_tokens=max_new, temperature=float(number(body, "temperature", float, 0.0)),
         ignore_eos=bool(body.get("ignore_eos")), thinking=_thinking(body, rt),
-        separate_reasoning=bool(rt.boot.settings.reasoning_parser) and body.get("separate_reasoning", True) is not False,
+        separate_reasoning=bool(rt.boot.settings.reasoning_parser)
+        and body.get("separate_reasoning", True) is not False,
         spec_details=bool(body.get("return_spec_tokens_details")) and surface.spec_in_sglext,
         prompt_tokens=count_prompt_tokens(messages), prompt_key=json.dumps(messages, sort_keys=True),
         n=max(1, number(body, "n", int, 1)),

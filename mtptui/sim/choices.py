@@ -49,7 +49,8 @@ def cancel_unfinished(requests: list[Request], rt: Runtime) -> None:
             rt.engine.cancel(request)
 
 
-def submit(rt: Runtime, prompt_key: str, prompt_tokens: int, max_new: int | None, count: int, **options) -> list[Request]:
+def submit(rt: Runtime, prompt_key: str, prompt_tokens: int, max_new: int | None, count: int,
+           **options) -> list[Request]:
     """``count`` requests for one prompt (its choices), submitted to the engine."""
     requests = []
     for _ in range(count):

@@ -50,8 +50,9 @@ async def json_body(request: HttpRequest, surface: Surface) -> dict:
     try:
         body = json.loads(raw or b"")
     except ValueError as exc:
-        raise validation_error([{"type": "json_invalid", "loc": ("body", exc.pos if hasattr(exc, "pos") else 0),
-                                 "msg": "JSON decode error", "input": {}, "ctx": {"error": getattr(exc, "msg", str(exc))}}])
+        raise validation_error([{"type": "json_invalid", "loc": ("body", getattr(exc, "pos", 0)),
+                                 "msg": "JSON decode error", "input": {},
+                                 "ctx": {"error": getattr(exc, "msg", str(exc))}}]) from None
     if not isinstance(body, dict):
         raise validation_error([{"type": "model_attributes_type", "loc": ("body",),
                                  "msg": "Input should be a valid dictionary or object to extract fields from",
