@@ -40,13 +40,21 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def profile_argv(name: str) -> list[str]:
-    """SGLang arguments of a launch profile of the demo host (``restored``, ``redeploy-1step``)."""
+def profile_argv(name: str, version: str = "0.5.12.post1") -> list[str]:
+    """SGLang arguments of a launch profile of the demo host (``restored``, ``redeploy-1step``), with the
+    option names of SGLang ``version`` (0.5.23 renamed --mamba-scheduler-strategy)."""
     from mtptui.config import load_host_file
     from mtptui.sglang.flags import FlagSet, render_argv
+    from mtptui.sglang.flags.table import renamed
 
     host = load_host_file(DEMO_HOST)
-    return render_argv(FlagSet.from_profile(host.profile(name), host.sglang_version))
+    names = renamed(version) if version != host.sglang_version else {}
+    return [names.get(word, word) for word in render_argv(FlagSet.from_profile(host.profile(name), host.sglang_version))]
+
+
+def version_args(version: str) -> list[str]:
+    """`mtptui sim` options that make it behave as SGLang ``version``."""
+    return ["--sim-version", version]
 
 
 def profile_env(name: str) -> dict[str, str]:
@@ -67,6 +75,7 @@ class SimServer:
     port: int
     log_path: Path
     host: str = "127.0.0.1"
+    version: str = "0.5.12.post1"
 
     @property
     def url(self) -> str:
@@ -115,7 +124,9 @@ def launch_sim(tmp_path: Path, sglang_args: list[str], *, seed: int = 0, speed: 
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 env=full_env, cwd=ROOT)
-    return SimServer(proc, port, log_path)
+    args = list(sim_args)
+    version = args[args.index("--sim-version") + 1] if "--sim-version" in args else "0.5.12.post1"
+    return SimServer(proc, port, log_path, version=version)
 
 
 @contextlib.contextmanager
@@ -131,11 +142,13 @@ def start_sim(tmp_path: Path, sglang_args: list[str], *, seed: int = 0, speed: f
         sim.stop()
 
 
-def _module_sim(tmp_path_factory: pytest.TempPathFactory, profile: str) -> Iterator[SimServer]:
+def _module_sim(tmp_path_factory: pytest.TempPathFactory, profile: str,
+                version: str = "0.5.12.post1") -> Iterator[SimServer]:
     tmp = tmp_path_factory.mktemp(f"sim-{profile}")
-    with start_sim(tmp, profile_argv(profile), env=profile_env(profile)) as sim:
+    with start_sim(tmp, profile_argv(profile, version), env=profile_env(profile),
+                   sim_args=version_args(version)) as sim:
         if not sim.ready():
-            pytest.fail(f"simulated server ({profile}) did not start:\n{sim.log_text()[-3000:]}")
+            pytest.fail(f"simulated server ({profile}, {version}) did not start:\n{sim.log_text()[-3000:]}")
         yield sim
 
 
@@ -143,6 +156,12 @@ def _module_sim(tmp_path_factory: pytest.TempPathFactory, profile: str) -> Itera
 def sim_restored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SimServer]:
     """The mission's known-good profile (3 MTP steps, 4 draft tokens, qwen3 parsers, metrics on)."""
     yield from _module_sim(tmp_path_factory, "restored")
+
+
+@pytest.fixture(scope="module", params=["0.5.12.post1", "0.5.23"])
+def sim_restored_each(request, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SimServer]:
+    """The known-good profile on each supported SGLang version (``sim.version`` says which)."""
+    yield from _module_sim(tmp_path_factory, "restored", request.param)
 
 
 @pytest.fixture(scope="module")

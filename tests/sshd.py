@@ -201,23 +201,27 @@ MODEL = "/data/models/Qwen3.6-27B"
 
 
 def host_toml(name: str, sshd: SSHD | None, api_port: int, server: dict, log: dict, *, ssh: dict | None = None,
-              bind: str = "127.0.0.1", model: str = MODEL) -> str:
+              bind: str = "127.0.0.1", model: str = MODEL, version: str = "0.5.12.post1") -> str:
     """A host file for the stand-in GPU host; every profile runs the simulated server on ``api_port``.
 
     The host is reached through ``sshd`` (its address, key and known_hosts file), or as ``ssh`` says.
     ``model`` is every profile's model path (the simulated server only reads its last part, the model's name).
+    ``version`` is the host's SGLang (its option names: 0.5.23 renamed --mamba-scheduler-strategy).
     """
     import tomli_w
 
+    from mtptui.sglang.flags.table import renamed
+
+    names = {old.lstrip("-"): new.lstrip("-") for old, new in renamed(version).items()}
     profiles = {}
     for profile, spec in PROFILES.items():
         flags = {"host": bind, "port": api_port, "tp-size": 2, "speculative-algorithm": "NEXTN",
-                 "speculative-eagle-topk": 1, **spec["flags"]}
+                 "speculative-eagle-topk": 1, **{names.get(k, k): v for k, v in spec["flags"].items()}}
         profiles[profile] = {"model_path": model, "python": sys.executable, "flags": flags,
                              "env": {"SGLANG_ENABLE_SPEC_V2": "1"},
                              "note": spec["note"]}
     data = {"name": name, "api_url": f"http://127.0.0.1:{api_port}", "known_good": "restored",
-            "server": server, "log": log, "profiles": profiles}
+            "sglang_version": version, "server": server, "log": log, "profiles": profiles}
     if sshd is not None:
         data["ssh"] = sshd.ssh_config().model_dump(exclude_none=True)
     if ssh is not None:

@@ -18,18 +18,19 @@ def config(url: str, requests: int = 2, concurrency: int = 1, max_tokens: int = 
                        plan=LoadPlan(requests=requests, concurrency=concurrency, warmup=0), **extra)
 
 
-async def test_error_chunk_in_a_200_stream(sim_restored) -> None:
-    """SGLang answers a streamed request longer than the context with an error line, then [DONE]."""
+async def test_a_too_long_streamed_request_is_http_400(sim_restored) -> None:
+    """SGLang validates a streamed request before it starts streaming: HTTP 400, not an error line in a 200."""
     result = await BenchRunner(config(sim_restored.url, max_tokens=200_000)).run()
     assert result.summary["requests_ok"] == 0 and result.summary["requests_failed"] == 2
     error = result.requests[0].metrics.error
-    assert error.startswith("server error in stream: Requested token count exceeds the model's maximum context")
-    assert result.warnings[0].startswith("2 of 2 requests failed (most common, 2x: server error in stream")
+    assert error == ("HTTP 400: max_completion_tokens is too large: 200000.This model supports at most 131072 "
+                     "completion tokens.")
+    assert result.warnings[0].startswith("2 of 2 requests failed (most common, 2x: HTTP 400: max_completion")
 
 
 async def test_http_400_for_a_rejected_request(sim_restored) -> None:
     result = await BenchRunner(config(sim_restored.url, sampling=Sampling(temperature=-1.0))).run()
-    assert [r.metrics.error for r in result.requests] == ["HTTP 400: temperature must be non-negative"] * 2
+    assert [r.metrics.error for r in result.requests] == ["HTTP 400: temperature must be non-negative, got -1.0."] * 2
 
 
 async def test_read_timeout_fails_the_request_not_the_run(sim_restored) -> None:

@@ -101,8 +101,8 @@ async def test_final_usage_only_gives_exact_totals_and_a_per_chunk_itl_warning()
     assert result.summary["output_tokens"] == 12 and not result.summary["usage_approximate"]
     assert result.requests[0].metrics.itl_per_chunk and len(result.requests[0].metrics.itl) == 2
     assert notices[0].startswith("the server sent usage only at the end") and len(notices) == 2
-    assert notices[1] == ("the server returned no spec_tokens_details: accept length comes from nowhere "
-                          "(start the server with --enable-metrics)")
+    assert notices[1] == ("no accept length: no request reported its acceptance (sglext); /metrics is off "
+                          "(--enable-metrics); no server log was followed (bench a host instead of --url)")
     assert result.summary["accept_len"] is None and result.fingerprint["server_version"] == "0.4.6"
     assert result.fingerprint["model"] == "old-model" and result.warnings == notices
 

@@ -16,7 +16,7 @@ from mtptui.bench import history
 from mtptui.bench.events import Notice
 from mtptui.ops.bench_run import BenchRequest, bench_config, run_bench, target_of_session
 from mtptui.ops.connect import open_session
-from tests.lab import API_PORT, lab, lab_process, lab_systemd, operator_env  # noqa: F401  (fixtures)
+from tests.lab import API_PORT, lab, lab_each, lab_process, lab_process_each, lab_systemd, operator_env  # noqa: F401
 from tests.sshd import MODEL, ROOT
 from tests.ui_fixtures.support import SIZE, wait_until
 
@@ -125,7 +125,8 @@ async def test_a_run_that_measured_another_model_says_so_and_stays_out_of_the_ho
         second = await run_bench(target_of_session(session), config, on_event)
     assert foreign.run["foreign_model"] and foreign.best.verdict == "no-baseline"
     assert f"model {MODEL!r}, which none of lab's profiles serves" in foreign.best.sentence()
-    assert notices == [foreign.run["foreign_model"]]
+    # (a run this short has no decode-log line for its accept length, which is now said too)
+    assert [n for n in notices if "which none of" in n] == [foreign.run["foreign_model"]]
     assert first.best.verdict == "no-baseline" and first.best.reason is None  # the foreign run is no baseline
     assert second.best.baseline["id"] == first.run["id"]
     assert [r["id"] for r in history.load_runs()] == [foreign.run["id"], first.run["id"], second.run["id"]]
@@ -137,3 +138,50 @@ def test_nothing_listens_on_the_operators_api_port_while_the_lab_serves(lab_proc
         assert sock.connect_ex(("127.0.0.1", API_PORT)) != 0
     assert lab_process.lab.api("/health")[0] == 200
     assert Path(lab_process.log).exists()
+
+
+def truth_accept(lab, run: dict) -> float:
+    """Σ completion tokens / Σ verify steps of the run's requests, as the server on the lab host counted them."""
+    status, body = lab.api("/sim/requests")
+    truth = {r["rid"]: r for r in json.loads(body)["requests"]}
+    mine = [truth[r["rid"]] for r in run["requests"]]
+    return sum(t["completion_tokens"] for t in mine) / sum(t["verify_steps"] for t in mine)
+
+
+def test_bench_host_gives_each_versions_accept_length_and_names_its_source(lab_process_each, tmp_path):
+    """0.5.12.post1 sends no per-request acceptance: the server's own decode-log lines, read over SSH, give it."""
+    host = lab_process_each
+    host.wait_ready()
+    out = tmp_path / "bench.json"
+    result = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "bench", "lab", "--config", str(host.path),
+                             "--requests", "3", "--max-tokens", "96", "--no-history", "--json", str(out)],
+                            capture_output=True, text=True, timeout=180, cwd=ROOT, env=operator_env(host.lab))
+    assert result.returncode == 0, result.stderr
+    run = json.loads(out.read_text())
+    summary, source = run["summary"], ("server log" if host.lab.version == "0.5.12.post1" else "sglext")
+    assert run["fingerprint"]["server_version"] == host.lab.version and summary["accept_len_source"] == source
+    assert abs(summary["accept_len"] - truth_accept(host.lab, run)) <= 0.3
+    assert f"{summary['accept_len']:.2f} ({source})" in result.stdout
+
+
+async def test_the_openai_client_through_the_labs_tunnel(lab_process_each):
+    import httpx
+    import openai
+
+    host = lab_process_each
+    host.wait_ready()
+    prompt = [{"role": "user", "content": "Write a trie."}]
+    async with open_session(host.config, readonly=True) as session, \
+            httpx.AsyncClient(trust_env=False, timeout=60) as http:
+        client = openai.AsyncOpenAI(base_url=await session.api_url() + "/v1", api_key="none", http_client=http,
+                                    max_retries=0)
+        chunks = [c async for c in await client.chat.completions.create(
+            model="m", messages=prompt, max_tokens=24, stream=True, stream_options={"include_usage": True})]
+        reply = await client.chat.completions.create(model="m", messages=prompt, max_tokens=8)
+        text = await client.completions.create(model="m", prompt="def f():", max_tokens=6)
+        for stream in (False, True):
+            with pytest.raises(openai.BadRequestError) as caught:
+                await client.chat.completions.create(model="m", messages=prompt, max_tokens=300_000, stream=stream)
+            assert caught.value.body["message"].startswith("Requested token count exceeds the model's maximum")
+    assert chunks[0].choices[0].delta.role == "assistant" and chunks[-1].usage.completion_tokens == 24
+    assert reply.usage.completion_tokens == 8 and text.usage.completion_tokens == 6

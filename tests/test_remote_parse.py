@@ -60,6 +60,26 @@ def test_proc_record_gives_argv_env_group_and_cwd():
     assert info.server_env() == {"SGLANG_X": "a=b"} and info.server_env({"A"}) == {"A": "1", "SGLANG_X": "a=b"}
 
 
+def test_proc_record_gives_the_start_time_from_stat_field_22_and_btime():
+    stat = b"77 (sglang::scheduler) S 1 77 77 0 -1 4194560 1 0 0 0 5 2 0 0 20 0 9 0 123450 99 99"
+    out = "\n".join([b64(b"python3\0"), "-", b64(stat), "-", "1700000000", "100"]) + "\n"
+    assert parse_proc(77, out).started_at == 1700000000 + 1234.5
+    assert parse_proc(77, "\n".join([b64(b"python3\0"), "-", b64(stat), "-"])).started_at is None
+
+
+def test_a_real_process_start_time_over_the_local_transport():
+    import asyncio
+    import os
+
+    from mtptui.remote.local import LocalTransport
+    from mtptui.remote.procinfo import read_process
+
+    info = asyncio.run(read_process(LocalTransport(), os.getpid()))
+    btime = next(int(line.split()[1]) for line in open("/proc/stat") if line.startswith("btime"))
+    ticks = int(open(f"/proc/{os.getpid()}/stat").read().rsplit(")", 1)[1].split()[19])
+    assert info.started_at == btime + ticks / os.sysconf("SC_CLK_TCK")
+
+
 def test_unreadable_environ_is_none_not_empty():
     out = "\n".join([b64(b"x\0"), "-", b64(b"1 (x) Z 0 1 1"), "-"])
     info = parse_proc(1, out)

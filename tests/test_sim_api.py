@@ -1,4 +1,5 @@
-"""The simulated server's HTTP API, as the official openai client and a raw SSE reader see it."""
+"""The simulated server's HTTP API on each SGLang version, as the official openai client, a raw SSE reader and
+prometheus_client's exposition parser see it, against what the version's surface says the real release does."""
 
 from __future__ import annotations
 
@@ -10,24 +11,30 @@ import pytest
 from httpx_sse import connect_sse
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.simserver import sim_redeploy, sim_restored  # noqa: F401  (module fixtures)
+from mtptui.sglang.surface import surface_of
+from tests.simserver import sim_redeploy, sim_restored, sim_restored_each  # noqa: F401  (module fixtures)
 
 PROMPT = [{"role": "user", "content": "Write a red-black tree in Python."}]
 SHORT_THINKER = [{"role": "user", "content": "Write a trie."}]  # its simulated reasoning is 86 tokens
+TOO_LARGE = "max_completion_tokens is too large: 200000.This model supports at most 131072 completion tokens."
 
 
 def sse_events(url: str, body: dict) -> list[dict | str]:
     """Every data event of a stream, JSON-decoded ("[DONE]" kept as text)."""
     with httpx.Client(timeout=60) as client, connect_sse(client, "POST", url + "/v1/chat/completions",
                                                          json=body) as source:
+        assert source.response.status_code == 200
         assert source.response.headers["content-type"].startswith("text/event-stream")
         return [event.data if event.data == "[DONE]" else json.loads(event.data) for event in source.iter_sse()]
 
 
-def test_openai_client_streams_reasoning_then_content(sim_restored) -> None:  # noqa: F811
-    client = openai.OpenAI(base_url=sim_restored.url + "/v1", api_key="none")
-    stream = client.chat.completions.create(model="qwen", messages=SHORT_THINKER, max_tokens=120, stream=True,
-                                            stream_options={"include_usage": True})
+def client_of(sim) -> openai.OpenAI:
+    return openai.OpenAI(base_url=sim.url + "/v1", api_key="none", max_retries=0)
+
+
+def test_openai_client_streams_reasoning_then_content_then_usage(sim_restored_each) -> None:  # noqa: F811
+    stream = client_of(sim_restored_each).chat.completions.create(
+        model="qwen", messages=SHORT_THINKER, max_tokens=120, stream=True, stream_options={"include_usage": True})
     chunks = list(stream)
     deltas = [c.choices[0].delta for c in chunks if c.choices]
     assert deltas[0].role == "assistant"
@@ -38,61 +45,122 @@ def test_openai_client_streams_reasoning_then_content(sim_restored) -> None:  # 
     assert not any(getattr(d, "reasoning_content", None) for d in deltas[first_content + 1:])
     finish = [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason]
     assert finish == ["length"]
-    assert chunks[-1].choices == [] and chunks[-1].usage.completion_tokens == 120
-    assert chunks[-1].usage.total_tokens == chunks[-1].usage.prompt_tokens + 120
+    usage = chunks[-1].usage
+    assert chunks[-1].choices == [] and usage.completion_tokens == 120
+    assert usage.total_tokens == usage.prompt_tokens + 120 and 0 < usage.reasoning_tokens < 120
+    details = usage.completion_tokens_details
+    assert (details.reasoning_tokens if details else None) == \
+        (usage.reasoning_tokens if sim_restored_each.version == "0.5.23" else None)
 
 
-def test_openai_client_non_streaming(sim_restored) -> None:  # noqa: F811
-    client = openai.OpenAI(base_url=sim_restored.url + "/v1", api_key="none")
-    reply = client.chat.completions.create(model="qwen", messages=PROMPT, max_tokens=40, temperature=0.6,
-                                           extra_body={"chat_template_kwargs": {"enable_thinking": False}})
+def test_openai_client_non_streaming_and_n_choices(sim_restored_each) -> None:  # noqa: F811
+    reply = client_of(sim_restored_each).chat.completions.create(
+        model="qwen", messages=PROMPT, max_tokens=40, temperature=0.6, n=2,
+        extra_body={"chat_template_kwargs": {"enable_thinking": False}})
     assert reply.object == "chat.completion" and reply.model == "qwen"
-    assert reply.choices[0].finish_reason == "length" and reply.choices[0].message.content
-    assert reply.usage.completion_tokens == 40
+    assert [c.index for c in reply.choices] == [0, 1]
+    assert all(c.finish_reason == "length" and c.message.content for c in reply.choices)
+    assert reply.usage.completion_tokens == 80
 
 
-def test_raw_sse_sequence_and_cumulative_usage(sim_restored) -> None:  # noqa: F811
-    events = sse_events(sim_restored.url, {
+def test_openai_client_completions(sim_restored_each) -> None:  # noqa: F811
+    client = client_of(sim_restored_each)
+    reply = client.completions.create(model="qwen", prompt="def fib(n):", max_tokens=12)
+    assert reply.object == "text_completion" and reply.choices[0].text and reply.usage.completion_tokens == 12
+    chunks = list(client.completions.create(model="qwen", prompt=["a", "b"], max_tokens=6, stream=True,
+                                            stream_options={"include_usage": True}))
+    assert {c.choices[0].index for c in chunks if c.choices} == {0, 1}
+    assert chunks[-1].choices == [] and chunks[-1].usage.completion_tokens == 12
+    assert client.completions.create(model="qwen", prompt="x").usage.completion_tokens == 16  # its default
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_too_large_max_tokens_is_a_bad_request_streamed_or_not(sim_restored_each, stream: bool) -> None:  # noqa: F811
+    with pytest.raises(openai.BadRequestError) as caught:
+        client_of(sim_restored_each).chat.completions.create(model="x", messages=PROMPT, max_tokens=200_000,
+                                                             stream=stream)
+    assert caught.value.status_code == 400 and caught.value.body["message"] == TOO_LARGE
+
+
+def test_streaming_validation_errors_are_http_400(sim_redeploy) -> None:  # noqa: F811
+    body = {"messages": PROMPT, "stream": True, "max_tokens": 300_000}  # no --context-length: the tokenizer's check
+    response = httpx.post(sim_redeploy.url + "/v1/chat/completions", json=body)
+    assert response.status_code == 400 and response.headers["content-type"] == "application/json"
+    assert response.json()["message"].startswith("Requested token count exceeds the model's maximum context length")
+    for bad in ({**body, "max_tokens": -3}, {**body, "messages": []}):
+        response = httpx.post(sim_redeploy.url + "/v1/chat/completions", json=bad)
+        assert response.status_code == 400 and response.json()["type"] == "BadRequestError"
+    assert response.json()["message"] == "Messages cannot be empty."
+
+
+def test_request_errors_have_sglangs_texts(sim_redeploy) -> None:  # noqa: F811
+    url = sim_redeploy.url + "/v1/chat/completions"
+    bad_json = httpx.post(url, content=b"{", headers={"content-type": "application/json"})
+    assert bad_json.status_code == 400 and bad_json.json()["message"].startswith("1 validation error:\n")
+    assert "'json_invalid'" in bad_json.json()["message"] and bad_json.json()["type"] == "Bad Request"
+    plain = httpx.post(url, content=json.dumps({"messages": PROMPT}), headers={"content-type": "text/plain"})
+    assert plain.status_code == 400 and "Unsupported Media Type" in plain.json()["message"]
+    missing = httpx.post(url, json={"model": "x"})
+    assert missing.status_code == 400 and "'missing'" in missing.json()["message"]
+    assert httpx.get(url).status_code == 405 and httpx.get(url).json() == {"detail": "Method Not Allowed"}
+    zero = httpx.post(url, json={"model": "anything", "messages": PROMPT, "max_tokens": 0}).json()
+    assert zero["model"] == "anything" and zero["usage"]["completion_tokens"] == 0
+
+
+def test_raw_stream_shapes_of_each_version(sim_restored_each) -> None:  # noqa: F811
+    surface = surface_of(sim_restored_each.version)
+    events = sse_events(sim_restored_each.url, {
         "messages": PROMPT, "stream": True, "max_tokens": 80, "return_spec_tokens_details": True,
         "stream_options": {"include_usage": True, "continuous_usage_stats": True}})
     assert events[-1] == "[DONE]"
-    usage_chunk, sglext_chunk, finish_chunk = events[-2], events[-3], events[-4]
-    assert usage_chunk["choices"] == [] and usage_chunk["usage"]["completion_tokens"] == 80
-    details = sglext_chunk["sglext"]["spec_tokens_details"]
-    assert sglext_chunk["choices"] == []
+    usage_chunk = events[-2]
+    assert usage_chunk["choices"] == [] and list(usage_chunk["usage"]) == list(surface.usage_fields)
+    role = events[0]["choices"][0]["delta"]
+    assert role == {"reasoning_content": None, "role": "assistant", "content": ""} and "usage" not in events[0]
+    sglext = [e for e in events[:-1] if "sglext" in e]
+    if not surface.spec_in_sglext:  # 0.5.12.post1 ignores return_spec_tokens_details
+        assert sglext == [] and events[-3]["choices"][0]["finish_reason"] == "length"
+        return
+    details = sglext[0]["sglext"]["spec_tokens_details"]
+    assert list(details) == list(surface.spec_details_fields)
     assert details["spec_accept_length"] == pytest.approx(80 / details["spec_verify_ct"])
     assert details["spec_num_proposed_drafts"] == 3 * details["spec_verify_ct"]
     assert sum(details["spec_correct_drafts_histogram"]) == details["spec_verify_ct"]
-    assert finish_chunk["choices"][0]["finish_reason"] == "length"
-    text_chunks = [e for e in events[1:-4]]
+
+
+def test_text_chunks_carry_cumulative_usage_and_several_tokens(sim_restored) -> None:  # noqa: F811
+    events = sse_events(sim_restored.url, {"messages": PROMPT, "stream": True, "max_tokens": 80,
+                                           "stream_options": {"include_usage": True, "continuous_usage_stats": True}})
+    text_chunks = [e for e in events[1:-2] if e["choices"] and e["choices"][0]["finish_reason"] is None]
+    assert all("tool_calls" not in e["choices"][0]["delta"] for e in text_chunks)
     counts = [e["usage"]["completion_tokens"] for e in text_chunks]
     assert counts == sorted(counts) and counts[-1] == 80
-    assert max(b - a for a, b in zip(counts, counts[1:])) > 1  # several tokens per chunk, as with MTP
-    assert max(b - a for a, b in zip(counts, counts[1:])) <= 4  # at most draft tokens (3) + bonus
+    assert 1 < max(b - a for a, b in zip(counts, counts[1:])) <= 4  # several tokens per chunk: MTP, 3 drafts + bonus
 
 
 def test_reasoning_stays_in_content_without_a_parser(sim_redeploy) -> None:  # noqa: F811
     events = sse_events(sim_redeploy.url, {"messages": PROMPT, "stream": True, "max_tokens": 30})
     deltas = [e["choices"][0]["delta"] for e in events[:-1] if e["choices"]]
     assert all(d["reasoning_content"] is None for d in deltas)
-    assert "".join(d["content"] or "" for d in deltas).startswith("<think>")
+    assert "".join(d.get("content") or "" for d in deltas).startswith("<think>")
 
 
-def test_too_long_request_is_an_error_chunk_when_streaming(sim_restored) -> None:  # noqa: F811
-    body = {"messages": PROMPT, "stream": True, "max_tokens": 200_000}
-    events = sse_events(sim_restored.url, body)
-    assert events[-1] == "[DONE]" and "error" in events[0]
-    assert "maximum context length of 131072 tokens" in events[0]["error"]["message"]
-    response = httpx.post(sim_restored.url + "/v1/chat/completions", json={**body, "stream": False})
-    assert response.status_code == 400 and response.json()["object"] == "error"
-
-
-def test_bad_request_body_is_400(sim_restored) -> None:  # noqa: F811
-    response = httpx.post(sim_restored.url + "/v1/chat/completions", json={"model": "x"})
-    assert response.status_code == 400 and "messages" in response.json()["message"]
-    with pytest.raises(openai.BadRequestError):
-        openai.OpenAI(base_url=sim_restored.url + "/v1", api_key="none").chat.completions.create(
-            model="x", messages=PROMPT, max_tokens=-3)
+def test_server_info_of_each_version(sim_restored_each) -> None:  # noqa: F811
+    info = httpx.get(sim_restored_each.url + "/server_info").json()
+    surface = surface_of(sim_restored_each.version)
+    server_args = set(info["internal_states"][0]) - set(surface.internal_state_keys)
+    assert set(info) - server_args == set(surface.server_info_keys)
+    assert info["speculative_algorithm"] == "EAGLE" and info["tokenizer_path"] == info["model_path"]
+    assert info["max_req_input_len"] == min(131072 - 1, info["max_total_num_tokens"] - 1) - 5
+    state = info["internal_states"][0]
+    assert set(surface.internal_state_keys) - {"avg_spec_accept_length"} <= set(state)
+    if sim_restored_each.version == "0.5.12.post1":
+        assert "launch_command" not in info and "startup_time" not in info and "world_size" not in state
+        return
+    assert info["launch_command"].startswith("--model-path /data/models/Qwen3.6-27B ")
+    assert set(info["startup_time"]) == {"load_weight", "kv_cache_allocation", "scheduler_e2e", "cuda_graph",
+                                         "tokenizer_e2e"} and 0 < info["startup_time"]["load_weight"] < 60
+    assert len(state["memory_usage"]["graph"]) == 6
 
 
 def test_server_info_reports_resolved_values(sim_redeploy) -> None:  # noqa: F811
@@ -101,32 +169,71 @@ def test_server_info_reports_resolved_values(sim_redeploy) -> None:  # noqa: F81
     assert (info["speculative_num_steps"], info["speculative_num_draft_tokens"]) == (1, 2)
     assert info["tp_size"] == 2 and info["max_running_requests"] == 1
     assert 0.5 < info["mem_fraction_static"] < 0.95  # sized automatically
-    assert info["version"] == "0.5.12.post1" and "--speculative-num-steps 1" in info["launch_command"]
+    assert info["version"] == "0.5.12.post1"
     state = info["internal_states"][0]
     assert state["memory_usage"]["weight"] == pytest.approx(25.64 + 2.82)
-    assert "avg_spec_accept_length" in state
     assert httpx.get(sim_redeploy.url + "/get_server_info").json()["tp_size"] == 2
+    assert "Endpoint '/get_server_info' is deprecated" in sim_redeploy.log_text()
+    resolved = next(line for line in sim_redeploy.log_text().splitlines() if "server_args=ServerArgs(" in line)
+    assert "speculative_algorithm='EAGLE'" in resolved and "speculative_num_draft_tokens=2" in resolved
 
 
-def test_models_model_info_and_health(sim_restored) -> None:  # noqa: F811
-    models = httpx.get(sim_restored.url + "/v1/models").json()
-    assert models["data"][0]["id"] == "/data/models/Qwen3.6-27B"
-    assert models["data"][0]["max_model_len"] == 131072
-    info = httpx.get(sim_restored.url + "/model_info").json()
+def test_models_model_info_loads_and_health(sim_restored_each) -> None:  # noqa: F811
+    url, version = sim_restored_each.url, sim_restored_each.version
+    models = httpx.get(url + "/v1/models").json()
+    assert models["data"][0]["id"] == "/data/models/Qwen3.6-27B" and models["data"][0]["max_model_len"] == 131072
+    assert httpx.get(url + "/v1/models//data/models/Qwen3.6-27B").json()["id"] == "/data/models/Qwen3.6-27B"
+    assert httpx.get(url + "/v1/models/other").status_code == 404
+    info = httpx.get(url + "/model_info").json()
     assert info["architectures"] == ["Qwen3_5ForCausalLM"] and info["is_generation"] is True
-    assert httpx.get(sim_restored.url + "/health").status_code == 200
-    assert httpx.get(sim_restored.url + "/health_generate").status_code == 200
+    loads = httpx.get(url + "/v1/loads").json()
+    assert loads["version"] == version and loads["loads"][0]["max_running_requests"] == 16
+    assert httpx.get(url + "/get_load").status_code == (200 if version == "0.5.12.post1" else 404)
+    assert httpx.get(url + "/v1/loads?format=prometheus").text.startswith("# HELP sglang_num_running_reqs")
+    assert httpx.post(url + "/flush_cache").text.startswith("Cache flushed.")
+    assert httpx.get(url + "/ping").status_code == 200
+    assert httpx.get(url + "/health", timeout=30).status_code == 200
 
 
-def test_metrics_in_prometheus_text_format(sim_restored) -> None:  # noqa: F811
-    sse_events(sim_restored.url, {"messages": PROMPT, "stream": True, "max_tokens": 50})
-    text = httpx.get(sim_restored.url + "/metrics").text
-    families = {f.name: f for f in text_string_to_metric_families(text)}
-    for name in ("sglang:num_running_reqs", "sglang:gen_throughput", "sglang:spec_accept_length",
-                 "sglang:generation_tokens", "sglang:time_to_first_token_seconds"):
-        assert name in families, name
-    generated = [s.value for s in families["sglang:generation_tokens"].samples if s.name.endswith("_total")]
-    assert generated and generated[0] >= 50
+def _families(url: str) -> dict:
+    response = httpx.get(url + "/metrics")
+    assert response.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8"
+    return {f.name: f for f in text_string_to_metric_families(response.text)}
+
+
+def _generated(families: dict) -> float:
+    return sum(s.value for s in families["sglang:generation_tokens"].samples if s.name.endswith("_total"))
+
+
+def test_metrics_families_and_labels_of_each_version(sim_restored_each) -> None:  # noqa: F811
+    sse_events(sim_restored_each.url, {"messages": PROMPT, "stream": True, "max_tokens": 50})
+    families = _families(sim_restored_each.url)
+    surface = surface_of(sim_restored_each.version)
+    assert not [name for name in families if name.endswith("_created")]
+    exported = {f.name + ("_total" if f.type == "counter" else "") for f in families.values()}
+    assert exported <= set(surface.metrics)  # a family appears once written, as from SGLang's multiprocess registry
+    assert {"sglang:num_running_reqs", "sglang:spec_accept_length", "sglang:generation_tokens_total",
+            "sglang:time_to_first_token_seconds"} <= exported
+    for family in families.values():
+        metric = surface.metrics[family.name + ("_total" if family.type == "counter" else "")]
+        labels = {k for s in family.samples for k in s.labels if k not in ("le", "quantile")}
+        assert labels == set(metric.labels) and family.type == metric.kind, family.name
+    assert _generated(families) >= 50
+    assert ("sglang:spec_verify_calls" in families) == (sim_restored_each.version == "0.5.23")
+
+
+def test_token_counters_move_only_when_a_request_finishes(sim_restored) -> None:  # noqa: F811
+    before = _generated(_families(sim_restored.url))
+    body = {"messages": PROMPT, "stream": True, "max_tokens": 150}
+    with httpx.Client(timeout=60) as client, connect_sse(client, "POST", sim_restored.url + "/v1/chat/completions",
+                                                         json=body) as source:
+        events = source.iter_sse()
+        for _ in range(20):  # well into the stream: dozens of tokens decoded
+            next(events)
+        during = _generated(_families(sim_restored.url))
+        list(events)
+    after = _generated(_families(sim_restored.url))
+    assert during == before and after == before + 150
 
 
 def test_sim_requests_truth_matches_usage(sim_restored) -> None:  # noqa: F811
@@ -136,6 +243,18 @@ def test_sim_requests_truth_matches_usage(sim_restored) -> None:  # noqa: F811
     truth = {r["rid"]: r for r in httpx.get(sim_restored.url + "/sim/requests").json()["requests"]}[rid]
     assert truth["completion_tokens"] == events[-2]["usage"]["completion_tokens"] == 64
     assert truth["verify_steps"] >= 64 / 4 and truth["last_token"] > truth["first_token"]
+
+
+def test_native_generate_single_and_batch(sim_restored) -> None:  # noqa: F811
+    one = httpx.post(sim_restored.url + "/generate", json={"text": "Hi", "sampling_params": {"max_new_tokens": 8}},
+                     timeout=30).json()
+    assert one["meta_info"]["completion_tokens"] == 8 and one["meta_info"]["spec_verify_ct"] >= 2
+    batch = httpx.post(sim_restored.url + "/generate", json={"text": ["a", "b", "c"],
+                                                             "sampling_params": {"max_new_tokens": 4}}, timeout=30)
+    assert [r["meta_info"]["completion_tokens"] for r in batch.json()] == [4, 4, 4]
+    none = httpx.post(sim_restored.url + "/generate", json={"sampling_params": {}})
+    assert none.status_code == 400
+    assert none.json() == {"error": {"message": "Either text, input_ids or input_embeds should be provided."}}
 
 
 def test_no_metrics_endpoint_without_enable_metrics(tmp_path) -> None:

@@ -164,3 +164,35 @@ def test_first_decode_steps_after_start_are_slow() -> None:
     model = DecodeModel(3, 1, 4)
     rng = random.Random(0)
     assert model.sample_step(1, 0, rng) > 2 * model.sample_step(1, 100, rng)
+
+
+async def test_idle_gauges_are_republished_with_nothing_running(monkeypatch) -> None:
+    """SGLang's _maybe_log_idle_metrics: every 30 s while idle, num_running_reqs from the empty batch and
+    gen_throughput 0 (here the period is shortened; nothing is timed)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from mtptui.sim import engine as engine_module
+    from mtptui.sim.metrics import SimMetrics
+
+    monkeypatch.setattr(engine_module, "IDLE_METRICS_S", 0.05)
+    boot = build_boot(settings_for(profile_argv("restored"), "0.5.12.post1"))
+    metrics = SimMetrics(boot.settings.served_model_name, boot.surface)
+    engine = Engine(boot, LogWriter(2, stream=io.StringIO()), random.Random(0), metrics)
+    metrics.set(num_running_reqs=3, gen_throughput=55.0)  # as the last decode log left them
+
+    def gauges() -> dict:
+        families = text_string_to_metric_families(metrics.render().decode())
+        return {f.name: f.samples[0].value for f in families if f.name in ("sglang:num_running_reqs",
+                                                                           "sglang:gen_throughput")}
+
+    async def republished() -> None:
+        while gauges() != {"sglang:num_running_reqs": 0.0, "sglang:gen_throughput": 0.0}:
+            await asyncio.sleep(0.01)
+
+    task = asyncio.create_task(engine.run())
+    try:
+        await asyncio.wait_for(republished(), 30)  # a guard against hanging, not a speed check
+    finally:
+        engine.stop()
+        await task
+    assert engine.stats.last_gen_throughput == 0.0 and not engine.running

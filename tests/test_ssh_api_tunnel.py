@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -45,7 +46,7 @@ def test_ssh_bench_host_runs_through_the_tunnel(served, tmp_path):
     assert summary["output_tok_s"] > 0
 
 
-async def test_ssh_dashboard_feed_reads_server_info_through_the_tunnel(served):
+async def test_ssh_dashboard_feed_reads_the_version_through_the_tunnel_and_the_start_from_proc(served):
     import asyncio
 
     from mtptui.ops.feed import HostStatus
@@ -58,8 +59,12 @@ async def test_ssh_dashboard_feed_reads_server_info_through_the_tunnel(served):
         async for item in feed.items():
             if isinstance(item, HostStatus):
                 statuses.append(item)
-                if item.started_at is not None:  # only /server_info knows the start time
+                if item.started_at is not None and item.launch_source.startswith("running"):
                     await feed.close()
 
     await asyncio.wait_for(read(), 60)
-    assert statuses[-1].started_at is not None and statuses[-1].version
+    pid = int(statuses[-1].launch_source.split()[-1])
+    btime = next(int(line.split()[1]) for line in open("/proc/stat") if line.startswith("btime"))
+    ticks = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[19])
+    assert statuses[-1].started_at == btime + ticks / os.sysconf("SC_CLK_TCK")
+    assert statuses[-1].version == "0.5.12.post1"

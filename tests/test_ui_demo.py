@@ -89,14 +89,14 @@ async def test_a_configured_local_host_is_followed_through_its_session(tmp_path:
         monkeypatch.setenv(name, value)
     process = run.start()
     feed = feed_for_host(open_session(load_host_file(run.host_path), readonly=True))
-    seen, items = b"", []
+    seen, items, status = b"", [], None
     try:
         async def read() -> None:
-            nonlocal seen
+            nonlocal seen, status
             async for item in feed.items():
                 items.append(item)
                 seen += item.data if isinstance(item, LogData) else b""
-                status = item if isinstance(item, HostStatus) else None
+                status = item if isinstance(item, HostStatus) else status
                 if READY in seen and status and status.started_at and status.launch_source.startswith("running"):
                     await feed.close()
 

@@ -8,5 +8,7 @@ A UI runs a benchmark and follows it live with either form (events are plain fro
     result = await runner.run(on_event=callback)      # the callback must return at once
 
 Modules: `client` (httpx + httpx-sse streaming), `chunks`/`tokens`/`metrics`/`summary` (timeline -> numbers),
-`metrics_poll` (/metrics accept length), `load`, `prompts`, `runner`, `history`, `compare`, `report` (CLI text).
+`metrics_poll` (/metrics counters and gauges, either prefix), `decodelog` (the server's decode-log lines during
+a run), `accept` (which accept length a run reports, and its source), `load`, `prompts`, `runner`, `history`,
+`compare`, `report` (CLI text).
 """

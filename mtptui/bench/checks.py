@@ -33,11 +33,16 @@ def usage_warnings(metrics: Sequence["RequestMetrics"]) -> list[str]:
     return []
 
 
-def run_warnings(requests: Sequence["RequestResult"], server: "ServerInfo", metrics_enabled: bool) -> list[str]:
-    """What a reader of the numbers should know: failures, approximate token counts, missing accept length."""
+LIFETIME_ACCEPT = "the accept length is the server's lifetime average (/server_info), not this run's"
+
+
+def run_warnings(requests: Sequence["RequestResult"], server: "ServerInfo", summary: dict) -> list[str]:
+    """What a reader of the numbers should know: failures, approximate token counts, an accept length that is
+    missing or not the run's own."""
     ok = [r.metrics for r in requests if r.metrics.ok]
     warnings = _failures(requests) + usage_warnings(ok)
-    if server.speculative and ok and not any(m.verify_ct for m in ok):
-        source = "/metrics counters" if metrics_enabled else "nowhere (start the server with --enable-metrics)"
-        warnings.append(f"the server returned no spec_tokens_details: accept length comes from {source}")
+    if server.speculative and ok and summary.get("accept_len_note"):
+        warnings.append(summary["accept_len_note"])
+    elif server.speculative and ok and summary.get("accept_len_source") == "server_info average":
+        warnings.append(LIFETIME_ACCEPT)
     return warnings

@@ -7,6 +7,7 @@ status, error chunk in a 200 stream, reset, timeout, unreachable server) ends up
 
 from __future__ import annotations
 
+import asyncio
 import json
 import ssl
 from time import perf_counter
@@ -17,6 +18,8 @@ from httpx_sse import SSEError, aconnect_sse
 
 from mtptui.bench.chunks import Chunk, StreamRecord, apply_event, error_message
 from mtptui.bench.payload import CHAT_PATH
+
+MODELS_PATH = "/v1/models"
 
 
 def describe_http_error(exc: httpx.HTTPError, timeout: float | None) -> str:
@@ -48,6 +51,7 @@ class ChatClient:
     A lane is an httpx client holding one keep-alive connection, taken by one request at a time: as many lanes
     as requests in flight, never two streams on one connection. (One shared pool of 64 connections made
     httpcore's pool bookkeeping, which scans every connection on every request, the client's main CPU cost.)
+    ``open_lanes(n)`` connects n lanes ahead of time, so a measured window does not pay connection setup.
     Probes and /metrics scrapes use a separate control client.
     """
 
@@ -72,6 +76,20 @@ class ChatClient:
         lane = self._client(httpx.Timeout(self.timeout, connect=10.0))
         self._lanes.append(lane)
         return lane
+
+    async def open_lanes(self, count: int) -> None:
+        """Have ``count`` idle lanes with an open connection: new lanes connect with a cheap GET (/v1/models)."""
+        new = [self._client(httpx.Timeout(self.timeout, connect=10.0)) for _ in range(count - len(self._idle))]
+        self._lanes += new
+        await asyncio.gather(*(self._connect(lane) for lane in new))
+        self._idle += new
+
+    @staticmethod
+    async def _connect(lane: httpx.AsyncClient) -> None:
+        try:
+            await lane.get(MODELS_PATH)
+        except httpx.HTTPError:
+            pass  # the measured request on this lane will say what is wrong
 
     async def __aenter__(self) -> "ChatClient":
         return self

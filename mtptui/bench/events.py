@@ -31,7 +31,9 @@ class RateSample:
     """Output tokens per second over one bin of the measured run, split reasoning/content, from server usage.
 
     `t` is the end of the bin in seconds since the first measured request was dispatched; `accept_len` is the
-    live server-wide value from /metrics counter deltas (None without --enable-metrics or speculation).
+    server's newest accept length that arrived in the bin (a decode-log line, else a new value of the
+    `sglang:spec_accept_length` gauge; None when neither came), and `accept_from` says which ("server log",
+    "gauge"). Never counter deltas: SGLang's counters move only when a request finishes.
     """
 
     t: float
@@ -44,6 +46,7 @@ class RateSample:
     total: int
     accept_len: float | None = None
     queue: float | None = None
+    accept_from: str | None = None
 
     @property
     def output_tok_s(self) -> float:

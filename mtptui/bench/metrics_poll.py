@@ -1,46 +1,60 @@
-"""Server-wide live accept length from `/metrics` counter deltas (needs SGLang's `--enable-metrics`).
+"""What the benchmark reads from `/metrics` (SGLang's `--enable-metrics`), with either name prefix.
 
-`Δ sglang:generation_tokens_total / Δ sglang:spec_verify_calls_total` is the exact accept length over any
-scrape window (serving-benchmarks.md §2.5); the gauges `sglang:spec_accept_length` only cover the last
-logging interval, and `/server_info`'s value is a lifetime average, so neither is used for a run.
+- `Δ sglang:generation_tokens_total / Δ sglang:spec_verify_calls_total` is the exact accept length over a
+  window (serving-benchmarks.md §2.5), where the verify counter exists (0.5.23; 0.5.12.post1 has none). Both
+  counters move only when a request finishes, so the difference is taken over the whole run, never per second.
+- `sglang:spec_accept_length` is a gauge of the last decode-log interval: each new value seen during the run
+  is one interval's accept length (the live figure, and the run's figure when nothing better exists).
+
+Names are read as SGLang writes them (`sglang:`) or as dashboards and the SGLang router re-export them (`sglang_`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from time import perf_counter
 
 from prometheus_client.parser import text_string_to_metric_families
+
+from mtptui.sglang.surface import metric_name
 
 GEN_TOKENS = "sglang:generation_tokens_total"
 VERIFY_CALLS = "sglang:spec_verify_calls_total"
 QUEUE = "sglang:num_queue_reqs"
 RUNNING = "sglang:num_running_reqs"
+ACCEPT_GAUGE = "sglang:spec_accept_length"
+_SUMMED = (GEN_TOKENS, VERIFY_CALLS, QUEUE, RUNNING)
 
 
 @dataclass(frozen=True)
 class Scrape:
-    """Counters summed over every label set (ranks), read at `t`."""
+    """Counters summed over every label set (ranks, is_streaming), the accept gauge averaged, read at `t`."""
 
     t: float
     gen_tokens: float | None
     verify_calls: float | None
     queue: float | None = None
     running: float | None = None
+    accept_gauge: float | None = None
 
 
 def parse_metrics(text: str, t: float = 0.0) -> Scrape:
-    """Sum the series the benchmark needs from a Prometheus text exposition."""
+    """The series the benchmark needs from a Prometheus text exposition."""
     sums: dict[str, float] = {}
+    gauges: list[float] = []
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
-            if sample.name in (GEN_TOKENS, VERIFY_CALLS, QUEUE, RUNNING):
-                sums[sample.name] = sums.get(sample.name, 0.0) + float(sample.value)
-    return Scrape(t, sums.get(GEN_TOKENS), sums.get(VERIFY_CALLS), sums.get(QUEUE), sums.get(RUNNING))
+            name = metric_name(sample.name)
+            if name in _SUMMED:
+                sums[name] = sums.get(name, 0.0) + float(sample.value)
+            elif name == ACCEPT_GAUGE:
+                gauges.append(float(sample.value))
+    gauge = sum(gauges) / len(gauges) if gauges else None
+    return Scrape(t, sums.get(GEN_TOKENS), sums.get(VERIFY_CALLS), sums.get(QUEUE), sums.get(RUNNING), gauge)
 
 
 def accept_len_between(before: Scrape | None, after: Scrape | None) -> float | None:
-    """Accept length over the window between two scrapes, or None when it cannot be told."""
+    """Accept length from the counters between two scrapes, or None when the server has no verify counter."""
     if before is None or after is None:
         return None
     if None in (before.gen_tokens, before.verify_calls, after.gen_tokens, after.verify_calls):
@@ -50,21 +64,24 @@ def accept_len_between(before: Scrape | None, after: Scrape | None) -> float | N
     return tokens / verify if verify > 0 and tokens >= 0 else None
 
 
+@dataclass
 class MetricsPoller:
-    """Scrapes `/metrics` through a `ChatClient`; disabled after the first failed scrape (no --enable-metrics)."""
+    """Scrapes `/metrics` through a `ChatClient`; disabled after the first failed scrape (no --enable-metrics).
 
-    def __init__(self, client) -> None:
-        self._client = client
-        self.enabled = True
-        self.previous: Scrape | None = None
-        self.latest: Scrape | None = None
+    `gauge_updates` holds (time, value) each time the accept-length gauge took a new value.
+    """
+
+    client: object
+    enabled: bool = True
+    latest: Scrape | None = None
+    gauge_updates: list[tuple[float, float]] = field(default_factory=list)
 
     async def scrape(self) -> Scrape | None:
         if not self.enabled:
             return None
         try:
-            status, body = await self._client.get_json("/metrics")
-        except Exception:  # noqa: BLE001 - any failure only disables the optional live figure
+            status, body = await self.client.get_json("/metrics")
+        except Exception:  # noqa: BLE001 - any failure only disables the optional figures
             status, body = 0, None
         if status != 200 or not isinstance(body, str):
             self.enabled = False
@@ -74,9 +91,10 @@ class MetricsPoller:
         except ValueError:
             self.enabled = False
             return None
-        self.previous, self.latest = self.latest, scrape
+        previous, self.latest = self.latest, scrape
+        if previous is not None and scrape.accept_gauge is not None and scrape.accept_gauge != previous.accept_gauge:
+            self.gauge_updates.append((scrape.t, scrape.accept_gauge))
         return scrape
 
-    def live_accept_len(self) -> float | None:
-        """Accept length between the last two scrapes."""
-        return accept_len_between(self.previous, self.latest)
+    def gauge_between(self, start: float, end: float) -> list[float]:
+        return [value for t, value in self.gauge_updates if start <= t <= end]

@@ -61,9 +61,16 @@ def _num(value: Any, digits: int = 2) -> str:
     return f"{value:,.{digits}f}" if isinstance(value, float) else str(value)
 
 
+def accept_text(summary: dict[str, Any]) -> str:
+    """``1.74 (server log)``, or ``- (no accept length: why)``."""
+    if summary.get("accept_len") is not None:
+        source = summary.get("accept_len_source")
+        return f"{summary['accept_len']:,.2f}" + (f" ({source})" if source else "")
+    return "-" + (f" ({summary['accept_len_note']})" if summary.get("accept_len_note") else "")
+
+
 def _rows(run: dict[str, Any]) -> list[tuple[str, str]]:
     fp, s = run["fingerprint"], run["summary"]
-    source = f" ({s['accept_len_source']})" if s.get("accept_len_source") else ""
     return [
         ("Target", f"{fp['target']} (sglang {fp.get('server_version') or 'unknown version'})"),
         ("Model", str(fp.get("model"))),
@@ -78,7 +85,7 @@ def _rows(run: dict[str, Any]) -> list[tuple[str, str]]:
         ("Peak output throughput (tok/s, 1 s bins)", _num(s.get("peak_output_tok_s"))),
         ("Per-request decode speed (tok/s)", _num(s["request_tok_s"])),
         ("Request throughput (req/s)", _num(s["request_throughput"], 3)),
-        ("Accept length", _num(s["accept_len"]) + source),
+        ("Accept length", accept_text(s)),
         ("Tokens per chunk", _num(s.get("tokens_per_chunk"))),
     ]
 

@@ -36,7 +36,7 @@ class RequestResult:
 def sample_json(sample: RateSample) -> dict[str, Any]:
     return {"t": sample.t, "width": sample.width, "output_tok_s": sample.output_tok_s,
             "reasoning_tok_s": sample.reasoning_tok_s, "content_tok_s": sample.content_tok_s,
-            "in_flight": sample.in_flight, "accept_len": sample.accept_len}
+            "in_flight": sample.in_flight, "accept_len": sample.accept_len, "accept_from": sample.accept_from}
 
 
 @dataclass

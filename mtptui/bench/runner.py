@@ -3,6 +3,9 @@
 A UI subscribes either with a callback, `await BenchRunner(config).run(on_event=post)` (the callback must return
 at once, e.g. `queue.put_nowait` or Textual's `post_message`), or with `async for event in runner.events()`.
 Reading tasks only timestamp and book tokens into `RateBins`; samples are made by a separate task.
+
+With a `DecodeLog` (the server's log, followed through the host session) the run also has the server's own
+decode-log lines: the accept length of releases that send no per-request figures (mtptui.bench.accept).
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ from typing import AsyncIterator, Callable
 
 import httpx
 
+from mtptui.bench.accept import AcceptEvidence, summary_fields
 from mtptui.bench.client import ChatClient
+from mtptui.bench.decodelog import DRAIN_S, DecodeLog
 from mtptui.bench.events import BenchEvent, Notice, RateSample, RequestDone, RunFinished, RunStarted
 from mtptui.bench.fingerprint import make_fingerprint
 from mtptui.bench.live import Bin, Progress, RateBins
@@ -26,7 +31,7 @@ from mtptui.bench.metrics_poll import MetricsPoller, Scrape, accept_len_between
 from mtptui.bench.payload import Sampling, build_payload
 from mtptui.bench.prompts import PromptSet
 from mtptui.bench.result import BenchResult, RequestResult
-from mtptui.bench.server import ServerInfo, probe_server
+from mtptui.bench.server import ServerInfo, probe_server, server_accept_len
 from mtptui.bench.summary import summarize
 from mtptui.bench.tokens import TokenCounter
 from mtptui.bench.checks import run_warnings, usage_warnings
@@ -62,9 +67,11 @@ class _Measured:
 class BenchRunner:
     """Runs one benchmark; see the module docstring for how to follow it live."""
 
-    def __init__(self, config: BenchConfig, *, transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(self, config: BenchConfig, *, transport: httpx.AsyncBaseTransport | None = None,
+                 log: DecodeLog | None = None) -> None:
         self.config = config
         self._transport = transport
+        self._log = log
         self._emit: Callable[[BenchEvent], None] = lambda event: None
         self._poller: MetricsPoller | None = None
         self._model = config.model or "default"
@@ -97,8 +104,14 @@ class BenchRunner:
                                            max_tokens=cfg.max_tokens)
             self._emit(RunStarted(cfg.url, cfg.plan.requests, cfg.plan.warmup, cfg.plan.concurrency, fingerprint))
             started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-            await self._warmup(client)
-            result = await self._measure(client, server, fingerprint)
+            if self._log is not None:
+                await self._log.start()
+            try:
+                await self._warmup(client)
+                result = await self._measure(client, server, fingerprint)
+            finally:
+                if self._log is not None:
+                    await self._log.stop()
         result.started_at = started_at
         self._emit(RunFinished(result))
         return result
@@ -130,6 +143,7 @@ class BenchRunner:
         cfg, plan = self.config, self.config.plan
         self._poller = MetricsPoller(client)
         before = await self._poller.scrape()
+        await client.open_lanes(plan.concurrency)  # connection setup stays out of the measured window
         origin = perf_counter()
         state = _Measured(RateBins(origin, cfg.bin_s), Progress(total=plan.requests))
         background = [asyncio.create_task(self._sampler(state)), asyncio.create_task(self._scraper())]
@@ -143,7 +157,8 @@ class BenchRunner:
             await asyncio.gather(*background, return_exceptions=True)
         self._book(state, state.bins.flush(end))
         after = await self._poller.scrape()
-        return self._result(state, end - origin, fingerprint, server, before, after)
+        evidence = await self._evidence(client, server, before, after, (origin, end))
+        return self._result(state, end - origin, fingerprint, server, evidence)
 
     async def _one(self, client: ChatClient, state: _Measured, index: int) -> None:
         counter = TokenCounter()
@@ -172,29 +187,51 @@ class BenchRunner:
             await asyncio.sleep(self.config.bin_s)
             await self._poller.scrape()
 
+    def _live_accept(self, start: float, end: float) -> tuple[float | None, str | None]:
+        """The server's newest accept length that arrived in [start, end): a decode-log line when the log is
+        followed, else a gauge update. Never from counter deltas: SGLang's counters move only when a request
+        finishes."""
+        if self._log is not None:
+            lines = self._log.between(start, end)
+            return (lines[-1].accept_len, "server log") if lines else (None, None)
+        gauge = self._poller.gauge_between(start, end) if self._poller is not None else []
+        return (gauge[-1], "gauge") if gauge else (None, None)
+
     def _book(self, state: _Measured, bins: list[Bin]) -> None:
         """Turn finished bins into samples, keep them and emit them."""
         p = state.progress
-        live = self._poller.live_accept_len() if self._poller else None
         queue = self._poller.latest.queue if self._poller and self._poller.latest else None
         for b in bins:
+            start = state.bins.origin + b.start
+            live, source = self._live_accept(start, start + b.width)
             sample = RateSample(b.start + b.width, b.width, b.reasoning / b.width, b.content / b.width,
-                                p.in_flight, p.finished, p.failed, p.total, live, queue)
+                                p.in_flight, p.finished, p.failed, p.total, live, queue, source)
             state.samples.append(sample)
             self._emit(sample)
 
+    async def _evidence(self, client: ChatClient, server: ServerInfo, before: Scrape | None, after: Scrape | None,
+                        window: tuple[float, float]) -> AcceptEvidence:
+        """What each source says about acceptance over the measured window (``perf_counter`` times)."""
+        poller, log = self._poller, self._log
+        evidence = AcceptEvidence(server.speculative, server.version, counters=accept_len_between(before, after),
+                                  followed_log=log is not None, metrics_enabled=bool(poller and poller.enabled),
+                                  gauge=poller.gauge_between(*window) if poller else [])
+        if server.speculative and log is not None:
+            await log.drain()
+            evidence.log = log.accept_len(window[0], window[1] + DRAIN_S)
+        if server.speculative:
+            evidence.server_info = await server_accept_len(client)
+        return evidence
+
     def _result(self, state: _Measured, duration: float, fingerprint: dict, server: ServerInfo,
-                before: Scrape | None, after: Scrape | None) -> BenchResult:
+                evidence: AcceptEvidence) -> BenchResult:
         requests = [state.results[i] for i in sorted(state.results)]
         summary = summarize([r.metrics for r in requests], duration)
-        from_metrics = accept_len_between(before, after) if server.speculative else None
-        summary["accept_len_sglext"] = summary["accept_len"]
-        summary["accept_len_metrics"] = from_metrics
-        summary["accept_len_source"] = "sglext" if summary["accept_len"] else ("metrics" if from_metrics else None)
-        summary["accept_len"] = summary["accept_len"] or from_metrics
+        evidence.sglext = summary["accept_len"]
+        summary.update(summary_fields(evidence))
         full = [s.output_tok_s for s in state.samples if s.width >= self.config.bin_s * 0.999]
         summary["peak_output_tok_s"] = max(full, default=None)
-        warnings = run_warnings(requests, server, self._poller is not None and self._poller.enabled)
+        warnings = run_warnings(requests, server, summary)
         for message in warnings:
             self._notice(message)
         return BenchResult(fingerprint, summary, requests, state.samples, warnings)

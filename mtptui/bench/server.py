@@ -60,6 +60,18 @@ def _info_from(raw: dict[str, Any]) -> ServerInfo:
                       launch_command=command if isinstance(command, str) else None)
 
 
+async def server_accept_len(client: ChatClient) -> float | None:
+    """``avg_spec_accept_length`` of /server_info's first internal state (the server's lifetime average), or None."""
+    try:
+        raw = await _first_json(client, "/server_info", "/get_server_info")
+    except httpx.HTTPError:
+        return None
+    states = (raw or {}).get("internal_states")
+    value = states[0].get("avg_spec_accept_length") if isinstance(states, list) and states and \
+        isinstance(states[0], dict) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 async def probe_server(client: ChatClient, model: str | None = None) -> ServerInfo:
     """Read `/server_info` (or the old `/get_server_info`) and the served model name.
 

@@ -4,6 +4,8 @@
 
 The API is always reached the way the target says: for a host, through its session (an SSH tunnel to the
 ``api_url`` as the GPU host sees it; the local transport for a host without SSH); for ``--url``, directly.
+A host's server log is followed through the same session during the run: its decode lines give the accept
+length where the SGLang release sends no per-request figures (0.5.12.post1); ``--url`` has no log.
 Two comparisons come back: with the best earlier configuration of the same workload (mtptui.bench.compare, the
 regression verdict), and with the run just before this one (so "how much better than the run before" is
 answered even when an older, better run exists). A run that measured a model none of the host's profiles
@@ -27,16 +29,22 @@ TIMEOUT_S = 120.0
 
 @dataclass(frozen=True)
 class ApiTarget:
-    """Where a benchmark's requests go (``url`` opens the way there) and the name history files them under."""
+    """Where a benchmark's requests go (``url`` opens the way there), the name history files them under, and
+    (``log``, when there is one) a new follower of the server's log, from its end."""
 
     name: str
     url: Callable[[], Awaitable[str]]
     models: tuple[str, ...] = ()  # the models the host's profiles serve; empty: any model is the host's
+    log: Callable[[], Any] | None = None
 
 
 def target_of_session(session) -> ApiTarget:
-    """The API of a host session's host, reached through the session (an SSH tunnel for a remote host)."""
-    return ApiTarget(session.host.name, session.api_url, profile_models(session.host))
+    """The API of a host session's host, reached through the session (an SSH tunnel for a remote host), and its
+    server log, followed through the same session."""
+    from mtptui.remote.logsource import Start
+
+    return ApiTarget(session.host.name, session.api_url, profile_models(session.host),
+                     lambda: session.follower(start=Start.end()))
 
 
 def target_of_url(url: str) -> ApiTarget:
@@ -102,10 +110,14 @@ def model_mismatch(target: ApiTarget, run: dict[str, Any]) -> str | None:
 async def run_bench(target: ApiTarget, config: "BenchConfig", on_event: Callable[[BenchEvent], None], *,
                     repeat: int = 1, record: bool = True, history_path=None) -> BenchOutcome:
     """Run ``repeat`` times against the target's API, record and compare; UserError when it cannot be reached."""
+    from mtptui.bench.decodelog import DecodeLog
     from mtptui.bench.runner import BenchRunner
 
     config = dataclasses.replace(config, url=await target.url(), target=target.name)
-    runs = [(await BenchRunner(config).run(on_event=on_event)).to_json() for _ in range(repeat)]
+    runs = []
+    for _ in range(repeat):
+        log = DecodeLog(target.log()) if target.log is not None else None
+        runs.append((await BenchRunner(config, log=log).run(on_event=on_event)).to_json())
     mismatch = model_mismatch(target, runs[-1])
     if mismatch:
         on_event(Notice(mismatch))

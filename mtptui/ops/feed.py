@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 class HostStatus:
     """What is known about the host, its service and the server, beyond the log.
 
-    ``launch`` is the command line that runs (from /server_info, else the profile that was started);
-    ``started_at`` is the server's start in epoch seconds (for the uptime).
+    ``launch`` is the command line that runs (the process's, else /server_info's launch_command, else the profile
+    that was started); ``started_at`` is the server process's start in epoch seconds, from /proc (the uptime).
     """
 
     host: str

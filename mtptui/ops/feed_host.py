@@ -1,9 +1,11 @@
 """The dashboard feed of a configured host, built on a ``mtptui.ops.connect`` session.
 
 The log comes from the session's follower (SSH or local, reconnecting with backoff); the status from the
-session's service manager (systemd state or the nohup process), the running server's command line (the
-launch that actually runs) and nvidia-smi; /server_info is asked through the session (over an SSH tunnel
-for a remote host).
+session's service manager (systemd state or the nohup process), the running server's process (its command
+line is the launch that actually runs, its /proc start time gives the uptime) and nvidia-smi; /server_info
+is asked through the session (over an SSH tunnel for a remote host) for the version. It is never where the
+uptime comes from: 0.5.12.post1 has no start time there and 0.5.23's ``startup_time`` is a dict of durations;
+its ``launch_command`` (0.5.23) stands in only while the process cannot be read.
 """
 
 from __future__ import annotations
@@ -38,17 +40,19 @@ async def fetch_server_info(api_url: str, timeout_s: float = 3.0) -> dict[str, A
 
 
 def with_server_info(status: HostStatus, info: dict[str, Any]) -> HostStatus:
-    """The status with the version, start time and running command line /server_info reports."""
+    """The status with the version /server_info reports, and its ``launch_command`` where the release has one
+    (0.5.23: argv without the interpreter) until the process's own command line is read."""
+    from mtptui.sglang.surface import known_surface
+
     version = info.get("version") or status.version
-    started = info.get("startup_time")
     launch, source = status.launch, status.launch_source
     command = info.get("launch_command")
-    if isinstance(command, str):
+    surface = known_surface(version)
+    if isinstance(command, str) and (surface is None or "launch_command" in surface.server_info_keys):
         parsed = _parse_launch(command, str(version) if version else None)
         if parsed is not None:
             launch, source = parsed, "server_info"
-    return replace(status, version=version, started_at=started if isinstance(started, (int, float)) else
-                   status.started_at, launch=launch, launch_source=source)
+    return replace(status, version=version, launch=launch, launch_source=source)
 
 
 def _parse_launch(command: str, version: str | None) -> "FlagSet | None":
@@ -80,6 +84,7 @@ class SessionStatus:
         self.tunnel = tunnel  # reach the API through session.api_url() (an SSH tunnel for a remote host)
         self.every_s, self.slow_every_s = every_s, slow_every_s
         self._poked = asyncio.Event()
+        self._api_answered = False
 
     def poke(self) -> None:
         """Look again now, as after a restart: a new process, a new start time, a new launch."""
@@ -97,7 +102,8 @@ class SessionStatus:
                 status = replace(status, started_at=None)
             if loop.time() >= slow_due or changed:
                 status = await self._running(status)
-                waiting = (self.api_url or self.tunnel) and status.started_at is None  # the API is not up yet: ask again soon
+                # the API is not up yet: ask again soon
+                waiting = (self.api_url or self.tunnel) and not self._api_answered
                 slow_due = loop.time() + (self.every_s if waiting else self.slow_every_s)
             if status != self.status:
                 self.status = status
@@ -138,15 +144,17 @@ class SessionStatus:
         from mtptui.remote.gpu import query_gpus
 
         info = await self._server_info()
+        self._api_answered = info is not None
         status = with_server_info(status, info) if info else status
         try:
             running = await running_side(self.session, set())
             gpus = await query_gpus(self.session.transport)
         except UserError:
             return status
-        if running is not None:  # the process's own command line wins over /server_info's launch_command
+        if running is not None:  # the process's own command line and start time: the only sources of both
             status = replace(status, launch=running.side.flagset, launch_source=f"running pid {running.info.pid}",
-                             service=_service_text(self.session.host, running.info.pid))
+                             service=_service_text(self.session.host, running.info.pid),
+                             started_at=running.info.started_at or status.started_at)
         if gpus:
             status = replace(status, gpus=tuple(gpus))
         return status

@@ -1,4 +1,5 @@
-"""What a running process is: its argv (/proc/PID/cmdline), environment (/proc/PID/environ), cwd and group.
+"""What a running process is: its argv (/proc/PID/cmdline), environment (/proc/PID/environ), cwd, group and
+start time (/proc/PID/stat field 22, in clock ticks after the boot time ``btime`` of /proc/stat).
 
 ``read_process`` reads them in one round trip; ``find_servers`` lists the SGLang servers running on a host.
 A zombie counts as not running (containers without an init leave them behind).
@@ -12,7 +13,8 @@ from dataclasses import dataclass, field
 from mtptui.remote.shell import Command, script
 from mtptui.remote.transport import Transport
 
-# argv: PID. Prints base64 of cmdline, environ ("-" when unreadable), stat, cwd ("-"), one per line.
+# argv: PID. Prints base64 of cmdline, environ ("-" when unreadable), stat, cwd ("-"), one per line, then the
+# boot time (btime of /proc/stat) and the clock ticks per second.
 READ_PROC = r"""p=$1
 [ -r "/proc/$p/cmdline" ] || exit 3
 base64 -w0 "/proc/$p/cmdline" || exit 3
@@ -23,6 +25,8 @@ base64 -w0 "/proc/$p/stat" || exit 3
 echo
 readlink "/proc/$p/cwd" 2>/dev/null | base64 -w0 || printf -
 echo
+while read -r key value _; do [ "$key" = btime ] && echo "$value"; done < /proc/stat
+getconf CLK_TCK 2>/dev/null || echo 100
 """.strip()
 
 # No argv. Prints "PID PPID" for every live process whose command line names an SGLang server.
@@ -52,6 +56,7 @@ class ProcessInfo:
     pgid: int
     cwd: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    started_at: float | None = None  # epoch seconds, from /proc; None when the host did not say
 
     @property
     def alive(self) -> bool:
@@ -84,10 +89,17 @@ def _b64(text: str) -> bytes | None:
     return None if text == "-" else base64.b64decode(text)
 
 
+def start_time(stat_fields: list[str], btime: str, ticks: str) -> float | None:
+    """Epoch seconds a process started: its stat field 22 (ticks after boot) over the boot time."""
+    if len(stat_fields) < 20 or not (stat_fields[19].isdigit() and btime.isdigit() and ticks.isdigit()):
+        return None
+    return int(btime) + int(stat_fields[19]) / max(1, int(ticks))
+
+
 def parse_proc(pid: int, out: str) -> ProcessInfo:
     """ProcessInfo from READ_PROC's output."""
-    lines = (out.splitlines() + ["-"] * 4)[:4]
-    cmdline, environ, stat, cwd = (_b64(line.strip() or "-") for line in lines)
+    rows = out.splitlines() + ["-"] * 6
+    cmdline, environ, stat, cwd = (_b64(line.strip() or "-") for line in rows[:4])
     argv = [w.decode("utf-8", "replace") for w in (cmdline or b"").split(b"\0")]
     if argv and argv[-1] == "":
         argv.pop()
@@ -97,7 +109,8 @@ def parse_proc(pid: int, out: str) -> ProcessInfo:
         env = {name: value for name, _, value in pairs}
     fields = (stat or b"").decode("utf-8", "replace").rsplit(")", 1)[-1].split()
     state, ppid, pgid = fields[0], int(fields[1]), int(fields[2])
-    return ProcessInfo(pid, argv, env, state, ppid, pgid, cwd.decode("utf-8", "replace").strip() if cwd else None)
+    return ProcessInfo(pid, argv, env, state, ppid, pgid, cwd.decode("utf-8", "replace").strip() if cwd else None,
+                       started_at=start_time(fields, rows[4].strip(), rows[5].strip()))
 
 
 async def read_process(transport: Transport, pid: int, prefix: tuple[str, ...] = ()) -> ProcessInfo | None:

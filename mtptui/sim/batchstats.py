@@ -36,15 +36,19 @@ class BatchStats:
         self.last_prefill_log = time.monotonic()
         self.last_prefill_tokens = 0
         self.last_gen_throughput = 0.0
+        self.last_spec: tuple[float, float] | None = None  # (accept length, accept rate) of the last decode log
         self.iv_tokens = self.iv_steps = self.iv_correct = 0
         self.cum_accepted = self.cum_steps = 0
+        self.last_publish = time.monotonic()
+        if metrics is not None:
+            self._publish_startup()
 
     @property
     def avg_spec_accept_length(self) -> float | None:
-        """Lifetime average, advanced only at decode-log boundaries (as /server_info reports it)."""
-        if not self.boot.settings.speculative:
+        """Lifetime average, advanced only at decode-log boundaries; None before the first (as /server_info)."""
+        if not self.boot.settings.speculative or not self.cum_steps:
             return None
-        return self.cum_accepted / self.cum_steps if self.cum_steps else 0.0
+        return self.cum_accepted / self.cum_steps
 
     def _usage(self, use: PoolUse, decode: bool) -> list[str]:
         plan = self.boot.memory
@@ -81,21 +85,38 @@ class BatchStats:
             spec = (self.iv_tokens / self.iv_steps, self.iv_correct / (self.iv_steps * per_round))
             self.cum_accepted += self.iv_tokens
             self.cum_steps += self.iv_steps
+            self.last_spec = spec
         graph = bool(self.boot.capture_bs) and use.running <= max(self.boot.capture_bs)
         self.log.rank(0, msg.decode_batch(use.running, self._usage(use, True), spec, graph,
                                           self.last_gen_throughput, use.queued))
         self._publish(use, spec, graph)
         self.iv_tokens = self.iv_steps = self.iv_correct = 0
 
-    def _publish(self, use: PoolUse, spec: tuple[float, float] | None, graph: bool) -> None:
+    def idle(self, use: PoolUse, every_s: float) -> None:
+        """While idle, the gauges are republished every ``every_s``: nothing running, no throughput."""
+        if self.metrics is not None and time.monotonic() - self.last_publish >= every_s * 0.999:
+            self._publish(use, None, False, throughput=0.0)
+
+    def _publish_startup(self) -> None:
+        boot, plan = self.boot, self.boot.memory
+        self.metrics.set(max_total_num_tokens=plan.tokens, context_len=boot.context_len,
+                         spec_num_steps=boot.settings.spec_steps, spec_num_draft_tokens=boot.settings.spec_draft_tokens,
+                         weight_memory_usage_gb=plan.weights_gb + plan.draft_weights_gb,
+                         kv_cache_memory_usage_gb=2 * (plan.k_gb + plan.draft_k_gb))
+
+    def _publish(self, use: PoolUse, spec: tuple[float, float] | None, graph: bool,
+                 throughput: float | None = None) -> None:
         if self.metrics is None:
             return
+        self.last_publish = time.monotonic()
         plan = self.boot.memory
         usage = use.tokens / max(plan.tokens, 1)
         self.metrics.set(num_running_reqs=use.running, num_queue_reqs=use.queued,
-                         gen_throughput=self.last_gen_throughput, token_usage=usage, num_used_tokens=use.tokens,
+                         gen_throughput=self.last_gen_throughput if throughput is None else throughput,
+                         token_usage=usage, num_used_tokens=use.tokens,
                          full_token_usage=usage, kv_used_tokens=use.tokens,
                          kv_available_tokens=plan.tokens - use.tokens, is_cuda_graph=float(graph),
+                         cache_hit_rate=0.0, num_retracted_reqs=0,
                          mamba_usage=use.mamba / plan.mamba.size if plan.mamba else None)
         if spec is not None:
             self.metrics.set(spec_accept_length=spec[0], spec_accept_rate=spec[1])

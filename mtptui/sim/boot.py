@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from mtptui.sglang.surface import Surface, surface_of
 from mtptui.sim.decode import DecodeModel
 from mtptui.sim.memory import MemoryInputs, MemoryPlan, auto_mem_fraction, plan_memory
 from mtptui.sim.model import ModelSpec, lookup
@@ -34,6 +35,12 @@ class Boot:
     memory: MemoryPlan
     decode: DecodeModel
     kv_dtype: str
+    timings: dict = field(default_factory=dict)  # startup durations (s) as 0.5.23's /server_info reports them
+
+    @property
+    def surface(self) -> Surface:
+        """What this SGLang version exposes (mtptui.sglang.surface): the server serves exactly that."""
+        return surface_of(self.settings.version)
 
     @property
     def max_running(self) -> int:

@@ -1,8 +1,10 @@
 """``POST /v1/chat/completions``: request checks, then SGLang's streaming or non-streaming answer.
 
-Stream order (serving_chat.py ``_generate_chat_stream``): role chunk with the first output, then per
-output a ``reasoning_content`` chunk (with ``--reasoning-parser``) and a ``content`` chunk, then the finish
-chunk, ``sglext.spec_tokens_details`` (when asked), the usage chunk (when asked) and ``[DONE]``.
+Every check runs before the answer starts, so a request that fails one gets HTTP 400 whether it asked for a
+stream or not (serving_chat.py kick-starts the stream to validate first). Stream order (``_generate_chat_stream``):
+per choice a role chunk with its first output, then ``reasoning_content`` chunks (with ``--reasoning-parser``)
+and ``content`` chunks, then one finish chunk per choice, ``sglext`` (0.5.23, when asked), the usage chunk
+(when asked) and ``[DONE]``.
 """
 
 from __future__ import annotations
@@ -12,17 +14,15 @@ from dataclasses import dataclass
 from typing import AsyncIterator
 
 from mtptui.sim import oai
+from mtptui.sim.choices import cancel_unfinished, merged, outputs, submit
 from mtptui.sim.request import Output, Request
 from mtptui.sim.runtime import Runtime
 from mtptui.sim.textgen import count_prompt_tokens
+from mtptui.sim.validation import BadRequest, length_error, missing, number, sampling, validation_error, wrong_type
 
-
-class BadRequest(Exception):
-    """A request SGLang answers with HTTP 400 (or, once streaming, with an error chunk)."""
-
-    def __init__(self, message: str, err_type: str = "BadRequestError") -> None:
-        super().__init__(message)
-        self.err_type = err_type
+ROLES = ("system", "user", "assistant", "tool", "developer")
+__all__ = ["BadRequest", "ChatParams", "outputs", "parse_chat", "split_text", "start_chat", "stream_chat",
+           "complete_chat"]
 
 
 @dataclass
@@ -40,30 +40,20 @@ class ChatParams:
     spec_details: bool
     prompt_tokens: int
     prompt_key: str
-
-
-def _number(body: dict, key: str, kind, minimum: float | None = None):
-    value = body.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not isinstance(value, int)):
-        raise BadRequest(f"1 validation error for ChatCompletionRequest\n{key}\n  Input should be a valid "
-                         f"{'integer' if kind is int else 'number'}", "Bad Request")
-    if minimum is not None and value < minimum:
-        raise BadRequest(f"{key} must be {'positive' if minimum > 0 else 'non-negative'}", "Bad Request")
-    return value
+    n: int = 1
 
 
 def _messages(body: dict) -> list[dict]:
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        raise BadRequest("1 validation error for ChatCompletionRequest\nmessages\n  Field required", "Bad Request")
-    for message in messages:
-        if not isinstance(message, dict) or message.get("role") not in ("system", "user", "assistant", "tool",
-                                                                          "developer"):
-            raise BadRequest("1 validation error for ChatCompletionRequest\nmessages\n  Input tag does not match "
-                             "any of the expected tags: 'system', 'user', 'assistant', 'tool', 'developer'",
-                             "Bad Request")
+    if "messages" not in body:
+        raise missing("messages", body)
+    messages = body["messages"]
+    if not isinstance(messages, list):
+        raise wrong_type("messages", messages, "list")
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict) or message.get("role") not in ROLES:
+            raise validation_error([{"type": "union_tag_invalid", "loc": ("body", "messages", index),
+                                     "msg": "Input tag does not match any of the expected tags: "
+                                            + ", ".join(repr(r) for r in ROLES), "input": message}])
     return messages
 
 
@@ -74,46 +64,45 @@ def _thinking(body: dict, rt: Runtime) -> bool:
     return rt.thinking_model and kwargs.get("enable_thinking", True) is not False
 
 
-def parse_chat(body: object, rt: Runtime) -> ChatParams:
-    """Validate a request body the way SGLang's pydantic model does (the parts the simulator uses)."""
-    if not isinstance(body, dict):
-        raise BadRequest("Input should be a valid dictionary", "Bad Request")
+def parse_chat(body: dict, rt: Runtime) -> ChatParams:
+    """The request as SGLang's pydantic model reads it (the parts the simulator uses); BadRequest if invalid."""
     messages = _messages(body)
-    if (body.get("n") or 1) != 1:
-        raise BadRequest("the simulated server supports n=1 only")
-    max_new = _number(body, "max_completion_tokens", int, 1) or _number(body, "max_tokens", int, 1)
+    max_new = number(body, "max_completion_tokens", int) or number(body, "max_tokens", int)
     options = body.get("stream_options") or {}
+    surface = rt.boot.surface
     return ChatParams(
         messages=messages, model=str(body.get("model") or "default"), stream=bool(body.get("stream")),
         include_usage=bool(options.get("include_usage")) or rt.boot.settings.default_include_usage,
         continuous_usage=bool(options.get("continuous_usage_stats")),
-        max_new_tokens=max_new, temperature=float(_number(body, "temperature", float, 0) or 0.0),
+        max_new_tokens=max_new, temperature=float(number(body, "temperature", float, 0.0)),
         ignore_eos=bool(body.get("ignore_eos")), thinking=_thinking(body, rt),
-        separate_reasoning=bool(rt.boot.settings.reasoning_parser) and body.get("separate_reasoning", True) is not False,
-        spec_details=bool(body.get("return_spec_tokens_details")), prompt_tokens=count_prompt_tokens(messages),
-        prompt_key=json.dumps(messages, sort_keys=True),
+        separate_reasoning=bool(rt.boot.settings.reasoning_parser)
+        and body.get("separate_reasoning", True) is not False,
+        spec_details=bool(body.get("return_spec_tokens_details")) and surface.spec_in_sglext,
+        prompt_tokens=count_prompt_tokens(messages), prompt_key=json.dumps(messages, sort_keys=True),
+        n=max(1, number(body, "n", int, 1)),
     )
 
 
-def length_error(params: ChatParams, context_len: int) -> str | None:
-    """SGLang's input-length checks (tokenizer manager)."""
-    if params.prompt_tokens >= context_len:
-        return (f"The input ({params.prompt_tokens} tokens) is longer than the model's context length "
-                f"({context_len} tokens).")
-    if params.max_new_tokens is not None and params.prompt_tokens + params.max_new_tokens > context_len:
-        total = params.prompt_tokens + params.max_new_tokens
-        return (f"Requested token count exceeds the model's maximum context length of {context_len} tokens. "
-                f"You requested a total of {total} tokens: {params.prompt_tokens} tokens from the input messages "
-                f"and {params.max_new_tokens} tokens for the completion. Please reduce the number of tokens in "
-                "the input messages or the completion to fit within the limit.")
-    return None
+def check_chat(params: ChatParams, rt: Runtime) -> None:
+    """``_validate_request``, the sampling parameters' check and the tokenizer's length checks, in that order."""
+    surface, context_flag = rt.boot.surface, rt.boot.settings.context_length
+    if not params.messages:
+        raise BadRequest(surface.text("messages_empty"))
+    if params.max_new_tokens and context_flag and params.max_new_tokens > context_flag:
+        raise BadRequest(surface.text("max_tokens_too_large", params.max_new_tokens, context_flag))
+    sampling(params.max_new_tokens, params.temperature, surface)
+    problem = length_error(params.prompt_tokens, params.max_new_tokens, rt.boot.context_len, surface)
+    if problem is not None:
+        raise problem
 
 
-def start_request(params: ChatParams, rt: Runtime) -> Request:
-    request = rt.new_request(params.prompt_key, params.prompt_tokens, params.max_new_tokens,
-                             temperature=params.temperature, thinking=params.thinking, ignore_eos=params.ignore_eos)
-    rt.engine.submit(request)
-    return request
+def start_chat(params: ChatParams, rt: Runtime) -> list[Request]:
+    """Check the request, then submit one request per choice."""
+    check_chat(params, rt)
+    return submit(rt, params.prompt_key, params.prompt_tokens, params.max_new_tokens, params.n,
+                  temperature=params.temperature, thinking=params.thinking, ignore_eos=params.ignore_eos,
+                  streaming=params.stream)
 
 
 def split_text(output: Output, separate: bool) -> tuple[str, str]:
@@ -124,62 +113,74 @@ def split_text(output: Output, separate: bool) -> tuple[str, str]:
     return reasoning, "".join(p.text for p in output.pieces if p.kind == "content")
 
 
-def _usage_of(params: ChatParams, request: Request, output: Output, rt: Runtime) -> dict:
-    cached = request.cached_tokens if rt.boot.settings.enable_cache_report else None
-    reasoning = output.reasoning_tokens if params.separate_reasoning else 0
-    return oai.usage(request.prompt_tokens, output.completion_tokens, reasoning, cached)
+def _usage(params: ChatParams, rt: Runtime, requests: list[Request], outs: list[Output]) -> dict:
+    """Usage over the choices: the prompt counted once, completion and reasoning tokens summed."""
+    cached = requests[0].cached_tokens if rt.boot.settings.enable_cache_report else None
+    reasoning = sum(o.reasoning_tokens for o in outs) if params.separate_reasoning else 0
+    return oai.usage(rt.boot.surface, requests[0].prompt_tokens, sum(o.completion_tokens for o in outs),
+                     reasoning, cached)
 
 
-async def outputs(request: Request) -> AsyncIterator[Output]:
-    while True:
-        output = await request.outputs.get()
-        yield output
-        if output.finish_reason is not None:
-            return
+def _sglext(params: ChatParams, rt: Runtime, requests: list[Request]) -> dict | None:
+    if not (params.spec_details and rt.boot.settings.speculative):
+        return None
+    details = [oai.spec_details(rt.boot.surface, r, rt.boot.decode.drafts_per_round) for r in requests]
+    return {"spec_tokens_details": details[0] if len(details) == 1 else details}
 
 
-async def stream_chat(params: ChatParams, request: Request, rt: Runtime) -> AsyncIterator[str]:
-    rid, model = request.rid, params.model
-    last: Output | None = None
+def _text_chunks(params: ChatParams, rt: Runtime, request: Request, index: int, output: Output) -> list[str]:
+    running = _usage(params, rt, [request], [output]) if params.continuous_usage else None
+    reasoning, content = split_text(output, params.separate_reasoning)
+    model, chunks = params.model, []
+    if reasoning:
+        chunks.append(oai.chunk(request.rid, model, [oai.stream_choice(oai.delta(reasoning=reasoning), index=index)],
+                                running))
+    if content:
+        chunks.append(oai.chunk(request.rid, model, [oai.stream_choice(oai.delta(content=content), index=index)],
+                                running))
+    return chunks
+
+
+async def stream_chat(params: ChatParams, requests: list[Request], rt: Runtime) -> AsyncIterator[str]:
+    last: dict[int, Output] = {}
     try:
-        async for output in outputs(request):
-            if last is None:
-                yield oai.chunk(rid, model, [oai.stream_choice(oai.delta("assistant", ""))])
-            last = output
-            running = _usage_of(params, request, output, rt) if params.continuous_usage else None
-            reasoning, content = split_text(output, params.separate_reasoning)
-            if reasoning:
-                yield oai.chunk(rid, model, [oai.stream_choice(oai.delta(reasoning=reasoning))], running)
-            if content:
-                yield oai.chunk(rid, model, [oai.stream_choice(oai.delta(content=content))], running)
-        yield oai.chunk(rid, model, [oai.stream_choice(oai.delta(), last.finish_reason, last.matched_stop)])
-        if params.spec_details and rt.boot.settings.speculative:
-            details = oai.spec_details(request, rt.boot.decode.drafts_per_round)
-            yield oai.chunk(rid, model, [], sglext={"spec_tokens_details": details})
+        async for index, output in merged(requests):
+            if index not in last:
+                yield oai.chunk(requests[index].rid, params.model,
+                                [oai.stream_choice(oai.delta("assistant", ""), index=index)])
+            last[index] = output
+            for chunk in _text_chunks(params, rt, requests[index], index, output):
+                yield chunk
+        for index, output in last.items():
+            yield oai.chunk(requests[index].rid, params.model, [
+                oai.stream_choice(oai.delta(), output.finish_reason, output.matched_stop, index)])
+        rid = requests[-1].rid
+        if (sglext := _sglext(params, rt, requests)) is not None:
+            yield oai.model_chunk(rid, params.model, sglext=sglext)
         if params.include_usage:
-            yield oai.chunk(rid, model, [], _usage_of(params, request, last, rt))
+            yield oai.model_chunk(rid, params.model, _usage(params, rt, requests, [last[i] for i in sorted(last)]))
         yield "data: [DONE]\n\n"
     finally:
-        if not request.finished:
-            rt.engine.cancel(request)
+        cancel_unfinished(requests, rt)
 
 
-async def complete_chat(params: ChatParams, request: Request, rt: Runtime) -> dict:
-    reasoning_parts, content_parts, last = [], [], None
+async def complete_chat(params: ChatParams, requests: list[Request], rt: Runtime) -> dict:
+    reasoning: dict[int, list[str]] = {i: [] for i in range(len(requests))}
+    content: dict[int, list[str]] = {i: [] for i in range(len(requests))}
+    last: dict[int, Output] = {}
     try:
-        async for output in outputs(request):
-            reasoning, content = split_text(output, params.separate_reasoning)
-            reasoning_parts.append(reasoning)
-            content_parts.append(content)
-            last = output
+        async for index, output in merged(requests):
+            text = split_text(output, params.separate_reasoning)
+            reasoning[index].append(text[0])
+            content[index].append(text[1])
+            last[index] = output
     finally:
-        if not request.finished:
-            rt.engine.cancel(request)
-    reasoning, content = "".join(reasoning_parts), "".join(content_parts)
-    message = {"role": "assistant", "content": content or None, "reasoning_content": reasoning or None,
-               "tool_calls": None}
-    sglext = None
-    if params.spec_details and rt.boot.settings.speculative:
-        sglext = {"spec_tokens_details": oai.spec_details(request, rt.boot.decode.drafts_per_round)}
-    return oai.completion(request.rid, params.model, message, last.finish_reason, last.matched_stop,
-                          _usage_of(params, request, last, rt), sglext)
+        cancel_unfinished(requests, rt)
+    choices = []
+    for index in range(len(requests)):
+        message = {"role": "assistant", "content": "".join(content[index]) or None,
+                   "reasoning_content": "".join(reasoning[index]) or None, "tool_calls": None}
+        choices.append(oai.chat_choice(index, message, last[index].finish_reason, last[index].matched_stop))
+    outs = [last[i] for i in range(len(requests))]
+    return oai.completion(requests[0].rid, params.model, choices, _usage(params, rt, requests, outs),
+                          _sglext(params, rt, requests))

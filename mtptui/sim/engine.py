@@ -22,6 +22,7 @@ from mtptui.sim.request import Request
 
 CATCH_UP_S = 0.25  # a deadline further behind than this restarts from now (after a stall)
 TRUTH_KEPT = 2000
+IDLE_METRICS_S = 30.0  # SGLang republishes its gauges this often while idle (_maybe_log_idle_metrics)
 
 
 class Engine:
@@ -36,6 +37,7 @@ class Engine:
         self.seen_prompts: set[str] = set()
         self.cached_states = 0
         self.decode_steps = 0
+        self.last_output = 0.0  # time.monotonic() of the last output handed to any request (what /health waits for)
         self._wake = asyncio.Event()
         self._deadline: float | None = None
         self._stopped = False
@@ -80,14 +82,21 @@ class Engine:
     async def run(self) -> None:
         while not self._stopped:
             if not self.waiting and not self.running:
-                self._wake.clear()
-                await self._wake.wait()
-                self._deadline = None
+                await self._idle()
                 continue
             if self.waiting and len(self.running) < self.max_running:
                 await self._prefill()
             else:
                 await self._decode_step()
+
+    async def _idle(self) -> None:
+        """Wait for a request; every IDLE_METRICS_S without one, publish the idle gauges."""
+        self._wake.clear()
+        try:
+            await asyncio.wait_for(self._wake.wait(), IDLE_METRICS_S)
+        except asyncio.TimeoutError:
+            self.stats.idle(self.pool_use(), IDLE_METRICS_S)
+        self._deadline = None
 
     async def _sleep(self, seconds: float) -> float:
         """Sleep until the next absolute deadline; returns the time the step ends."""
@@ -115,7 +124,7 @@ class Engine:
         for request in batch:
             request.prefill_start = start
             if self.metrics:
-                self.metrics.queue.observe(start - request.arrival)
+                self.metrics.observe("queue_time_seconds", start - request.arrival)
         new_tokens = sum(r.prompt_tokens - r.cached_tokens for r in batch)
         chunk = self.boot.chunked_prefill if self.boot.chunked_prefill > 0 else max(new_tokens, 1)  # -1: no chunks
         for done in range(0, max(new_tokens, 1), chunk):
@@ -127,13 +136,11 @@ class Engine:
             self._first_token(request, now)
 
     def _first_token(self, request: Request, now: float) -> None:
-        made = request.take(1)
+        request.take(1)
         request.flush(now)
-        self._count_tokens(made)
-        if self.metrics:
-            self.metrics.ttft.observe(now - request.arrival)
-            self.metrics.inc("prompt_tokens", request.prompt_tokens)
-            self.metrics.inc("cached_tokens", request.cached_tokens)
+        self.last_output = now
+        if self.metrics and not request.health:
+            self.metrics.observe("time_to_first_token_seconds", now - request.arrival, streaming=request.streaming)
         if request.finished:
             self._retire(request)
         else:
@@ -144,6 +151,7 @@ class Engine:
         seconds = self.boot.decode.sample_step(len(batch), self.decode_steps, self.rng)
         now = await self._sleep(seconds)
         self.decode_steps += 1
+        self.last_output = now
         for request in batch:
             if request.finished:  # aborted while the step ran
                 continue
@@ -160,21 +168,11 @@ class Engine:
         made = request.take(correct + 1)
         if decode.speculative:
             request.record_verify(min(correct, max(made - 1, 0)))
-            self._count_verify()
         self.stats.step(made, min(correct, max(made - 1, 0)))
         request.flush(now, self.boot.settings.stream_interval)
-        self._count_tokens(made)
-        if self.metrics and previous is not None and made:
+        if self.metrics and previous is not None and made and not request.health:
             for _ in range(made):
-                self.metrics.itl.observe((now - previous) / made)
-
-    def _count_tokens(self, made: int) -> None:
-        if self.metrics:
-            self.metrics.inc("generation_tokens", made)
-
-    def _count_verify(self) -> None:
-        if self.metrics:
-            self.metrics.inc("spec_verify_calls")
+                self.metrics.observe("inter_token_latency_seconds", (now - previous) / made)
 
     def _retire(self, request: Request) -> None:
         if request in self.running:
@@ -183,11 +181,20 @@ class Engine:
             self.cached_states += 1
         if not request.health:
             self.finished.append(request)
-        if self.metrics:
-            self.metrics.inc("num_requests")
-            if request.finish_reason == "abort":
-                self.metrics.inc("num_aborted_requests")
-            self.metrics.e2e.observe(time.monotonic() - request.arrival)
+            if self.metrics:
+                self._count_finished(request)
+
+    def _count_finished(self, request: Request) -> None:
+        """SGLang's ``observe_one_finished_request``: token and request counters move only here."""
+        metrics, streaming = self.metrics, request.streaming
+        metrics.inc("prompt_tokens", request.prompt_tokens, streaming=streaming)
+        metrics.inc("generation_tokens", request.completion_tokens, streaming=streaming)
+        metrics.inc("cached_tokens", request.cached_tokens)
+        metrics.inc("spec_verify_calls", request.verify_ct)
+        metrics.inc("num_requests", streaming=streaming)
+        if request.finish_reason == "abort":
+            metrics.inc("num_aborted_requests")
+        metrics.observe("e2e_request_latency_seconds", time.monotonic() - request.arrival, streaming=streaming)
 
     def truth(self) -> list[dict]:
         """Per request, finished then running then waiting: what the server really did."""

@@ -2,38 +2,62 @@
 
 from __future__ import annotations
 
-import shlex
 import time
 
+from mtptui.sim.boot import Boot
 from mtptui.sim.runtime import Runtime
 
 
+GRAPH_PHASES = ("prefill", "decode", "target_verify", "draft_prefill", "draft_decode", "draft_extend")
+
+
+def _graph_phases(values: dict) -> dict:
+    """0.5.23's per-phase dicts (graph memory, capture time): every phase, rounded to 3 decimals."""
+    return {phase: round(values.get(phase, 0.0), 3) for phase in GRAPH_PHASES}
+
+
+def _graph_memory(rt: Runtime) -> dict:
+    rank0, spec = rt.boot.memory.ranks[0], rt.boot.settings.speculative
+    return {"target_verify" if spec else "decode": rank0.target_graph_gb,
+            "draft_decode": rank0.draft_graph_gb * 0.6, "draft_extend": rank0.draft_graph_gb * 0.4}
+
+
 def _memory_usage(rt: Runtime) -> dict:
-    boot, plan = rt.boot, rt.boot.memory
-    rank0 = plan.ranks[0]
+    plan, rank0 = rt.boot.memory, rt.boot.memory.ranks[0]
     weight = plan.weights_gb + plan.draft_weights_gb
     kvcache = 2 * (plan.k_gb + plan.draft_k_gb) + (plan.mamba.total_gb if plan.mamba else 0.0)
-    graph = rank0.target_graph_gb + rank0.draft_graph_gb
-    usage = {"weight": round(weight, 2), "kvcache": round(kvcache, 2), "token_capacity": plan.tokens,
-             "graph": round(graph, 2)}
-    if boot.settings.version == "0.5.23":
-        usage.update(startup_available=round(rank0.final or 0.0, 2), token_capacity_swa=0,
-                     graph={"decode": round(graph, 2)})
-    return usage
+    if rt.boot.settings.version == "0.5.12.post1":
+        return {"weight": round(weight, 2), "kvcache": round(kvcache, 2), "token_capacity": plan.tokens,
+                "graph": round(rank0.target_graph_gb + rank0.draft_graph_gb, 2)}
+    return {"weight": round(weight, 3), "kvcache": round(kvcache, 3), "startup_available": round(rank0.final or 0.0, 3),
+            "token_capacity": plan.tokens, "token_capacity_swa": None, "graph": _graph_phases(_graph_memory(rt))}
 
 
-def resolved_args(rt: Runtime) -> dict:
-    """Every ServerArgs field after resolution: what the server actually runs with."""
-    s, boot = rt.boot.settings, rt.boot
+def startup_time(rt: Runtime, tokenizer: bool) -> dict:
+    """0.5.23's startup durations in seconds (not a timestamp); the engine's adds the tokenizer's own."""
+    t = rt.boot.timings
+    out = {"load_weight": t.get("load_weight", 0.0), "kv_cache_allocation": t.get("kv_cache_allocation", 0.0),
+           "scheduler_e2e": t.get("scheduler_e2e", 0.0), "cuda_graph": _graph_phases(t.get("cuda_graph", {}))}
+    if tokenizer:
+        out["tokenizer_e2e"] = t.get("tokenizer_e2e", out["scheduler_e2e"])
+    return out
+
+
+def resolved(boot: Boot, host: str | None = None, port: int | None = None, seed: int | None = None) -> dict:
+    """Every ServerArgs field after resolution (NEXTN as EAGLE, sizes SGLang chose): what the server runs with.
+    The ``server_args=`` log line and /server_info both show these."""
+    s = boot.settings
     args = dict(s.resolved_args)
     args.update(
         model_path=s.model_path, tokenizer_path=args.get("tokenizer_path") or s.model_path,
-        served_model_name=s.served_model_name, host=rt.host, port=rt.port, tp_size=s.tp_size,
+        served_model_name=s.served_model_name, tp_size=s.tp_size,
         mem_fraction_static=boot.mem_fraction, context_length=args.get("context_length"),
         chunked_prefill_size=boot.chunked_prefill, max_running_requests=boot.max_running,
         cuda_graph_max_bs=max(boot.capture_bs) if boot.capture_bs else None,
-        random_seed=args.get("random_seed") if args.get("random_seed") is not None else rt.seed,
     )
+    args.update({k: v for k, v in (("host", host), ("port", port)) if v is not None})
+    if args.get("random_seed") is None and seed is not None:
+        args["random_seed"] = seed
     if s.speculative:
         args.update(speculative_algorithm=s.spec_algorithm, speculative_num_steps=s.spec_steps,
                     speculative_eagle_topk=s.spec_topk, speculative_num_draft_tokens=s.spec_draft_tokens)
@@ -45,29 +69,38 @@ def resolved_args(rt: Runtime) -> dict:
     return args
 
 
+def resolved_args(rt: Runtime) -> dict:
+    return resolved(rt.boot, rt.host, rt.port, rt.seed)
+
+
 def reported_version(rt: Runtime) -> str:
     """The simulated SGLang release, or $MTPTUI_SIM_VERSION: lets a test play a server that reports anything."""
     return rt.boot.settings.env.get("MTPTUI_SIM_VERSION") or rt.boot.settings.version
 
 
+def _internal_state(rt: Runtime, args: dict) -> dict:
+    engine, new = rt.engine, rt.boot.settings.version != "0.5.12.post1"
+    state = dict(args)
+    if new:
+        state.update(world_size=rt.boot.settings.tp_size, startup_time=startup_time(rt, False))
+    state.update(effective_max_running_requests_per_dp=rt.boot.max_running,
+                 last_gen_throughput=engine.stats.last_gen_throughput, memory_usage=_memory_usage(rt))
+    if engine.stats.avg_spec_accept_length is not None:  # absent until the first decode log interval
+        state["avg_spec_accept_length"] = engine.stats.avg_spec_accept_length
+    return state
+
+
 def server_info(rt: Runtime) -> dict:
-    args = resolved_args(rt)
-    engine = rt.engine
-    internal = {**args, "world_size": rt.boot.settings.tp_size, "startup_time": rt.started_at,
-                "effective_max_running_requests_per_dp": rt.boot.max_running,
-                "last_gen_throughput": engine.stats.last_gen_throughput, "memory_usage": _memory_usage(rt)}
-    if rt.boot.settings.speculative:
-        internal["avg_spec_accept_length"] = engine.stats.avg_spec_accept_length
-    return {
-        **args,
-        "launch_command": "python3 -m sglang.launch_server " + shlex.join(rt.boot.settings.argv),
-        "max_total_num_tokens": rt.boot.memory.tokens,
-        "max_req_input_len": min(rt.boot.context_len - 1, rt.boot.memory.tokens - 1),
-        "internal_states": [internal],
-        "version": reported_version(rt),
-        "startup_time": rt.started_at,
-        "frontend": "python",
-    }
+    """The version's /server_info: server args, scheduler info, internal states, version (and 0.5.23's extras)."""
+    args, boot = resolved_args(rt), rt.boot
+    scheduler = {"status": "ready", "max_total_num_tokens": boot.memory.tokens,
+                 "max_req_input_len": min(boot.context_len - 1, boot.memory.tokens - 1) - 5}
+    if boot.settings.version == "0.5.12.post1":
+        return {**args, **scheduler, "internal_states": [_internal_state(rt, args)], "version": reported_version(rt)}
+    scheduler.update(startup_time=startup_time(rt, False), hicache_object_layout=None)
+    return {**args, "launch_command": " ".join(boot.settings.argv), **scheduler, "kv_events": None,
+            "startup_time": startup_time(rt, True), "internal_states": [_internal_state(rt, args)],
+            "version": reported_version(rt), "frontend": "python"}
 
 
 def model_info(rt: Runtime) -> dict:

@@ -1,4 +1,7 @@
-"""How SGLang's log looks on stdout: logging prefixes, tqdm progress bars, uvicorn's formatters.
+"""How SGLang's log looks: logging prefixes, tqdm progress bars, uvicorn's formatters, and where each goes.
+
+SGLang logs to stderr (``logging.basicConfig`` without a stream; tqdm too), and uvicorn writes its access
+lines to stdout: a unit or redirect that keeps only stdout loses most of the log.
 
 Prefixes follow ``configure_logger`` (sglang-log-formats.md §1): ``[YYYY-MM-DD HH:MM:SS] `` for the main
 process, ``[... TPn] `` for scheduler ranks when tp_size > 1, ``.mmm`` milliseconds with ``SGLANG_LOG_MS``.
@@ -55,12 +58,12 @@ def plain_bar(desc: str, n: int, total: int, elapsed: float) -> str:
 
 
 class LogWriter:
-    """Writes log lines with SGLang's prefixes to a stream, flushing each write (a log file is tailed live)."""
+    """Writes log lines with SGLang's prefixes to a stream (stderr), flushing each write (a log file is tailed live)."""
 
     def __init__(self, tp_size: int = 1, *, stream: TextIO | None = None, log_ms: bool = False,
                  level: str = "info", clock=time.time) -> None:
         self.tp_size = tp_size
-        self.stream = stream or sys.stdout
+        self.stream = stream or sys.stderr
         self.log_ms = log_ms
         self.level = LEVELS.get(level.lower(), 20)
         self.clock = clock
@@ -102,7 +105,8 @@ class LogWriter:
 
 
 def uvicorn_log_config(level: str = "info") -> dict:
-    """uvicorn's LOGGING_CONFIG with SGLang's formats (``set_uvicorn_logging_configs``), all to stdout."""
+    """uvicorn's LOGGING_CONFIG with SGLang's formats (``set_uvicorn_logging_configs``): access lines to stdout,
+    the rest to stderr."""
     fmt = "[%(asctime)s] %(levelprefix)s %(message)s"
     access = '[%(asctime)s] %(levelprefix)s %(client_addr)s - "%(request_line)s" %(status_code)s'
     level = level.upper()
@@ -116,7 +120,7 @@ def uvicorn_log_config(level: str = "info") -> dict:
                        "datefmt": "%Y-%m-%d %H:%M:%S", "use_colors": False},
         },
         "handlers": {
-            "default": {"formatter": "default", "class": "logging.StreamHandler", "stream": "ext://sys.stdout"},
+            "default": {"formatter": "default", "class": "logging.StreamHandler", "stream": "ext://sys.stderr"},
             "access": {"formatter": "access", "class": "logging.StreamHandler", "stream": "ext://sys.stdout"},
         },
         "loggers": {

@@ -5,9 +5,10 @@ Only two formats are written: the mission's 0.5.12.post1 (default) and 0.5.23.
 
 from __future__ import annotations
 
+from mtptui.sglang.surface import SUPPORTED
 from mtptui.sim.memory import MambaPool
 
-VERSIONS = ("0.5.12.post1", "0.5.23")
+VERSIONS = SUPPORTED
 READY = "The server is fired up and ready to roll!"
 SIGQUIT = "Received sigquit from a child process. It usually means the child failed."
 

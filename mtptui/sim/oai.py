@@ -1,7 +1,9 @@
-"""SGLang's OpenAI-compatible JSON shapes (``entrypoints/openai/protocol.py``), as plain dicts.
+"""SGLang's OpenAI-compatible JSON shapes (``entrypoints/openai/protocol.py``), as plain dicts, per version.
 
-Chunks are serialised the way pydantic's ``model_dump_json()`` does there: every field present, unset
-ones as null, except the optional extensions SGLang drops when empty (``sglext``, ``hidden_states``).
+Text chunks are built the way SGLang's fast path does (msgspec with ``omit_defaults``): the delta always
+carries ``reasoning_content`` (null or text) and ``role``/``content`` only when set; a chunk has ``usage`` only
+when it carries one. Usage, sglext and non-streaming bodies are pydantic dumps: every field, null when unset,
+except the extensions SGLang drops when empty (``sglext``, ``hidden_states``).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 
+from mtptui.sglang.surface import Surface
 from mtptui.sim.request import Request
 
 
@@ -16,28 +19,48 @@ def dumps(obj: object) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
-def usage(prompt: int, completion: int, reasoning: int = 0, cached: int | None = None) -> dict:
-    details = {"cached_tokens": cached} if cached is not None else None
-    return {"prompt_tokens": prompt, "total_tokens": prompt + completion, "completion_tokens": completion,
+def usage(surface: Surface, prompt: int, completion: int, reasoning: int = 0, cached: int | None = None) -> dict:
+    """UsageInfo: 0.5.12 reports cached tokens only when some were cached; 0.5.23 also reasoning details."""
+    details = None
+    if cached is not None and (cached > 0 or surface.reasoning_details):
+        details = {"cached_tokens": cached}
+    body = {"prompt_tokens": prompt, "total_tokens": prompt + completion, "completion_tokens": completion,
             "prompt_tokens_details": details, "reasoning_tokens": reasoning}
+    if surface.reasoning_details:
+        body["completion_tokens_details"] = {"reasoning_tokens": reasoning} if reasoning else None
+    return body
 
 
 def delta(role: str | None = None, content: str | None = None, reasoning: str | None = None) -> dict:
-    return {"role": role, "content": content, "reasoning_content": reasoning, "tool_calls": None}
+    body: dict = {"reasoning_content": reasoning}
+    if role is not None:
+        body["role"] = role
+    if content is not None:
+        body["content"] = content
+    return body
 
 
-def chunk(rid: str, model: str, choices: list[dict], usage_info: dict | None = None,
-          sglext: dict | None = None) -> str:
-    """One ``data: ...`` event of a chat completion stream."""
+def chunk(rid: str, model: str, choices: list[dict], usage_info: dict | None = None) -> str:
+    """One ``data: ...`` text chunk of a chat completion stream (SGLang's fast path)."""
     body = {"id": rid, "object": "chat.completion.chunk", "created": int(time.time()), "model": model,
-            "choices": choices, "usage": usage_info}
+            "choices": choices}
+    if usage_info is not None:
+        body["usage"] = usage_info
+    return f"data: {dumps(body)}\n\n"
+
+
+def model_chunk(rid: str, model: str, usage_info: dict | None = None, sglext: dict | None = None,
+                obj: str = "chat.completion.chunk") -> str:
+    """A choice-less chunk as pydantic dumps it (the usage and sglext chunks)."""
+    body = {"id": rid, "object": obj, "created": int(time.time()), "model": model, "choices": [], "usage": usage_info}
     if sglext is not None:
         body["sglext"] = sglext
     return f"data: {dumps(body)}\n\n"
 
 
-def stream_choice(message: dict, finish_reason: str | None = None, matched_stop: int | None = None) -> dict:
-    return {"index": 0, "delta": message, "logprobs": None, "finish_reason": finish_reason,
+def stream_choice(message: dict, finish_reason: str | None = None, matched_stop: int | None = None,
+                  index: int = 0) -> dict:
+    return {"index": index, "delta": message, "logprobs": None, "finish_reason": finish_reason,
             "matched_stop": matched_stop}
 
 
@@ -49,28 +72,30 @@ def stream_error(message: str, err_type: str = "BadRequestError", code: int = 40
     return f"data: {dumps({'error': error_body(message, err_type, code)})}\n\n"
 
 
-def spec_details(request: Request, drafts_per_round: int) -> dict:
-    """``sglext.spec_tokens_details`` of a finished request (per request, end of stream)."""
+def spec_details(surface: Surface, request: Request, drafts_per_round: int) -> dict:
+    """``sglext.spec_tokens_details`` of a finished request (per request, end of stream; 0.5.23 only)."""
     proposed = request.verify_ct * drafts_per_round
-    return {
+    values = {
         "spec_accept_rate": request.correct_drafts / proposed if proposed else 0.0,
         "spec_accept_length": request.completion_tokens / request.verify_ct if request.verify_ct else 0.0,
-        "spec_num_correct_drafts": request.correct_drafts,
-        "spec_num_proposed_drafts": proposed,
-        "spec_verify_ct": request.verify_ct,
-        "spec_correct_drafts_histogram": list(request.histogram),
+        "spec_cap_length": 0.0, "spec_block_accept_length": 0.0,
+        "spec_num_correct_drafts": request.correct_drafts, "spec_num_proposed_drafts": proposed,
+        "spec_verify_ct": request.verify_ct, "spec_correct_drafts_histogram": list(request.histogram),
+        "spec_cap_lens_histogram": [],
     }
+    return {name: values[name] for name in surface.spec_details_fields}
 
 
-def completion(rid: str, model: str, message: dict, finish_reason: str | None, matched_stop: int | None,
-               usage_info: dict, sglext: dict | None = None) -> dict:
-    """A non-streaming ``chat.completion`` body."""
-    body = {
-        "id": rid, "object": "chat.completion", "created": int(time.time()), "model": model,
-        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason,
-                     "matched_stop": matched_stop}],
-        "usage": usage_info, "metadata": {"weight_version": "default"},
-    }
+def completion(rid: str, model: str, choices: list[dict], usage_info: dict, sglext: dict | None = None,
+               obj: str = "chat.completion") -> dict:
+    """A non-streaming ``chat.completion`` (or ``text_completion``) body."""
+    body = {"id": rid, "object": obj, "created": int(time.time()), "model": model, "choices": choices,
+            "usage": usage_info, "metadata": {"weight_version": "default"}}
     if sglext is not None:
         body["sglext"] = sglext
     return body
+
+
+def chat_choice(index: int, message: dict, finish_reason: str | None, matched_stop: int | None) -> dict:
+    return {"index": index, "message": message, "logprobs": None, "finish_reason": finish_reason,
+            "matched_stop": matched_stop}

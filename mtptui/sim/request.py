@@ -35,6 +35,7 @@ class Request:
     ignore_eos: bool = False
     cached_tokens: int = 0
     health: bool = False
+    streaming: bool = False
     arrival: float = 0.0
     outputs: asyncio.Queue = field(default_factory=asyncio.Queue)
     completion_tokens: int = 0

@@ -39,7 +39,7 @@ class Runtime:
 
     def new_request(self, prompt_key: str, prompt_tokens: int, max_new_tokens: int | None, *,
                     temperature: float = 0.0, thinking: bool = False, ignore_eos: bool = False,
-                    health: bool = False) -> Request:
+                    health: bool = False, streaming: bool = False) -> Request:
         """A request with a deterministic id and text (seed + prompt [+ counter when sampling])."""
         index = self.counter
         self.counter += 1
@@ -47,7 +47,7 @@ class Runtime:
         stream = generate(request_rng(self.seed, prompt_key, index, temperature), thinking)
         return Request(rid=rid, index=index, prompt_tokens=prompt_tokens, max_new_tokens=max_new_tokens,
                        stream=stream, eos_token_id=self.boot.model.eos_token_id, ignore_eos=ignore_eos,
-                       cached_tokens=self._cached(prompt_key, prompt_tokens), health=health)
+                       cached_tokens=self._cached(prompt_key, prompt_tokens), health=health, streaming=streaming)
 
     def _cached(self, prompt_key: str, prompt_tokens: int) -> int:
         """Radix cache: a prompt seen before is served from cache but for its last token."""

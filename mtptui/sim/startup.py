@@ -32,19 +32,21 @@ class Pacer:
 
     speed: float
     rng: random.Random
+    total: float = 0.0  # realistic seconds slept so far (what the startup took on the real host)
 
     def jitter(self, seconds: float) -> float:
         return seconds * self.rng.uniform(0.93, 1.07)
 
     async def sleep(self, seconds: float) -> None:
+        self.total += max(0.0, seconds)
         await asyncio.sleep(max(0.0, seconds) / max(self.speed, 1e-6))
 
 
 def server_args_line(boot: Boot) -> str:
-    args = dict(boot.settings.resolved_args)
-    args.update(mem_fraction_static=boot.mem_fraction, context_length=boot.settings.context_length,
-                chunked_prefill_size=boot.chunked_prefill, served_model_name=boot.settings.served_model_name)
-    return "server_args=ServerArgs(" + ", ".join(f"{k}={v!r}" for k, v in args.items()) + ")"
+    """``server_args=ServerArgs(...)`` with the values after resolution (as SGLang logs it)."""
+    from mtptui.sim.info import resolved
+
+    return "server_args=ServerArgs(" + ", ".join(f"{k}={v!r}" for k, v in resolved(boot).items()) + ")"
 
 
 def fail(log: LogWriter, boot: Boot, phase: str, exception: list[str]) -> StartupFailed:
@@ -58,9 +60,9 @@ def fail(log: LogWriter, boot: Boot, phase: str, exception: list[str]) -> Startu
 
 
 async def announce(boot: Boot, log: LogWriter, pace: Pacer) -> None:
-    log.main(server_args_line(boot))
-    for warning in boot.settings.warnings:
+    for warning in boot.settings.warnings:  # argument checks warn before the resolved arguments are logged
         log.main(warning, "warning")
+    log.main(server_args_line(boot))
     await pace.sleep(5.5)  # tokenizer, detokenizer and scheduler processes start
     begin = msg.dist_init_begin(boot.settings.version)
     if begin:
@@ -89,6 +91,7 @@ async def load_weights(boot: Boot, log: LogWriter, pace: Pacer) -> None:
         raise fail(log, boot, "weights", [crash.oom_line(shard_gb, ranks[0].begin - shard_gb * fits,
                                                           boot.gpu_mem_gb - DRIVER_GB)])
     log.each_rank(lambda r: msg.weight_end(elapsed + 0.3, boot.model.arch, ranks[r].after_weights, plan.weights_gb))
+    boot.timings["load_weight"] = elapsed + 0.3
 
 
 def check_hybrid_strategy(boot: Boot, log: LogWriter) -> None:
@@ -105,6 +108,7 @@ def check_hybrid_strategy(boot: Boot, log: LogWriter) -> None:
 async def allocate_pools(boot: Boot, log: LogWriter, pace: Pacer) -> None:
     plan, version = boot.memory, boot.settings.version
     await pace.sleep(0.9)
+    boot.timings["kv_cache_allocation"] = 0.9
     if plan.failure == "pool":
         raise fail(log, boot, "pool", ["RuntimeError: Not enough memory. Please try to increase "
                                        f"--mem-fraction-static. Current value: mem_fraction_static={boot.mem_fraction}"])
@@ -124,7 +128,10 @@ async def capture_graphs(boot: Boot, log: LogWriter, pace: Pacer) -> None:
     spec = boot.settings.speculative
     role, per_req = ("target verify", boot.settings.spec_draft_tokens) if spec else ("target decode", 1)
     log.each_rank(lambda r: msg.capture_begin(version, role, plan.ranks[r].after_pools, per_req, boot.capture_bs))
+    if "capture_bs" in boot.surface.texts:  # 0.5.12: the graph runner lists its batch sizes, on rank 0
+        log.rank(0, boot.surface.text("capture_bs", boot.capture_bs))
     elapsed = await _capture_bar(boot, log, pace)
+    boot.timings.setdefault("cuda_graph", {})["target_verify" if spec else "decode"] = elapsed
     if plan.failure == "capture":
         raise fail(log, boot, "capture", [
             "Exception: Capture cuda graph failed: " + crash.oom_line(0.5, plan.ranks[0].after_capture,
@@ -164,6 +171,7 @@ async def load_draft(boot: Boot, log: LogWriter, pace: Pacer) -> None:
                                                        boot.gpu_mem_gb - DRIVER_GB)])
     log.each_rank(lambda r: msg.weight_end(MTP_LOAD_S, draft_arch, ranks[r].after_draft_weights,
                                            plan.draft_weights_gb))
+    boot.timings["load_weight"] = boot.timings.get("load_weight", 0.0) + MTP_LOAD_S
     await pace.sleep(0.3)
     for rank in ranks:
         log.rank(rank.rank, msg.kv_cache(version, boot.kv_dtype, plan.tokens, plan.draft_k_gb))
@@ -172,21 +180,23 @@ async def load_draft(boot: Boot, log: LogWriter, pace: Pacer) -> None:
 
 
 async def _capture_draft(boot: Boot, log: LogWriter, pace: Pacer) -> None:
+    """The draft worker's graphs, logged on rank 0 only (``log_info_on_rank0``); 0.5.12 captures draft decode
+    only with more than one speculative step."""
     if not boot.capture_bs:
         return
-    s, ranks, bs = boot.settings, boot.memory.ranks, boot.capture_bs
+    s, rank0, bs = boot.settings, boot.memory.ranks[0], boot.capture_bs
     stages = (("draft decode", s.spec_topk, 0.6), ("draft extend", s.spec_draft_tokens, 0.4))
-    ranks_logging = [0] if msg.new_format(s.version) else list(range(s.tp_size))
-    avail = {r: ranks[r].after_draft_pool for r in ranks_logging}
+    if not msg.new_format(s.version) and s.spec_steps <= 1:
+        stages = stages[1:]
+    avail = rank0.after_draft_pool
     for role, per_req, share in stages:
-        for r in ranks_logging:
-            log.rank(r, msg.capture_begin(s.version, role, avail[r], per_req, bs))
+        log.rank(0, msg.capture_begin(s.version, role, avail, per_req, bs))
         elapsed = pace.jitter(DRAFT_CAPTURE_BS_S * len(bs))
         await pace.sleep(elapsed)
-        for r in ranks_logging:
-            usage = ranks[r].draft_graph_gb * share
-            avail[r] -= usage
-            log.rank(r, msg.capture_end(s.version, role, elapsed, usage, avail[r], bs))
+        boot.timings.setdefault("cuda_graph", {})[role.replace(" ", "_")] = elapsed
+        usage = rank0.draft_graph_gb * share
+        avail -= usage
+        log.rank(0, msg.capture_end(s.version, role, elapsed, usage, avail, bs))
 
 
 async def run_startup(boot: Boot, log: LogWriter, pace: Pacer) -> None:
@@ -201,5 +211,6 @@ async def run_startup(boot: Boot, log: LogWriter, pace: Pacer) -> None:
         raise fail(log, boot, "capture", ["Exception: Capture cuda graph failed: CUDA out of memory.",
                                           *crash.CAPTURE_FAILED_HELP])
     await pace.sleep(0.4)
+    boot.timings["scheduler_e2e"] = pace.total
     log.rank(0, msg.capacity(boot.memory.tokens, boot.chunked_prefill, boot.settings.max_prefill_tokens,
                              boot.max_running, boot.context_len, boot.memory.ranks[0].final))

@@ -99,10 +99,12 @@ class BenchLive:
 
     @property
     def accept_lens(self) -> tuple[str, list[float]]:
-        """("per second", live values from /metrics) when the server counts verify steps there (newer SGLang),
-        else ("per request", each finished request's own accept length)."""
-        live = [s.accept_len for s in self.samples if s.accept_len is not None]
-        return ("per second", live) if live else ("per request", list(self.request_accept))
+        """(where they come from, values): the server's own figures as they arrive ("server log" lines, "gauge"
+        updates), else ("per request", each finished request's own accept length)."""
+        live = [s for s in self.samples if s.accept_len is not None]
+        if live:
+            return live[-1].accept_from or "live", [s.accept_len for s in live]
+        return "per request", list(self.request_accept)
 
     @property
     def elapsed(self) -> float | None:

@@ -13,6 +13,9 @@ The operator side is a private HOME (set as $HOME by the fixtures) whose ``~/.ss
 and ``ProxyCommand ip netns exec NS nc 127.0.0.1 22``, the way operators reach hosts behind a bastion. The host
 file says only ``target = "gpu-lab"``: everything else comes from ssh_config.
 
+The host's SGLang is ``Lab.version`` (the stand-in reads $MTPTUI_SIM_RELEASE): 0.5.12.post1, the mission's, for
+``lab``; ``lab_each`` runs a module's tests once per supported version, and its host files say that version.
+
 Setup and teardown are idempotent: a namespace left by a test run that died is deleted at the next start, and
 ``stop`` kills every process in the namespace by PID before deleting it. Needs root, iproute2 and netcat.
 """
@@ -109,6 +112,7 @@ class Lab:
 
     root: Path
     speed: str = "200"
+    version: str = "0.5.12.post1"
     ns: str = ""
     sshd: SSHD | None = None
 
@@ -153,7 +157,8 @@ class Lab:
         for path in (self.state, self.srv, self.bin, self.home / ".ssh"):
             path.mkdir(parents=True, exist_ok=True)
         env = host_env(self.state)
-        env.update(PATH=f"{self.bin}:{env['PATH']}", MTPTUI_SIM_SPEED=self.speed, HOME=str(self.root / "host-home"))
+        env.update(PATH=f"{self.bin}:{env['PATH']}", MTPTUI_SIM_SPEED=self.speed, MTPTUI_SIM_RELEASE=self.version,
+                   HOME=str(self.root / "host-home"))
         self.sshd = SSHD(self.root / "sshd", env=env, port=22, netns=self.ns, known_as=HOSTNAME)
         self.sshd.start()
         self._operator_home()
@@ -307,7 +312,8 @@ def lab_host_file(lab: Lab, path: Path, manager: str, model: str = MODEL) -> Lab
         server = {"manager": "process", "log_file": str(lab.srv / "sglang.log"),
                   "pid_file": str(lab.srv / "sglang.pid"), "workdir": str(lab.srv)}
         log = {"kind": "file", "path": str(lab.srv / "sglang.log")}
-    text = host_toml("lab", None, API_PORT, server, log, ssh={"target": ALIAS}, bind="0.0.0.0", model=model)
+    text = host_toml("lab", None, API_PORT, server, log, ssh={"target": ALIAS}, bind="0.0.0.0", model=model,
+                     version=lab.version)
     path.write_text(text)
     return LabHost(lab, path, manager)
 
@@ -337,17 +343,27 @@ def operator_env(lab: Lab) -> dict[str, str]:
     return {**env, "HOME": str(lab.home)}
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    """A lab host for the tests of one module."""
+def _lab(tmp_path_factory: pytest.TempPathFactory, version: str = "0.5.12.post1") -> Iterator[Lab]:
     missing = lab_missing()
     if missing:
         pytest.skip(missing)
-    lab = Lab(tmp_path_factory.mktemp("lab"))
+    lab = Lab(tmp_path_factory.mktemp("lab"), version=version)
     try:
         yield lab.start()
     finally:
         lab.stop()
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """A lab host for the tests of one module (SGLang 0.5.12.post1, the mission's)."""
+    yield from _lab(tmp_path_factory)
+
+
+@pytest.fixture(scope="module", params=["0.5.12.post1", "0.5.23"])
+def lab_each(request, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """A lab host per supported SGLang version (``lab_each.version``), for the tests of one module."""
+    yield from _lab(tmp_path_factory, request.param)
 
 
 def prepare_lab_host(lab: Lab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, manager: str,
@@ -371,6 +387,14 @@ def lab_systemd(lab: Lab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> It
 
 
 @pytest.fixture
+def lab_process_each(lab_each: Lab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[LabHost]:
+    """``lab_process`` on each supported SGLang version."""
+    host = prepare_lab_host(lab_each, tmp_path, monkeypatch, "process")
+    yield host
+    lab_each.reset()
+
+
+@pytest.fixture
 def lab_process(lab: Lab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[LabHost]:
     """The lab host with the bad redeploy started by hand (nohup, pid and log files); HOME is the operator's."""
     host = prepare_lab_host(lab, tmp_path, monkeypatch, "process")
@@ -378,5 +402,5 @@ def lab_process(lab: Lab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> It
     lab.reset()
 
 
-__all__ = ["ALIAS", "API_PORT", "HOSTNAME", "Lab", "LabHost", "PROFILES", "UNIT", "lab", "lab_host_file",
-           "lab_process", "lab_systemd", "operator_env", "prepare_lab_host", "start_server"]
+__all__ = ["ALIAS", "API_PORT", "HOSTNAME", "Lab", "LabHost", "PROFILES", "UNIT", "lab", "lab_each", "lab_host_file",
+           "lab_process", "lab_process_each", "lab_systemd", "operator_env", "prepare_lab_host", "start_server"]

@@ -1,4 +1,5 @@
-"""`mtptui sim`: the simulated SGLang server in the foreground, log on stdout."""
+"""`mtptui sim`: the simulated SGLang server in the foreground, logging where SGLang does (stderr; access lines
+on stdout)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,15 @@ from mtptui.errors import UserError
 NAME = "sim"
 DESCRIPTION = (
     "Run a simulated SGLang server (no GPU): it checks the SGLang command line like the real server, writes "
-    "the real startup and batch log of the chosen version to stdout, and serves SGLang's HTTP API. "
+    "the real startup and batch log of the chosen version to stderr (uvicorn access lines to stdout, as SGLang), "
+    "and serves that version's HTTP API. "
     "GET /sim/requests (not part of SGLang) lists each request's server-side truth."
 )
 
 
 def register(sub, parent) -> None:
-    p = add(sub, parent, NAME, "run the simulated SGLang server in the foreground, log on stdout", DESCRIPTION)
+    p = add(sub, parent, NAME, "run the simulated SGLang server in the foreground (log on stderr, like SGLang)",
+            DESCRIPTION)
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=None, help="port (default: the SGLang --port, else 30000)")
     p.add_argument("--seed", type=int, default=0, help="random seed for reproducible output")

@@ -1,7 +1,7 @@
 """Accept length beside the bench plot: the figure (live, then the run's own) and a sparkline of its values.
 
-Live values come per second from /metrics when the server counts verify steps there (newer SGLang), else
-per finished request from its own usage details; the run's figure replaces them at the end.
+Live values are the server's own as they arrive (its decode-log lines, or new values of its accept-length
+gauge), else each finished request's own (sglext); the run's figure, with its source, replaces them at the end.
 """
 
 from __future__ import annotations

@@ -32,13 +32,19 @@ def latency_table(summary: dict[str, Any]) -> Table:
     return table
 
 
-def figures_table(summary: dict[str, Any]) -> Table:
+def _accept(summary: dict[str, Any]) -> str:
     source = summary.get("accept_len_source")
+    if summary.get("accept_len") is None and summary.get("accept_len_note"):
+        return "— (none)"
+    return _num(summary.get("accept_len"), 2) + (f" ({source})" if source else "")
+
+
+def figures_table(summary: dict[str, Any]) -> Table:
     rows = (
         ("output tok/s", _num(summary.get("output_tok_s"))),
         ("per-request tok/s", _num(summary.get("request_tok_s"))),
         ("peak tok/s (1 s)", _num(summary.get("peak_output_tok_s"))),
-        ("accept length", _num(summary.get("accept_len"), 2) + (f" ({source})" if source else "")),
+        ("accept length", _accept(summary)),
         ("requests ok / failed", f"{summary.get('requests_ok', 0)} / {summary.get('requests_failed', 0)}"),
         ("tokens reasoning / content", f"{summary.get('reasoning_tokens', 0):,} / {summary.get('content_tokens', 0):,}"),
         ("duration", f"{_num(summary.get('duration_s'))} s"),
