@@ -45,7 +45,7 @@ class RestartPanel(Widget):
     @property
     def finished(self) -> bool:
         """The banner shows how a restart ended (and may be dismissed)."""
-        return self.view is not None and self.view.outcome is not None and not self.running
+        return self.view is not None and self.view.outcome is not None  # set by the finished message itself
 
     def dismiss(self) -> None:
         """Hide the banner of a finished restart (its outcome stays in the log and the notifications)."""
