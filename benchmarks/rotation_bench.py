@@ -2,7 +2,7 @@
 appends at 2,000 lines/s and rotates its log N times (copytruncate and rename alternately, like logrotate),
 with M of the rotations made while the SSH connection is down (every connection killed just before).
 
-    .venv/bin/python benchmarks/rotation_bench.py                                  # 120,000 lines, 40 rotations, 20 kills
+    .venv/bin/python benchmarks/rotation_bench.py                 # 120,000 lines, 40 rotations, 20 kills
     .venv/bin/python benchmarks/rotation_bench.py --lines 60000 --rotations 20 --kills 10
 
 It starts the tests' lab host (tests/lab: a network namespace with a real sshd, reached through the `gpu-lab`

@@ -104,8 +104,9 @@ async def chat(request: Request) -> Response:
 
 async def models(request: Request) -> Response:
     name = request.path_params["behaviour"]
-    if name == "long-id":
-        return JSONResponse({"object": "list", "data": [{"id": "m" * (2 << 20), "object": "model"}]})
+    if name.startswith("long-id"):  # long-id: 2 MiB; long-id-N: N characters
+        size = int(name.rpartition("-")[2]) if name[-1].isdigit() else 2 << 20
+        return JSONResponse({"object": "list", "data": [{"id": "m" * size, "object": "model"}]})
     if name == "huge-models":
         return JSONResponse({"object": "list", "data": [{"id": f"m{i}"} for i in range(2_000_000)]})
     if name == "id-object":
@@ -158,7 +159,7 @@ def serve_hostile() -> Iterator[Hostile]:
     import uvicorn
 
     port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app(), host="127.0.0.1", port=port, log_level="error", lifespan="off",
+    server = uvicorn.Server(uvicorn.Config(app(), host="127.0.0.1", port=port, log_level="critical", lifespan="off",
                                            timeout_graceful_shutdown=1))
     thread = threading.Thread(target=server.run, name="hostile-server", daemon=True)
     thread.start()
