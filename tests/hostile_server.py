@@ -121,7 +121,8 @@ async def server_info(request: Request) -> Response:
     if name == "odd-info":
         return JSONResponse({"version": {"v": 1}, "tp_size": [[[[1]]]], "model_path": "p" * 100_000,
                              "launch_command": "c" * (1 << 20)})
-    return JSONResponse({"version": "0.5.12.post1", "tp_size": 1, "model_path": "/models/hostile"})
+    return JSONResponse({"version": "0.5.12.post1", "tp_size": 1, "model_path": "/models/hostile",
+                         "speculative_algorithm": "EAGLE"})
 
 
 async def metrics(request: Request) -> Response:
