@@ -27,14 +27,13 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from httpx_sse._decoders import SSEDecoder  # noqa: E402
-
 from mtptui.bench.chunks import StreamRecord, apply_event  # noqa: E402
 from mtptui.bench.events import RequestDone  # noqa: E402
 from mtptui.bench.live import RateBins  # noqa: E402
 from mtptui.bench.load import LoadPlan  # noqa: E402
 from mtptui.bench.prompts import load_prompt_set  # noqa: E402
 from mtptui.bench.runner import BenchConfig, BenchRunner  # noqa: E402
+from mtptui.bench.sse import EventParser  # noqa: E402
 from mtptui.bench.tokens import TokenCounter  # noqa: E402
 from tests.simserver import profile_argv, profile_env, start_sim  # noqa: E402
 
@@ -93,15 +92,14 @@ def recorded_events(steps: int) -> list[str]:
 
 def offline(args: argparse.Namespace) -> None:
     events = recorded_events(200)
-    lines = [line for text in events for line in text.split("\n")]
     bins, repeats = RateBins(0.0, 1.0), max(1, args.replay // len(events))
     start = time.perf_counter()
     for _ in range(repeats):
-        record, decoder, counter = StreamRecord(start=0.0), SSEDecoder(), TokenCounter()
-        for line in lines:
-            sse = decoder.decode(line)
-            if sse is not None and (chunk := apply_event(record, sse.data, time.perf_counter())) is not None:
-                bins.add(chunk.t, counter.step(chunk))
+        record, parser, counter = StreamRecord(start=0.0), EventParser(), TokenCounter()
+        for text in events:
+            for sse in parser.feed(text):
+                if (chunk := apply_event(record, sse.data, time.perf_counter())) is not None:
+                    bins.add(chunk.t, counter.step(chunk))
     seconds = time.perf_counter() - start
     count = repeats * len(events)
     print(f"offline: parse path {1e6 * seconds / count:.1f} us per event ({count} events) -> "

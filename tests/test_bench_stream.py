@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 
-from httpx_sse._decoders import SSEDecoder
-
 from mtptui.bench.chunks import StreamRecord, apply_event
 from mtptui.bench.metrics import request_metrics
+from mtptui.bench.sse import EventParser
 
 
 def _chunk(delta: dict | None = None, usage: dict | None = None, finish: str | None = None, **extra) -> str:
@@ -44,12 +43,11 @@ RECORDED = [
 
 
 def replay(events: list[tuple[float, str]], start: float = 0.0) -> StreamRecord:
-    """Feed SSE text through httpx-sse's decoder, as the client does, with the given arrival times."""
-    record, decoder = StreamRecord(start=start), SSEDecoder()
+    """Feed SSE text through the client's event parser, as the client does, with the given arrival times."""
+    record, parser = StreamRecord(start=start), EventParser()
     for t, text in events:
-        for line in text.split("\n"):
-            sse = decoder.decode(line)
-            if sse is not None and sse.event in ("", "message"):
+        for sse in parser.feed(text):
+            if sse.event in ("", "message"):
                 apply_event(record, sse.data, t)
     return record
 

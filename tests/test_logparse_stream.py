@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mtptui.sglang.logparse import LogParser, parse_text
+from mtptui.sglang.logparse.splitter import MAX_LINE_CHARS, cut
 from mtptui.sglang.logparse.stream import MAX_TRACEBACK_LINES
 from tests.logparse_contract import ev
 
@@ -137,5 +138,5 @@ def test_ten_megabyte_line_in_chunks() -> None:
     for text, found in parser.close_lines():
         raw.append(len(text))
         events += found
-    assert raw == [len(P) + len(huge), len(DECODE), len(huge)]
+    assert raw == [len(cut(P + huge, MAX_LINE_CHARS)), len(DECODE), len(cut(huge, MAX_LINE_CHARS))]  # bounded heads
     assert [(e.kind, e.line) for e in events] == [("decode", 2)]

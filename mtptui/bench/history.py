@@ -20,6 +20,7 @@ from mtptui.errors import UserError
 from mtptui.secrets import open_private, private_dir
 
 FILE_NAME = "bench-history.jsonl"
+MAX_ENTRY_BYTES = 8 << 20  # a run of 10,000 requests is about 4 MB
 
 
 def history_path() -> Path:
@@ -34,12 +35,17 @@ def append_run(run: dict[str, Any], path: Path | None = None) -> dict[str, Any]:
     record["recorded_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
     record["class_key"] = class_key(run["fingerprint"])
     record["config_key"] = config_key(run["fingerprint"])
-    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    line = _line(record)
+    if len(line) > MAX_ENTRY_BYTES:
+        record.update(requests=[], timeline=[], trimmed=(
+            f"per-request results and timeline not stored: the record was {len(line):,} bytes, over "
+            f"{MAX_ENTRY_BYTES >> 20} MiB"))
+        line = _line(record)
     try:
         private_dir(path.parent)
         fd = open_private(path, os.O_WRONLY | os.O_APPEND)
         try:
-            os.write(fd, line.encode("utf-8"))
+            os.write(fd, line)
         finally:
             os.close(fd)
     except OSError as exc:
@@ -47,23 +53,34 @@ def append_run(run: dict[str, Any], path: Path | None = None) -> dict[str, Any]:
     return record
 
 
-def _lines(path: Path) -> Iterator[str]:
+def _line(record: dict[str, Any]) -> bytes:
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def _lines(path: Path) -> Iterator[bytes]:
+    """The history's lines; one over MAX_ENTRY_BYTES (an older version stored a server's 300 MB model id) is
+    skipped without being read whole."""
     try:
-        with path.open(encoding="utf-8") as handle:
-            yield from handle
+        with path.open("rb") as handle:
+            while line := handle.readline(MAX_ENTRY_BYTES + 1):
+                if len(line) <= MAX_ENTRY_BYTES:
+                    yield line
+                    continue
+                while line and not line.endswith(b"\n"):
+                    line = handle.readline(1 << 20)
     except FileNotFoundError:
         return
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise UserError(f"cannot read the benchmark history {path}: {exc}") from None
 
 
 def load_runs(path: Path | None = None) -> list[dict[str, Any]]:
-    """Every stored run, oldest first; a damaged line (e.g. a crash mid-write) is skipped."""
+    """Every stored run, oldest first; a damaged line (e.g. a crash mid-write) or an oversize one is skipped."""
     runs = []
     for line in _lines(path or history_path()):
         try:
             run = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(run, dict) and isinstance(run.get("fingerprint"), dict) and "summary" in run:
             run.setdefault("class_key", class_key(run["fingerprint"]))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mtptui.config.files import INPUT_FILE_LIMIT, read_bounded
 from mtptui.config.paths import config_home, shipped_config
 from mtptui.errors import ConfigError, UserError
 
@@ -70,11 +71,12 @@ def _set(name: str, raw: Any, source: str) -> PromptSet:
 
 def read_sets(path: Path) -> dict[str, PromptSet]:
     """Every prompt set in one TOML file (a file with only top-level `prompts` is one set named after it)."""
+    if not path.exists():
+        raise UserError(f"{path}: no such prompt file")
+    data = read_bounded(path, "prompt file", INPUT_FILE_LIMIT, UserError)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such prompt file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+        data = tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
         raise UserError(f"{path}: cannot read: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None

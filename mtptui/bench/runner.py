@@ -37,9 +37,22 @@ from mtptui.bench.tokens import TokenCounter
 from mtptui.bench.checks import run_warnings, usage_warnings
 
 
+DEADLINE_BASE_S = 120.0
+DEADLINE_PER_TOKEN_S = 0.25
+
+
+def default_deadline(max_tokens: int) -> float:
+    """Seconds one request may take in all: two minutes for queueing and prefill, then at least 4 tokens/s."""
+    return DEADLINE_BASE_S + DEADLINE_PER_TOKEN_S * max_tokens
+
+
 @dataclass(frozen=True)
 class BenchConfig:
-    """Everything a run needs. `target` names the host in history (defaults to the URL)."""
+    """Everything a run needs. `target` names the host in history (defaults to the URL).
+
+    `timeout` is the silence a request may meet, `deadline` the time it may take in all (None: the default
+    for `max_tokens`), so a trickling or endless stream ends too.
+    """
 
     url: str
     prompts: PromptSet
@@ -49,6 +62,7 @@ class BenchConfig:
     model: str | None = None
     target: str | None = None
     timeout: float | None = 300.0
+    deadline: float | None = None
     bin_s: float = 1.0
     tick_s: float = 0.25
     warmup_max_tokens: int = 32
@@ -95,14 +109,17 @@ class BenchRunner:
         """Run the benchmark and return its result; raises UserError if the server cannot be reached."""
         self._emit = on_event or (lambda event: None)
         cfg = self.config
-        async with ChatClient(cfg.url, concurrency=cfg.plan.concurrency, timeout=cfg.timeout,
+        deadline = cfg.deadline or default_deadline(cfg.max_tokens)
+        async with ChatClient(cfg.url, concurrency=cfg.plan.concurrency, timeout=cfg.timeout, deadline=deadline,
                               transport=self._transport) as client:
             server = await probe_server(client, cfg.model)
-            self._model = server.model or self._model
+            self._model = server.request_model
             fingerprint = make_fingerprint(target=cfg.target or cfg.url, url=cfg.url, server=server,
                                            sampling=cfg.sampling, prompts=cfg.prompts, plan=cfg.plan,
                                            max_tokens=cfg.max_tokens)
             self._emit(RunStarted(cfg.url, cfg.plan.requests, cfg.plan.warmup, cfg.plan.concurrency, fingerprint))
+            for note in server.notes:
+                self._notice(note)
             started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
             if self._log is not None:
                 await self._log.start()
@@ -127,7 +144,7 @@ class BenchRunner:
         seen: list[RequestMetrics] = []
 
         async def one(index: int) -> None:
-            seen.append(request_metrics(await client.stream(self._payload(index, max_tokens))))
+            seen.append(await self._request(client, self._payload(index, max_tokens)))
             self._emit(RequestDone(index, self.config.prompts.cycle(index).name, True, seen[-1]))
 
         await fire(plan.warmup, plan.concurrency, [0.0] * plan.warmup, one)
@@ -160,15 +177,20 @@ class BenchRunner:
         evidence = await self._evidence(client, server, before, after, (origin, end))
         return self._result(state, end - origin, fingerprint, server, evidence)
 
+    @staticmethod
+    async def _request(client: ChatClient, payload: dict, on_chunk=None) -> RequestMetrics:
+        """One request's metrics; whatever goes wrong fails this request only (warm-up and measured alike)."""
+        try:
+            return request_metrics(await client.stream(payload, on_chunk))
+        except Exception as exc:  # noqa: BLE001 - one request's bug must not end the run
+            return RequestMetrics(ok=False, error=f"client error: {type(exc).__name__}")
+
     async def _one(self, client: ChatClient, state: _Measured, index: int) -> None:
         counter = TokenCounter()
         state.progress.in_flight += 1
         try:
-            record = await client.stream(self._payload(index, self.config.max_tokens),
-                                         lambda chunk: state.bins.add(chunk.t, counter.step(chunk)))
-            metrics = request_metrics(record)
-        except Exception as exc:  # noqa: BLE001 - one request's bug must not end the run
-            metrics = RequestMetrics(ok=False, error=f"client error: {exc!r}")
+            metrics = await self._request(client, self._payload(index, self.config.max_tokens),
+                                          lambda chunk: state.bins.add(chunk.t, counter.step(chunk)))
         finally:
             state.progress.in_flight -= 1
         state.progress.finished += 1

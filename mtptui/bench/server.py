@@ -7,7 +7,8 @@ from typing import Any
 
 import httpx
 
-from mtptui.bench.client import ChatClient, describe_http_error
+from mtptui.bench.bounds import COMMAND_CHARS, bounded_value, model_name, text_or_none
+from mtptui.bench.client import ChatClient, ResponseTooLarge, describe_http_error
 from mtptui.errors import UserError
 
 # Resolved server args that decide speed; recorded in the fingerprint and shown when two runs differ.
@@ -22,12 +23,14 @@ KEY_ARGS = (
 
 @dataclass
 class ServerInfo:
-    """The facts of the server a run measured."""
+    """The facts of the server a run measured, within bounds (mtptui.bench.bounds); ``notes`` says what was cut."""
 
     version: str | None = None
     model: str | None = None
     launch_flags: dict[str, Any] = field(default_factory=dict)
     launch_command: str | None = None
+    request_model: str = "default"
+    notes: list[str] = field(default_factory=list)
 
     @property
     def speculative(self) -> bool:
@@ -38,15 +41,19 @@ def _unreachable(url: str, exc: httpx.HTTPError) -> UserError:
     return UserError(f"cannot reach the server at {url}: {describe_http_error(exc, None)}")
 
 
-async def _first_json(client: ChatClient, *paths: str) -> dict[str, Any] | None:
+async def _first_json(client: ChatClient, notes: list[str], *paths: str) -> dict[str, Any] | None:
     for path in paths:
-        status, body = await client.get_json(path)
+        try:
+            status, body = await client.get_json(path)
+        except ResponseTooLarge as exc:
+            notes.append(str(exc))
+            continue
         if status == 200 and isinstance(body, dict):
             return body
     return None
 
 
-def _model_from(models: dict[str, Any] | None) -> str | None:
+def _model_from(models: dict[str, Any] | None) -> Any:
     data = (models or {}).get("data")
     if isinstance(data, list) and data and isinstance(data[0], dict):
         return data[0].get("id")
@@ -54,10 +61,9 @@ def _model_from(models: dict[str, Any] | None) -> str | None:
 
 
 def _info_from(raw: dict[str, Any]) -> ServerInfo:
-    flags = {key: raw[key] for key in KEY_ARGS if key in raw}
-    command = raw.get("launch_command")
-    return ServerInfo(version=raw.get("version"), launch_flags=flags,
-                      launch_command=command if isinstance(command, str) else None)
+    flags = {key: bounded_value(raw[key]) for key in KEY_ARGS if key in raw}
+    return ServerInfo(version=text_or_none(raw.get("version")), launch_flags=flags,
+                      launch_command=text_or_none(raw.get("launch_command"), COMMAND_CHARS))
 
 
 async def server_accept_len(client: ChatClient) -> float | None:
@@ -77,12 +83,14 @@ async def probe_server(client: ChatClient, model: str | None = None) -> ServerIn
 
     An unreachable server is a UserError (one sentence, exit 1); a server without these endpoints still runs.
     """
+    notes: list[str] = []
     try:
-        raw = await _first_json(client, "/server_info", "/get_server_info")
-        models = await _first_json(client, "/v1/models")
+        raw = await _first_json(client, notes, "/server_info", "/get_server_info") or {}
+        models = await _first_json(client, notes, "/v1/models")
     except httpx.HTTPError as exc:
         raise _unreachable(client.base_url, exc) from None
-    info = _info_from(raw or {})
-    info.model = model or _model_from(models) or info.launch_flags.get("served_model_name") \
-        or info.launch_flags.get("model_path") or "default"
+    info = _info_from(raw)
+    name, note = model_name(model, _model_from(models), raw.get("served_model_name"), raw.get("model_path"))
+    info.model, info.notes = name or "default", notes + ([note] if note else [])
+    info.request_model = name if name and note is None else "default"
     return info

@@ -12,7 +12,8 @@ import tomli_w
 from pydantic import ValidationError
 
 from mtptui.config.models import HostConfig
-from mtptui.config.paths import search_path
+from mtptui.config.files import HOST_FILE_LIMIT, read_bounded
+from mtptui.config.paths import named_files, search_groups, search_path
 from mtptui.errors import ConfigError
 
 
@@ -91,13 +92,12 @@ def parse_host(text: str, source: str = "<string>") -> HostConfig:
 
 
 def load_host_file(path: str | os.PathLike[str]) -> HostConfig:
-    """Read one host file; every failure is a ConfigError naming the file."""
+    """Read one host file; every failure (no regular file, over 1 MiB, not UTF-8) is a ConfigError naming it."""
     path = Path(path)
+    data = read_bounded(path, "host file", HOST_FILE_LIMIT)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     return parse_host(text, str(path))
 
@@ -132,18 +132,29 @@ def list_hosts(config_file: str | None = None) -> tuple[list[tuple[Path, HostCon
     return list(hosts.values()), errors
 
 
+def _own_file_first(files: list[Path], name: str) -> list[Path]:
+    return sorted(files, key=lambda path: path.stem != name)
+
+
 def find_host(name: str, config_file: str | None = None) -> tuple[Path, HostConfig]:
-    """The host called ``name``, searched in lookup order; a broken candidate file is reported."""
-    files = search_path(config_file)
-    for path in files:
-        if path.stem == name:  # a file named after the host: its errors are the user's errors
-            host = load_host_file(path)
-        else:
-            try:
+    """The host called ``name``, searched in lookup order; a broken candidate file is reported.
+
+    Within each place searched (--config, MTPTUI_CONFIG, a hosts directory), the file named after the host
+    (``NAME.toml``) is read first, and when it defines the host no other file is read.
+    """
+    searched: list[Path] = []
+    named = named_files(config_file)
+    for files in search_groups(config_file):
+        searched += files
+        for path in _own_file_first(files, name):
+            if path.stem == name or path in named:  # the host's own file or one named: its errors are the user's
                 host = load_host_file(path)
-            except ConfigError:
-                continue
-        if host.name == name:
-            return path, host
-    searched = ", ".join(str(p) for p in files) or "no host files found"
-    raise ConfigError(f"unknown host {name!r}: no host file defines it (searched: {searched})")
+            else:
+                try:
+                    host = load_host_file(path)
+                except ConfigError:
+                    continue
+            if host.name == name:
+                return path, host
+    where = ", ".join(str(p) for p in searched) or "no host files found"
+    raise ConfigError(f"unknown host {name!r}: no host file defines it (searched: {where})")

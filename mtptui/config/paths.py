@@ -35,21 +35,28 @@ def _toml_files(path: Path) -> list[Path]:
     return [path]
 
 
-def search_path(config_file: str | os.PathLike[str] | None = None) -> list[Path]:
-    """Host files in lookup order: --config, MTPTUI_CONFIG, XDG hosts/, the repo's configs/.
+def search_groups(config_file: str | os.PathLike[str] | None = None) -> list[list[Path]]:
+    """Host files in lookup order, one list per place searched: --config, MTPTUI_CONFIG, XDG hosts/, configs/.
 
     --config and MTPTUI_CONFIG may name a file or a directory of ``*.toml``; a named file
     that does not exist stays in the list so that loading it reports the mistake.
     """
     explicit = [Path(p).expanduser() for p in (config_file, os.environ.get("MTPTUI_CONFIG")) if p]
-    implicit = [config_home() / "hosts", repo_configs()]
-    files: list[Path] = []
-    for source in explicit:
-        files.extend(_toml_files(source))
-    for source in implicit:
-        if source is not None and source.is_dir():
-            files.extend(_toml_files(source))
-    return [f for f in files if f.name != "prompts.toml"]
+    implicit = [source for source in (config_home() / "hosts", repo_configs())
+                if source is not None and source.is_dir()]
+    groups = [[f for f in _toml_files(source) if f.name != "prompts.toml"] for source in explicit + implicit]
+    return [group for group in groups if group]
+
+
+def named_files(config_file: str | os.PathLike[str] | None = None) -> set[Path]:
+    """The host files the user named (--config or MTPTUI_CONFIG naming a file, not a directory)."""
+    explicit = [Path(p).expanduser() for p in (config_file, os.environ.get("MTPTUI_CONFIG")) if p]
+    return {path for path in explicit if not path.is_dir()}
+
+
+def search_path(config_file: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Every host file of ``search_groups``, in lookup order."""
+    return [path for group in search_groups(config_file) for path in group]
 
 
 def shipped_config(name: str) -> Path:

@@ -91,11 +91,12 @@ def bench_config(request: BenchRequest) -> "BenchConfig":
     from mtptui.bench.load import LoadPlan
     from mtptui.bench.payload import Sampling
     from mtptui.bench.prompts import load_prompt_set
-    from mtptui.bench.runner import BenchConfig
+    from mtptui.bench.runner import BenchConfig, default_deadline
 
     plan = LoadPlan(requests=request.requests, concurrency=request.concurrency, warmup=request.warmup)
     return BenchConfig(url="", prompts=load_prompt_set(request.prompts), plan=plan, max_tokens=request.max_tokens,
-                       sampling=Sampling(temperature=0.0), timeout=TIMEOUT_S)
+                       sampling=Sampling(temperature=0.0), timeout=TIMEOUT_S,
+                       deadline=default_deadline(request.max_tokens))
 
 
 def model_mismatch(target: ApiTarget, run: dict[str, Any]) -> str | None:

@@ -10,22 +10,31 @@ a follow never does, so the per-entry cursor of the JSON output is what makes th
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Union
 
 from mtptui.remote.shell import Command
 
-# Runs on the host: argv = PATH INODE OFFSET TAIL_LINES WAIT. Frames: b"INODE OFFSET LENGTH\n" + LENGTH bytes.
+# Runs on the host: argv = PATH INODE OFFSET TAIL_LINES WAIT [MARK]. Frames: b"INODE OFFSET LENGTH\n" + LENGTH bytes.
 # INODE 0 means "no position yet": start TAIL_LINES lines before the end (-1: at OFFSET). An empty frame every
 # 2 s of quiet is a heartbeat: writing to a connection that died ends the reader (SIGPIPE) instead of leaking it.
 # A file missing at the start ends the reader with NO_SUCH_FILE, unless WAIT is 1 (a restart creates it).
+# MARK (hex) is the last bytes before OFFSET: the file at PATH holds the position only if it holds them there.
+# Rotation: a file is read to its end before the reader moves on. Renamed away (logrotate's create), it is still
+# open, or found again by its inode; truncated in place (copytruncate, or a size that shrank), its rest is in the
+# copy beside it (NAME*), found by MARK. Such a rest is framed with the copy's inode at the same offset (the log
+# goes on, it is not a new file). After a rotated file, the next one is the rotated file modified next (two
+# rotations while the connection was down), else the file at PATH, each from 0.
 NO_SUCH_FILE = 66
+MARK_BYTES = 64  # as in FILE_READER
 FILE_READER = r"""
-import os, sys, time
+import os, stat, sys, time
 path, ino, off, tail = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+mark = bytes.fromhex(sys.argv[6]) if len(sys.argv) > 6 else b""
 if sys.argv[5:6] != ["1"] and not os.path.exists(path):
     sys.stderr.write("no such file: %s\n" % path)
     sys.exit(66)
+folder, base = os.path.split(path)
 out = sys.stdout.buffer
 def frame(data=b""):
     out.write(b"%d %d %d\n" % (ino, off, len(data)) + data)
@@ -45,39 +54,102 @@ def start_of_last(f, size, n):
                 if found == n:
                     return pos + i + 1
     return 0
-f, idle = None, 0
+def holds(f):
+    if os.fstat(f.fileno()).st_size < off:
+        return False
+    return not mark or os.pread(f.fileno(), len(mark), off - len(mark)) == mark
+def rotated():
+    for entry in os.scandir(folder or "."):
+        try:
+            st = entry.stat(follow_symlinks=False)
+            if entry.name != base and entry.name.startswith(base) and stat.S_ISREG(st.st_mode):
+                yield entry.path, st
+        except OSError:
+            pass
+def rest():
+    best = newest = None
+    for name, st in rotated():
+        if st.st_ino != ino and not (mark and (newest is None or st.st_mtime_ns > newest)):
+            continue
+        try:
+            f = open(name, "rb")
+        except OSError:
+            continue
+        if not holds(f):
+            f.close()
+            continue
+        if best:
+            best.close()
+        best, newest = f, st.st_mtime_ns
+        if st.st_ino == ino:
+            break
+    return best
+def after(done):
+    later = [(st.st_mtime_ns, name) for name, st in rotated() if st.st_mtime_ns > done.st_mtime_ns and st.st_ino != done.st_ino]
+    for _, name in sorted(later):
+        try:
+            return open(name, "rb")
+        except OSError:
+            pass
+    return None
+def reopen():
+    global ino, off, mark
+    try:
+        f = open(path, "rb")
+    except OSError:
+        return None, False
+    st = os.fstat(f.fileno())
+    if ino == 0:
+        if tail >= 0:
+            off = start_of_last(f, st.st_size, tail) if tail > 0 else st.st_size
+        ino = st.st_ino
+        mark = os.pread(f.fileno(), min(off, 64), off - min(off, 64))
+        return f, False
+    if st.st_ino == ino and holds(f):
+        return f, False
+    old = rest() if ino > 0 else None
+    if old:
+        f.close()
+        ino = os.fstat(old.fileno()).st_ino
+        return old, True
+    ino, off, mark = st.st_ino, 0, b""
+    return f, False
+f, rotated_away, idle = None, False, 0
 while True:
     if f is None:
-        try:
-            f = open(path, "rb")
-        except OSError:
+        f, rotated_away = reopen()
+        if f is None:
             time.sleep(0.2)
             continue
-        st = os.fstat(f.fileno())
-        if st.st_ino != ino:
-            if ino == 0 and tail >= 0:
-                off = start_of_last(f, st.st_size, tail) if tail > 0 else st.st_size
-            elif ino != 0:
-                off = 0
-            ino = st.st_ino
         frame()
-    if os.fstat(f.fileno()).st_size < off:
-        off = 0
-        frame()
+    try:
+        moved = rotated_away or os.stat(path).st_ino != ino
+    except OSError:
+        moved = False
     f.seek(off)
     data = f.read(65536)
+    if not rotated_away and not holds(f):
+        old = rest()
+        if old:
+            f.close()
+            f, rotated_away, ino = old, True, os.fstat(old.fileno()).st_ino
+        else:
+            off, mark = 0, b""
+        frame()
+        continue
     if data:
         frame(data)
         off += len(data)
+        mark = (mark + data[-64:])[-64:]
         idle = 0
         continue
-    try:
-        moved = os.stat(path).st_ino != ino
-    except OSError:
-        moved = False
     if moved:
+        nxt = after(os.fstat(f.fileno()))
         f.close()
-        f, ino, off = None, -1, 0
+        f, ino, off, mark = nxt, -1, 0, b""
+        if nxt:
+            rotated_away, ino = True, os.fstat(nxt.fileno()).st_ino
+            frame()
         continue
     idle += 1
     if idle % 20 == 0:
@@ -88,10 +160,11 @@ while True:
 
 @dataclass(frozen=True)
 class FilePosition:
-    """Byte offset in one file (identified by inode)."""
+    """Byte offset in one file (identified by inode); ``mark`` is the file's last bytes before it, when known."""
 
     inode: int
     offset: int
+    mark: bytes = field(default=b"", compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -152,10 +225,16 @@ class FrameDecoder:
                 break
             payload = bytes(self.buffer[newline + 1:end])
             del self.buffer[:end]
-            reset = self.expected is not None and (inode, offset) != (self.expected.inode, self.expected.offset)
-            self.expected = FilePosition(inode, offset + length)
-            chunks.append(LogChunk(payload, self.expected, reset))
+            chunks.append(self._chunk(inode, offset, payload))
         return chunks
+
+    def _chunk(self, inode: int, offset: int, payload: bytes) -> LogChunk:
+        """A frame at the expected offset continues the log, even in another inode (a rotated file's rest)."""
+        expected = self.expected
+        follows = expected is not None and offset == expected.offset
+        mark = (expected.mark + payload[-MARK_BYTES:])[-MARK_BYTES:] if follows else payload[-MARK_BYTES:]
+        self.expected = FilePosition(inode, offset + len(payload), mark)
+        return LogChunk(payload, self.expected, reset=expected is not None and not follows)
 
 
 class JournalDecoder:
@@ -201,9 +280,10 @@ class FileLog:
     def command(self, position: LogPosition, start: Start, wait: bool = False) -> Command:
         """The reader; ``wait`` waits for a missing file instead of ending with NO_SUCH_FILE."""
         inode, offset = (position.inode, position.offset) if isinstance(position, FilePosition) else (0, 0)
+        mark = position.mark.hex() if isinstance(position, FilePosition) and position.mark else None
         tail = -1 if position is not None or start.lines is None else start.lines
-        return Command.of([self.python, "-c", FILE_READER, self.path, inode, offset, tail, int(wait)],
-                          f"follow {self.path}")
+        words = [self.python, "-c", FILE_READER, self.path, inode, offset, tail, int(wait)]
+        return Command.of(words + ([mark] if mark else []), f"follow {self.path}")
 
     def decoder(self, position: LogPosition) -> FrameDecoder:
         return FrameDecoder(position if isinstance(position, FilePosition) else None)

@@ -12,6 +12,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple
 
+from mtptui.sglang.logparse.splitter import cut
+
 INFO, WARNING, ERROR = 0, 1, 2
 MAX_LINE_CHARS = 10_000  # longer lines are cut when stored: one 1 MB line must not defeat the bound
 
@@ -46,7 +48,8 @@ class LineFilter:
 
 
 def _cut(text: str) -> str:
-    return f"{text[:MAX_LINE_CHARS]} … [{len(text) - MAX_LINE_CHARS:,} more chars not kept]"
+    """The head of a long line; the count covers what the parser's splitter dropped before."""
+    return cut(text, MAX_LINE_CHARS)
 
 
 class LogBuffer:

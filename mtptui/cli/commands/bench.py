@@ -36,6 +36,8 @@ def register(sub, parent) -> None:
     p.add_argument("--model", metavar="NAME", default=None, help="model name to send (default: the server's)")
     p.add_argument("--repeat", metavar="K", type=int, default=1, help="run K times: the spread is the run-to-run noise")
     p.add_argument("--timeout", metavar="S", type=float, default=300.0, help="seconds without data before a request fails")
+    p.add_argument("--deadline", metavar="S", type=float, default=None,
+                   help="seconds a request may take in all (default: 120 + 0.25 per max token)")
     p.add_argument("--no-history", action="store_true", help="do not record this run")
     p.add_argument("--compare", action="store_true", help="show the baseline and the flags that differ")
     p.set_defaults(run=run)
@@ -44,7 +46,8 @@ def register(sub, parent) -> None:
 def _check_numbers(args: argparse.Namespace) -> None:
     checks = [(args.concurrency >= 1, "--concurrency"), (args.requests is None or args.requests >= 1, "--requests"),
               (args.max_tokens >= 1, "--max-tokens"), (args.warmup >= 0, "--warmup"), (args.repeat >= 1, "--repeat"),
-              (args.rate is None or args.rate > 0, "--rate"), (args.timeout > 0, "--timeout")]
+              (args.rate is None or args.rate > 0, "--rate"), (args.timeout > 0, "--timeout"),
+              (args.deadline is None or args.deadline > 0, "--deadline")]
     for good, flag in checks:
         if not good:
             raise UserError(f"{flag} must be positive")
@@ -80,7 +83,7 @@ def _config(args: argparse.Namespace):
     sampling = Sampling(temperature=args.temperature, top_p=args.top_p, ignore_eos=args.ignore_eos,
                         enable_thinking=False if args.no_thinking else None)
     return BenchConfig(url="", prompts=load_prompt_set(args.prompts), plan=plan, max_tokens=args.max_tokens,
-                       sampling=sampling, model=args.model, timeout=args.timeout)
+                       sampling=sampling, model=args.model, timeout=args.timeout, deadline=args.deadline)
 
 
 class _Bars:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from itertools import islice
 
 from mtptui.sglang.flags.resolve import Match, match_option
 from mtptui.sglang.flags.rules import Finding
@@ -19,7 +20,7 @@ def value_words(argv: list[str], index: int) -> list[str]:
     if "=" in argv[index]:
         return [argv[index].split("=", 1)[1]]
     values = []
-    for word in argv[index + 1:]:
+    for word in islice(argv, index + 1, None):  # not argv[index + 1:]: a copy per option is quadratic
         if word.startswith("-") and not _negative_number(word):
             break
         values.append(word)

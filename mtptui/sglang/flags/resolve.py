@@ -15,6 +15,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any, Callable
 
+from mtptui.sglang.flags.argv_parts import parse_in_parts
 from mtptui.sglang.flags.errors import FlagError
 from mtptui.sglang.flags.table import PROG, FlagSpec, FlagTable, load_table
 
@@ -126,7 +127,7 @@ def build_parser(version: str) -> argparse.ArgumentParser:
 
 def parse_values(argv: list[str], version: str) -> dict[str, Any]:
     """The options ``argv`` sets, by primary name, typed; raises FlagError with argparse's message."""
-    namespace = build_parser(version).parse_args(list(argv))
+    namespace = parse_in_parts(build_parser(version), list(argv))
     values = vars(namespace)
     for name, value in values.items():
         if value is None:  # nargs="?" given without a value

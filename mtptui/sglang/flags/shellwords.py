@@ -15,6 +15,8 @@ REDIRECTIONS = frozenset({"<", ">", ">>", ">&", "<&", "&>", "&>>", ">|", "<<", "
 _OPERATORS = sorted(SEPARATORS | REDIRECTIONS, key=len, reverse=True)
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _DOUBLE_ESCAPES = '$`"\\\n'
+_OPERATOR_CHARS = frozenset("".join(_OPERATORS))
+_PLAIN_RUN = re.compile(r"[^\s\\'\"#;&|()<>]+")  # characters that are just part of a word
 
 
 @dataclass(frozen=True)
@@ -29,16 +31,20 @@ class Token:
 class _Word:
     def __init__(self) -> None:
         self.chars: list[str] = []
-        self.plain = ""  # the unquoted, unescaped prefix
+        self.plain_parts: list[str] = []  # the unquoted, unescaped prefix (a list: a long word stays linear)
         self.quoted = False
         self.started = False
+
+    @property
+    def plain(self) -> str:
+        return "".join(self.plain_parts)
 
     def add(self, text: str, quoted: bool) -> None:
         self.started = True
         if quoted:
             self.quoted = True
         elif not self.quoted:
-            self.plain += text
+            self.plain_parts.append(text)
         self.chars.append(text)
 
     def token(self) -> Token:
@@ -119,14 +125,16 @@ class _Lexer:
         elif char == "#" and not self.word.started:
             end = self.text.find("\n", self.i)
             self.i = len(self.text) if end < 0 else end
-        elif (op := _operator(self.text, self.i)) is not None:
+        elif char in _OPERATOR_CHARS and (op := _operator(self.text, self.i)) is not None:
             self.operator(op)
         elif char in " \t\r":
             self.flush()
             self.i += 1
         else:
-            self.word.add(char, quoted=False)
-            self.i += 1
+            run = _PLAIN_RUN.match(self.text, self.i)
+            text = run.group() if run else char
+            self.word.add(text, quoted=False)
+            self.i += len(text)
 
 
 def tokenize(text: str) -> list[Token]:

@@ -21,10 +21,10 @@ def load_source(spec: str, version: str | None = None, config_file: str | None =
     DEFAULT_VERSION for files.
     """
     path = Path(spec).expanduser()
-    if path.is_file():
+    if path.exists():
         return _from_file(path, None, version)
     head, sep, profile = spec.rpartition(":")
-    if sep and head and Path(head).expanduser().is_file():
+    if sep and head and Path(head).expanduser().exists() and not Path(head).expanduser().is_dir():
         return _from_file(Path(head).expanduser(), profile, version)
     if sep and head and profile and "/" not in head:
         return _from_host(head, profile, version, config_file)
@@ -48,10 +48,9 @@ def _labelled(label: str, build):
 
 
 def _read(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    from mtptui.config.files import INPUT_FILE_LIMIT, read_bounded
+
+    return read_bounded(path, "file to compare", INPUT_FILE_LIMIT, UserError)
 
 
 def _from_file(path: Path, profile: str | None, version: str | None) -> tuple[str, FlagSet]:
