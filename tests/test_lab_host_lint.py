@@ -117,7 +117,7 @@ def test_a_host_newer_than_its_host_file_or_the_tables_is_judged_by_its_own_sgla
                                         "the server's interpreter)"),
     # a server started from a login shell imports what the shell's PYTHONPATH puts first: the lab's stand-in sglang
     ("process", "0.5.12.post1", "on lab cannot import SGLang (ModuleNotFoundError: No module named 'sglang.srt')"),
-])
+], ids=["no-sglang", "no-python", "shadowed-by-the-login-pythonpath"])
 def test_without_sglang_the_offline_table_judges_and_says_why(host_lab, tmp_path, manager, python, why):
     python = str(ensure(python)) if python == "0.5.12.post1" else python
     host = host_file(host_lab, tmp_path, python, manager=manager)
