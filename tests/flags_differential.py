@@ -21,7 +21,6 @@ from tests.sglang_standins.venv import ensure
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNER = ROOT / "mtptui" / "sglang" / "flags" / "sglang_runner.py"
-STANDINS = ROOT / "tests" / "sglang_standins"
 SPEC_FIELDS = {"speculative_algorithm": "--speculative-algorithm", "speculative_num_steps": "--speculative-num-steps",
                "speculative_eagle_topk": "--speculative-eagle-topk",
                "speculative_num_draft_tokens": "--speculative-num-draft-tokens",
@@ -30,7 +29,7 @@ SPEC_FIELDS = {"speculative_algorithm": "--speculative-algorithm", "speculative_
 
 def _run(python: Path, cases: list[Case], timeout: float) -> list[dict]:
     lines = "".join(json.dumps({"argv": list(c.argv), "env": c.env}) + "\n" for c in cases)
-    done = subprocess.run([str(python), str(RUNNER), "--standins", str(STANDINS), "--batch"], input=lines,
+    done = subprocess.run([str(python), str(RUNNER), "--batch"], input=lines,
                           capture_output=True, text=True, timeout=timeout, cwd="/",
                           env={**os.environ, "COLUMNS": "100"})
     verdicts = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]

@@ -73,13 +73,28 @@ def test_warnings_alone_exit_0() -> None:
 
 @pytest.mark.parametrize("args, message", [
     (["--version", "9.9", "--", "--port", "1"], "unknown SGLang version '9.9'"),
-    ([], "give the SGLang arguments after --"),
+    ([], "give a host or the SGLang arguments after --"),
     (["--", "ls", "-l"], "'ls' is neither an SGLang option"),
+    (["ct129", "--bogus"], "unexpected '--bogus' after the host; usage: mtptui flags lint HOST [--profile P]"),
+    (["--version", "0.5.23", "ct129"], "--version is for SGLang arguments: with a host, the host's SGLang says"),
+    (["--profile", "restored", "--", "--port", "1"], "--profile names a profile of a host"),
 ])
 def test_bad_input_is_one_sentence(args: list[str], message: str) -> None:
     result = lint(*args)
     assert result.returncode == 1 and message in result.stderr
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_a_word_that_is_neither_a_host_nor_a_command_is_one_sentence() -> None:
+    result = lint("ls", "-l")
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith("mtptui: 'ls' is neither a configured host nor an SGLang option or launch command")
+
+
+def test_json_states_the_offline_table_as_its_source() -> None:
+    data = json.loads(lint("--version", "0.5.23", "--json", "--", "--model", "/m/llama").stdout)
+    assert data["source"] == {"kind": "offline", "sglang_version": "0.5.23", "host": None, "reason": None,
+                              "gpus": None}
 
 
 @pytest.mark.parametrize("args, expected", [

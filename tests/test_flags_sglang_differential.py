@@ -1,9 +1,10 @@
 """`flags lint` against SGLang's own argument stage, run from the published wheels (differential test).
 
-SGLang runs in a venv per release built from its wheel with stand-ins for its GPU dependencies
-(tests/sglang_standins; built on first use, cached outside the repository). Every generated launch command
-(tests/flags_corpus.py) must get the same verdict from lint: accepted or not, the first exception (class and
-text), and the resolved speculative values. What cannot be known offline is counted apart (OFFLINE).
+SGLang runs in a venv per release built from its wheel (tests/sglang_standins/venv.py: built on first use,
+cached outside the repository), with the runner's stand-ins for its GPU dependencies
+(mtptui/sglang/flags/sglang_standins.py). Every generated launch command (tests/flags_corpus.py) must get the
+same verdict from lint: accepted or not, the first exception (class and text), and the resolved speculative
+values. What cannot be known offline is counted apart (OFFLINE).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import subprocess
 import pytest
 
 from tests.flags_corpus import HYBRID, arch, corpus, write_models
-from tests.flags_differential import RUNNER, STANDINS, disagreement, lint_verdict, sglang_verdicts
+from tests.flags_differential import RUNNER, disagreement, lint_verdict, sglang_verdicts
 from tests.sglang_standins.venv import VERSIONS, ensure
 
 pytestmark = pytest.mark.sglang
@@ -89,7 +90,7 @@ def test_the_mission_commands_as_sglang_resolves_them(judged) -> None:
 def test_runner_gives_one_verdict_for_one_command(models) -> None:
     """The runner as a host would call it: arguments after --, one JSON object on stdout."""
     argv = ["--model-path", str(models / HYBRID), "--tp", "2", "--speculative-algorithm", "NEXTN"]
-    done = subprocess.run([str(ensure("0.5.12.post1")), str(RUNNER), "--standins", str(STANDINS), "--", *argv],
+    done = subprocess.run([str(ensure("0.5.12.post1")), str(RUNNER), "--", *argv],
                           capture_output=True, text=True, timeout=300, cwd="/")
     verdict = json.loads(done.stdout)
     assert done.returncode == 0 and verdict["sglang_version"] == "0.5.12.post1"

@@ -3,7 +3,9 @@
 ``plan_restart`` only reads the host. ``RestartPlan`` lists the commands that apply the profile (systemd:
 back up and write the unit atomically, daemon-reload, restart; process: stop the process group, relaunch),
 the command run once the server is ready (systemd: enable), and what a rollback goes back to. A dry run
-prints exactly these commands; mtptui.ops.restart_run executes them.
+prints exactly these commands; mtptui.ops.restart_run executes them. The lint is the verdict of the SGLang
+installed on the host when it can give one (mtptui.ops.host_lint: a few seconds, read-only), else the offline
+table's; ``lint_source`` says which, and why not the host.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from mtptui.remote.process import stop_group_command
 from mtptui.remote.shell import Command
 from mtptui.remote.systemd import SystemdManager, backup_path
 from mtptui.secrets import mask_flagset
-from mtptui.sglang.flags import Diff, Finding, FlagSet, diff_flagsets, lint_flagset, render_argv
+from mtptui.sglang.flags import Diff, Finding, FlagSet, diff_flagsets, render_argv
 from mtptui.sglang.flags.command import find_entry
+from mtptui.sglang.flags.verdict import LintSource, LintVerdict
 
 
 STOP_TIMEOUT_S = 30.0
@@ -65,6 +68,12 @@ class RestartPlan:
     new_unit: str | None = None
     notes: list[str] = field(default_factory=list)
     shown_unit: str | None = None  # new_unit with secret values masked: what the plan prints
+    lint_source: LintSource | None = None  # who judged ``findings``; None: the offline table of the target's version
+    lint_notes: list[str] = field(default_factory=list)
+
+    @property
+    def judged_by(self) -> LintSource:
+        return self.lint_source or LintSource("offline", self.target.version)
 
     @property
     def blocking(self) -> list[Finding]:
@@ -78,6 +87,7 @@ class RestartPlan:
     def to_json(self) -> dict[str, object]:
         return {"host": self.host, "profile": self.profile, "manager": self.manager, "diff": self.diff.to_json() if self.diff else None,
                 "findings": [f.to_dict() for f in self.findings], "notes": list(self.notes),
+                "lint_source": self.judged_by.to_json(), "lint_notes": list(self.lint_notes),
                 "steps": [{"step": s.step, "what": s.command.what, "command": s.command.shown} for s in self.steps],
                 "after_ready": [{"step": s.step, "what": s.command.what, "command": s.command.shown}
                                 for s in self.finish],
@@ -106,8 +116,16 @@ def _entry_from(profile, target: FlagSet, current: FlagSet | None) -> None:
         target.entry = current.entry
 
 
-def _lint(target: FlagSet) -> list[Finding]:
-    return lint_flagset(target)
+async def _lint(session, target: FlagSet) -> LintVerdict:
+    """The target judged by the host's SGLang, in the interpreter the restart will run (or the offline table)."""
+    from mtptui.ops.host_lint import lint_on_host
+
+    return await lint_on_host(session, render_argv(target), target.env, target.python)
+
+
+def _with_lint(plan: RestartPlan, verdict: LintVerdict) -> RestartPlan:
+    plan.findings, plan.lint_source, plan.lint_notes = verdict.findings, verdict.source, verdict.notes
+    return plan
 
 
 def _diff(sides: list[Side | None]) -> Diff | None:
@@ -152,9 +170,10 @@ async def _plan_systemd(session, name: str, profile, profile_s: Side, stamp: str
     if stray:
         notes.append(f"pid {stray.pid} runs SGLang outside {manager.unit}: it is stopped first, and a rollback "
                      f"restores the unit, not that server")
-    return RestartPlan(session.host.name, name, "systemd", target, _diff([_side(running), unit_s, profile_s]),
-                       _lint(target), steps, [Step("enabled", manager.enable_command())], previous, backup,
-                       new_text, notes, shown_unit=fragment.with_launch(mask_flagset(target)))
+    plan = RestartPlan(session.host.name, name, "systemd", target, _diff([_side(running), unit_s, profile_s]), [],
+                       steps, [Step("enabled", manager.enable_command())], previous, backup, new_text, notes,
+                       shown_unit=fragment.with_launch(mask_flagset(target)))
+    return _with_lint(plan, await _lint(session, target))
 
 
 def _side(running: Running | None) -> Side | None:
@@ -188,5 +207,6 @@ async def _plan_process(session, name: str, profile, profile_s: Side) -> Restart
                       starts=True))
     previous = Previous(info is not None, process=info, argv=list(info.argv) if info else [],
                         env=running.side.flagset.env if running else {}, workdir=info.cwd if info else None)
-    return RestartPlan(session.host.name, name, "process", target, _diff([_side(running), configured, profile_s]), _lint(target), steps, [], previous,
-                       notes=_notes(session, running))
+    plan = RestartPlan(session.host.name, name, "process", target, _diff([_side(running), configured, profile_s]), [],
+                       steps, [], previous, notes=_notes(session, running))
+    return _with_lint(plan, await _lint(session, target))

@@ -16,8 +16,8 @@ def render_plan(plan) -> str:
     lines = [f"Restart {plan.host} ({plan.manager}) with profile {plan.profile}.", ""]
     lines += [f"note: {note}" for note in plan.notes]
     lines += [plan.diff.render_text() if plan.diff else "(nothing to compare the profile with)", ""]
-    if plan.findings:
-        lines += ["Lint:", *(f"  {finding}" for finding in plan.findings), ""]
+    lines += [f"{plan.judged_by.heading}:", *(f"  {finding}" for finding in plan.findings),
+              *(f"  note: {note}" for note in plan.lint_notes), *([] if plan.findings else ["  no findings"]), ""]
     lines.append("Commands:")
     for index, step in enumerate(plan.steps, start=1):
         lines += _command_lines(index, step)

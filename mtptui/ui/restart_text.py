@@ -67,6 +67,18 @@ def commands_text(plan) -> Text:
     return text
 
 
+def lint_parts(plan) -> list[RenderableType]:
+    """The lint and who judged it: SGLang on the host, or the offline table and why."""
+    source = plan.judged_by
+    heading = Text.assemble(("\nLint", "bold underline"), (f" by {visible(source.phrase)}", "bold"))
+    parts: list[RenderableType] = [heading]
+    if source.reason:
+        parts.append(Text(visible(f"(not the host's SGLang: {source.reason})"), "dim"))
+    parts.append(findings_text(plan.findings) if plan.findings else Text("no findings", "dim"))
+    parts += [Text(visible(f"note: {note}"), "yellow") for note in plan.lint_notes]
+    return parts
+
+
 def plan_body(plan, force: bool = False) -> RenderableType:
     """What the confirm dialog shows: notes, the diff, lint, the exact commands, and what a rollback does."""
     from mtptui.ops.restart import rollback_summary
@@ -78,11 +90,12 @@ def plan_body(plan, force: bool = False) -> RenderableType:
         parts += [Text("\nWhat changes", "bold underline"), diff_table(plan.diff)]
     elif plan.diff is not None:
         parts.append(Text("\nNo flag changes: the server restarts with the same launch.", "dim"))
-    if plan.findings:
-        parts += [Text("\nLint", "bold underline"), findings_text(plan.findings)]
+    parts += lint_parts(plan)
     if plan.blocking:
-        parts.append(Text(f"SGLang would stop at start ({visible(str(plan.blocking[0].flag))}): confirming restarts "
-                          f"anyway, and the automatic rollback brings the previous launch back.", "bold red"))
+        flag = plan.blocking[0].flag
+        where = f" ({visible(flag)})" if flag else ""
+        parts.append(Text(f"SGLang would stop at start{where}: confirming restarts anyway, and the automatic "
+                          f"rollback brings the previous launch back.", "bold red"))
     parts += [Text("\nCommands", "bold underline"), commands_text(plan),
               Text("then the log is watched until the server is ready, crashes or times out; "
                    + visible(rollback_summary(plan)), "italic")]

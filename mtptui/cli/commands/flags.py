@@ -1,4 +1,4 @@
-"""`mtptui flags lint`: validate an SGLang launch command line."""
+"""`mtptui flags lint`: validate an SGLang launch command line, or a host's profile with the host's own SGLang."""
 
 from __future__ import annotations
 
@@ -8,21 +8,28 @@ from mtptui.cli.commands._common import add, print_json
 from mtptui.errors import UserError
 
 NAME = "flags"
-USAGE_HINT = "give the SGLang arguments after --, e.g. mtptui flags lint -- --model-path /models/x --tp 2"
+USAGE_HINT = ("give a host or the SGLang arguments after --, e.g. mtptui flags lint ct129 --profile restored or "
+              "mtptui flags lint -- --model-path /models/x --tp 2")
 
 
 def register(sub, parent) -> None:
     p = add(sub, parent, NAME, "launch-flag tools")
     actions = p.add_subparsers(dest="flags_command", metavar="ACTION", required=True)
-    lint = actions.add_parser("lint", parents=[parent], help="validate a launch command line",
+    lint = actions.add_parser("lint", parents=[parent], help="validate a launch command line or a host's profile",
+                              usage="mtptui flags lint [--version V] [--json] -- SGLANG-ARGS...\n"
+                                    "       mtptui flags lint HOST [--profile P] [--json]",
                               description="Validate a launch command line (SGLang arguments, or a whole "
-                                          "`python -m sglang.launch_server ...` / `sglang serve ...` command); "
-                                          "exit 0 clean, 1 on errors (warnings alone exit 0).")
+                                          "`python -m sglang.launch_server ...` / `sglang serve ...` command) with "
+                                          "the offline table of an SGLang release; or a host's launch profile with "
+                                          "the SGLang installed on the host (its argument checks, in the "
+                                          "profile's python, read-only), falling back to the offline table. "
+                                          "Exit 0 clean, 1 on errors (warnings alone exit 0).")
     lint.add_argument("--version", dest="sglang_version", default=None, help="SGLang version (default 0.5.12.post1)")
     lint.add_argument("--model-arch", default=None, metavar="ARCH",
                       help="model architecture from config.json, e.g. Qwen3_5ForCausalLM (default: guessed from "
                            "the model path)")
     lint.add_argument("--json", action="store_true", help="findings as JSON")
+    lint.add_argument("--profile", default=None, help="with HOST: the profile to lint (default: the known-good one)")
     lint.add_argument("sglang_args", nargs=argparse.REMAINDER, metavar="-- SGLANG-ARGS")
     lint.set_defaults(run=run)
 
@@ -45,48 +52,62 @@ def _lint(words: list[str], version: str, model_arch: str | None):
 
 
 def run(args) -> int:
-    from mtptui.sglang.flags import DEFAULT_VERSION, render_command
+    from mtptui.sglang.flags import DEFAULT_VERSION
     from mtptui.sglang.flags.table import load_table
+    from mtptui.sglang.flags.verdict import LintSource, LintVerdict, resolved_json
 
     words = list(args.sglang_args)
-    if words[:1] == ["--"]:
-        words = words[1:]
+    if words and words[0] != "--" and not _is_command(words):
+        from mtptui.cli.commands._flags_host import run_host
+
+        return run_host(args, words)
+    words = words[1:] if words[:1] == ["--"] else words
     if not words:
         raise UserError(USAGE_HINT)
+    if args.profile:
+        raise UserError("--profile names a profile of a host: mtptui flags lint HOST --profile P")
     version = args.sglang_version or DEFAULT_VERSION
     load_table(version)  # an unknown version is one sentence
     flagset, findings = _lint(words, version, args.model_arch)
-    errors = sum(f.severity == "error" for f in findings)
-    if args.json:
-        print_json({"version": version, "ok": errors == 0,
-                    "errors": errors, "warnings": sum(f.severity == "warning" for f in findings),
-                    "findings": [f.to_dict() for f in findings],
+    verdict = LintVerdict(LintSource("offline", version), flagset, findings, resolved_json(flagset, args.model_arch))
+    return report(verdict, args.json, f"for SGLang {version}")
+
+
+def _is_command(words: list[str]) -> bool:
+    """SGLang options, or a whole launch command (``python3 -m sglang.launch_server ...``), rather than a host."""
+    from mtptui.sglang.flags.command import split_launch
+    from mtptui.sglang.flags.shellwords import Token
+
+    if words[0].startswith("-"):
+        return True
+    return split_launch([Token(w, assignment="=" in w and not w.startswith("-")) for w in words]) is not None
+
+
+def report(verdict, as_json: bool, judged_by: str) -> int:
+    """Print a verdict (findings and summary, or JSON); exit 1 on errors."""
+    from mtptui.sglang.flags import render_command
+
+    errors = verdict.count("error")
+    if as_json:
+        flagset = verdict.flagset
+        print_json({"version": verdict.source.sglang_version, "ok": errors == 0, "errors": errors,
+                    "warnings": verdict.count("warning"), "findings": [f.to_dict() for f in verdict.findings],
                     "command": render_command(flagset) if flagset is not None else None,
-                    "resolved": _resolved(flagset, args.model_arch)})
+                    "resolved": verdict.resolved, "source": verdict.source.to_json(),
+                    "sglang_warnings": verdict.sglang_warnings, "notes": verdict.notes})
     else:
         from mtptui.text import visible
 
-        for finding in findings:
-            print(visible(str(finding)))
-        print(_summary(findings, version))
+        for line in [*map(str, verdict.findings), *(f"sglang: {w}" for w in verdict.sglang_warnings),
+                     *(f"note: {note}" for note in verdict.notes), _summary(verdict.findings, judged_by)]:
+            print(visible(line))
     return 1 if errors else 0
 
 
-def _resolved(flagset, model_arch: str | None) -> dict[str, dict[str, object]]:
-    """What SGLang will use (speculative values, memory and mamba settings): value, source (set, auto,
-    default, unset, error) and the text the dashboard shows."""
-    from mtptui.sglang.flags import resolve_effective
-
-    if flagset is None:
-        return {}
-    return {flag: {"value": e.value, "source": e.source, "shown": str(e)}
-            for flag, e in resolve_effective(flagset, model_arch).items()}
-
-
-def _summary(findings, version: str) -> str:
+def _summary(findings, judged_by: str) -> str:
     if not findings:
-        return f"clean: no findings for SGLang {version}"
+        return f"clean: no findings {judged_by}"
     counts = [(sum(f.severity == s for f in findings), s) for s in ("error", "warning", "info")]
     parts = [f"{n} {s}{'s' if n != 1 and s != 'info' else ''}" for n, s in counts if n]
-    return f"{', '.join(parts)} for SGLang {version}"
+    return f"{', '.join(parts)} {judged_by}"
 

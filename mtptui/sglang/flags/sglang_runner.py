@@ -1,15 +1,16 @@
 """Run SGLang's own argument stage on launch arguments and print one JSON verdict per command.
 
-Standalone on purpose (standard library only, imports nothing of mtptui): it is run with the Python that has
-SGLang installed, locally by the differential test or shipped over SSH to a GPU host, read-only. The stage is
-what ``sglang serve`` does before loading anything: argparse (``prepare_server_args``), resolution
-(``ServerArgs.__post_init__`` up to 0.5.12.post1, ``resolve_once`` from 0.5.23) and ``check_server_args``.
+Standalone on purpose (standard library only, imports nothing of mtptui but its sibling sglang_standins.py):
+it is run with the Python that has SGLang installed, locally by the differential test or shipped over SSH to a
+GPU host by mtptui's host check (mtptui.ops.host_lint), read-only. The stage is what ``sglang serve`` does
+before loading anything: argparse (``prepare_server_args``), resolution (``ServerArgs.__post_init__`` up to
+0.5.12.post1, ``resolve_once`` from 0.5.23) and ``check_server_args``.
 
-    python3 sglang_runner.py [--standins DIR] [--gpus N --gpu-memory-gb G --capability 8.6] -- SGLANG-ARGS...
-    python3 sglang_runner.py [--standins DIR] --batch < commands.jsonl   # {"argv": [...], "env": {...}} a line
+    python3 sglang_runner.py [--gpus N --gpu-memory-gb G --capability 8.6 --gpu-name NAME] -- SGLANG-ARGS...
+    python3 sglang_runner.py [GPU FACTS] --batch < commands.jsonl   # {"argv": [...], "env": {...}} a line
 
-``--standins DIR`` imports ``standins.py`` from DIR (tests/sglang_standins) before SGLang, so torch, triton and
-the kernels are stand-ins answering the GPU facts given; without it SGLang's real dependencies are imported.
+torch, triton and the kernels are always the stand-ins of sglang_standins.py, answering the GPU facts given
+(default: the mission's host, 2 GPUs of 48 GB, compute capability 8.6), so no CUDA context is ever created.
 A verdict: ``{"sglang_version", "accepted", "stage", "error_class", "message", "sglang_message", "resolved",
 "warnings"}``. ``stage`` is argparse, resolution or check where it stopped (null when accepted);
 ``sglang_message`` is the line the server dies with (``ValueError: ...``, ``sglang serve: error: ...``).
@@ -137,20 +138,34 @@ def check(argv: list[str], env: dict | None = None) -> dict:
     return verdict
 
 
-def _install_standins(args) -> None:
-    sys.path.insert(0, os.path.abspath(args.standins))
-    import standins  # noqa: E402 - the directory given on the command line
+def _standins():
+    """sglang_standins: already loaded by whoever shipped both files (mtptui's host check), else the file beside
+    this one. The runner's own folder leaves the import path, so mtptui's modules shadow nothing of SGLang's."""
+    here = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() else None
+    if here and sys.path and os.path.abspath(sys.path[0] or os.curdir) == here:
+        del sys.path[0]
+    if "sglang_standins" not in sys.modules:
+        import importlib.util
 
+        spec = importlib.util.spec_from_file_location("sglang_standins", os.path.join(here, "sglang_standins.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["sglang_standins"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["sglang_standins"]
+
+
+def _install_standins(args) -> None:
     capability = tuple(int(part) for part in args.capability.split(".")) if args.capability else None
-    standins.install(gpus=args.gpus, gpu_memory_gb=args.gpu_memory_gb, capability=capability)
+    _standins().install(gpus=args.gpus, gpu_memory_gb=args.gpu_memory_gb, capability=capability,
+                        gpu_name=args.gpu_name)
 
 
 def _options(argv: list[str]):
     parser = argparse.ArgumentParser(prog="sglang_runner", description="SGLang's argument stage, as JSON.")
-    parser.add_argument("--standins", metavar="DIR", help="directory of standins.py (no GPU, no torch needed)")
-    parser.add_argument("--gpus", type=int, default=None)
-    parser.add_argument("--gpu-memory-gb", type=float, default=None)
-    parser.add_argument("--capability", default=None, metavar="MAJOR.MINOR")
+    parser.add_argument("--gpus", type=int, default=None, help="GPUs the server sees (default 2)")
+    parser.add_argument("--gpu-memory-gb", type=float, default=None, help="memory of each GPU (default 48)")
+    parser.add_argument("--capability", default=None, metavar="MAJOR.MINOR", help="compute capability (8.6)")
+    parser.add_argument("--gpu-name", default=None, help="the GPUs' name (default NVIDIA RTX A6000)")
     parser.add_argument("--batch", action="store_true", help="JSON lines on stdin: {\"argv\": [...], \"env\": {}}")
     parser.add_argument("sglang_args", nargs=argparse.REMAINDER)
     return parser.parse_args(argv)
@@ -160,8 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _options(sys.argv[1:] if argv is None else argv)
     for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):  # read local configs only, never download
         os.environ.setdefault(name, "1")
-    if args.standins:
-        _install_standins(args)
+    _install_standins(args)
     out = sys.stdout
     with contextlib.redirect_stdout(sys.stderr):  # SGLang's own prints must not mix with the verdicts
         if args.batch:

@@ -1,7 +1,10 @@
 """The dashboard's restart banner, and the restart it runs: plan, confirm, restart, watch, report.
 
-``begin(profile)`` plans in a worker; the plan comes back as a message and the confirm dialog shows it;
-on yes a second worker (exclusive, group "restart") runs mtptui.ops.restart_run.Restarter, whose events
+``begin(profile)`` plans in a worker; the plan comes back as a message and the confirm dialog shows it. The
+dialog waits for the host's own SGLang to judge the profile (a few seconds, bounded by the host check's timeout)
+rather than showing the offline verdict first: a restart costs minutes, and a dialog that changes its verdict
+(and its button) under the operator's finger is worse than a short wait. It says who judged. On yes a
+second worker (exclusive, group "restart") runs mtptui.ops.restart_run.Restarter, whose events
 and result come back as messages. Workers never touch widgets: the handlers here repaint the banner.
 The banner stays after the restart ends, so a rollback and its reason cannot be missed.
 """
@@ -14,6 +17,7 @@ from textual import on, work
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
+from mtptui.text import visible
 from mtptui.ui import messages
 from mtptui.ui.restart_text import RestartView, plan_body
 from mtptui.ui.screens.confirm import ConfirmScreen
@@ -66,7 +70,9 @@ class RestartPanel(Widget):
         elif (profile or host.known_good) is None:
             app.notify(f"Host {host.name} has no known_good profile; press r to pick one.", severity="warning")
         else:
-            self.plan(profile or host.known_good)
+            name = profile or host.known_good
+            app.notify(visible(f"Checking profile {name} with the SGLang on {host.name}…"), timeout=4, markup=False)
+            self.plan(name)
 
     @work(exclusive=True, group="restart-plan", exit_on_error=False)
     async def plan(self, profile: str) -> None:

@@ -1,10 +1,14 @@
-"""Stand-ins for SGLang's heavy dependencies (torch, triton, flashinfer, sgl_kernel, ...).
+"""Stand-ins for SGLang's GPU dependencies (torch, triton, flashinfer, sgl_kernel, ...), shipped with the runner.
 
-They let SGLang's own argument handling (argparse, ``ServerArgs`` resolution, ``check_server_args``) run on a
-machine without a GPU or those packages. They answer only what argument handling asks: CUDA is available, with
-``GPUS`` devices of ``GPU_MEMORY_GB`` each and compute capability ``CAPABILITY``; the installed versions are the
-ones the SGLang wheel pins. Everything else is an inert placeholder: callable, subclassable, false, empty.
-Written here for the differential test (tests/test_flags_sglang_differential.py); nothing of SGLang is copied.
+SGLang's argument stage (argparse, ``ServerArgs`` resolution, ``check_server_args``) asks its GPU packages a few
+facts: is CUDA available, how many GPUs, how much memory each, which compute capability. Real torch answers the
+memory question by creating a CUDA context, which allocates GPU memory on a host that is serving. These
+stand-ins answer from given facts instead (mtptui reads them with ``nvidia-smi`` on the host), so the runner
+(sglang_runner.py) never imports torch or a CUDA library: no context, no GPU memory, nothing loaded on a GPU.
+Everything else is an inert placeholder: callable, subclassable, false, empty. The reported versions of the
+replaced packages are the ones the SGLang wheel pins. Standard library only, like the runner; nothing of SGLang
+is copied. The differential test (tests/test_flags_sglang_differential.py) checks lint against SGLang through
+them, with the mission's host: 2 GPUs of 48 GB, compute capability 8.6.
 
 ``install()`` puts them in front of the import system; call it before importing sglang.
 """
@@ -279,11 +283,12 @@ SPECIFICS = {
 
 
 def install(gpus: int | None = None, gpu_memory_gb: float | None = None,
-            capability: tuple[int, int] | None = None) -> None:
+            capability: tuple[int, int] | None = None, gpu_name: str | None = None) -> None:
     """Put the stand-ins first on the import path (optionally with other GPU facts); idempotent."""
-    global GPUS, GPU_MEMORY_GB, CAPABILITY
+    global GPUS, GPU_MEMORY_GB, CAPABILITY, GPU_NAME
     GPUS = gpus if gpus is not None else GPUS
     GPU_MEMORY_GB = gpu_memory_gb if gpu_memory_gb is not None else GPU_MEMORY_GB
     CAPABILITY = capability if capability is not None else CAPABILITY
+    GPU_NAME = gpu_name if gpu_name is not None else GPU_NAME
     if not any(isinstance(finder, Finder) for finder in sys.meta_path):
         sys.meta_path.insert(0, Finder())

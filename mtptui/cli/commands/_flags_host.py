@@ -1,0 +1,78 @@
+"""`mtptui flags lint HOST [--profile P]`: a host's launch profile judged by the SGLang installed on the host."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from mtptui.errors import ConfigError, UserError
+
+USAGE = "mtptui flags lint HOST [--profile P] [--json]"
+
+
+def _options(words: list[str]) -> tuple[argparse.Namespace, list[str]]:
+    """The host and the options after it (argparse leaves them to the SGLang arguments' REMAINDER), and the rest."""
+    parser = argparse.ArgumentParser(prog="mtptui flags lint", usage=USAGE, add_help=False)
+    parser.add_argument("host")
+    for name in ("--profile", "--model-arch", "--config"):
+        parser.add_argument(name, default=None)
+    for name in ("--json", "--readonly"):
+        parser.add_argument(name, action="store_true")
+    return parser.parse_known_args(words)
+
+
+def _host(name: str, config: str | None):
+    from mtptui.cli.commands.flags import USAGE_HINT
+    from mtptui.config.loader import find_host
+
+    try:
+        return find_host(name, config)[1]
+    except ConfigError as exc:
+        if not str(exc).startswith("unknown host"):
+            raise
+        raise ConfigError(f"{name!r} is neither a configured host nor an SGLang option or launch command "
+                          f"({exc}); {USAGE_HINT}") from None
+
+
+def gpus_text(gpus: dict | None) -> str:
+    if not gpus:
+        return ""
+    count = f"{gpus['count']} × {gpus['name']}" if gpus.get("name") else f"{gpus['count']} GPU(s)"
+    memory = f"{gpus['memory_gb']:.1f} GB" if gpus.get("memory_gb") is not None else "48 GB assumed"
+    capability = gpus.get("capability") or "8.6 assumed"
+    return f"{count}, {memory}, compute capability {capability} (from {gpus['from']})"
+
+
+def run_host(args, words: list[str]) -> int:
+    from mtptui.cli.commands.flags import report
+    from mtptui.ops.diff_live import default_profile
+    from mtptui.sglang.flags.flagset import profile_argv
+    from mtptui.sglang.flags.verdict import offline_version
+    from mtptui.text import visible
+
+    options, extra = _options(words)
+    if args.sglang_version:
+        raise UserError("--version is for SGLang arguments: with a host, the host's SGLang says which release it "
+                        "is (its host file's sglang_version when the offline table judges)")
+    host = _host(options.host, options.config or args.config)
+    if extra:
+        raise UserError(f"unexpected {extra[0]!r} after the host; usage: {USAGE}")
+    name = options.profile or args.profile or default_profile(host)
+    profile = host.profile(name)
+    argv = profile_argv(profile, offline_version(host.sglang_version))
+    verdict = asyncio.run(_check(host, argv, profile.env, profile.python, options.readonly or args.readonly,
+                                 options.model_arch or args.model_arch))
+    as_json = options.json or args.json
+    if not as_json:
+        print(visible(f"profile {name}: lint by {verdict.source.phrase}{verdict.source.because}"))
+        if verdict.source.gpus:
+            print(visible(f"GPUs: {gpus_text(verdict.source.gpus)}"))
+    return report(verdict, as_json, f"from {verdict.source.phrase}")
+
+
+async def _check(host, argv: list[str], env: dict[str, str], python: str, readonly: bool, model_arch: str | None):
+    from mtptui.ops.connect import ask_on_terminal, open_session
+    from mtptui.ops.host_lint import lint_on_host
+
+    async with open_session(host, readonly=readonly, accept_host_key=ask_on_terminal) as session:
+        return await lint_on_host(session, argv, env, python, model_arch)
