@@ -1,0 +1,140 @@
+"""`mtptui tune` over SSH on the lab host, started in the mission's bad redeploy (steps 1, one running request).
+
+The tune restarts the server once per arm through the restart's public entry points, checks the running launch,
+benches through the SSH tunnel, runs the greedy canary, finds the restored settings (steps 3 / draft 4) best and
+puts the original launch back. An abort mid-arm restores the original too; --readonly refuses the whole tune.
+The simulated server decodes in real time, so the workloads are small (few requests, short answers).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import time
+import tomllib
+
+import pytest
+import tomli_w
+
+from mtptui.ops.connect import open_session
+from mtptui.ops.tune.plan import plan_tune
+from mtptui.ops.tune.runner import Tuner
+from mtptui.remote.errors import ReadOnlyError
+from mtptui.sim.lossy import LOSSY_ENV
+from tests.lab import lab, lab_process, lab_systemd, operator_env  # noqa: F401  (fixtures)
+from tests.sshd import ROOT, STAND_IN
+
+pytestmark = pytest.mark.ssh
+GRID = ["steps=1,2,3,4", "topk=1", "draft=auto"]
+WORKLOAD = ["--concurrency", "1,4", "--requests", "4", "--max-tokens", "48", "--canary-tokens", "24"]
+
+
+def server_info(lab) -> dict:
+    status, body = lab.api("/server_info")
+    assert status == 200, body
+    return json.loads(body)
+
+
+def settle(lab, count: int, timeout: float = 10.0) -> int:
+    """The host's process count once it is back to ``count`` (sessions end shortly after they are closed)."""
+    deadline = time.monotonic() + timeout
+    while len(lab.pids()) != count and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return len(lab.pids())
+
+
+def with_base_env(host, **env: str) -> None:
+    """Add environment variables to the host file's known-good profile (the tune's base)."""
+    data = tomllib.loads(host.path.read_text())
+    data["profiles"]["restored"]["env"].update(env)
+    host.path.write_text(tomli_w.dumps(data))
+
+
+@pytest.fixture(params=["systemd", "process"])
+def lab_host(request):
+    return request.getfixturevalue(f"lab_{request.param}")
+
+
+def test_a_four_arm_tune_finds_the_restored_settings_and_puts_the_original_back(lab_host, tmp_path):
+    """systemd: the GPUs are known (stand-in nvidia-smi) and every canary passes; process: the lossy test switch
+    makes steps 4 change the greedy output, so the canary fires for that arm."""
+    host, lab = lab_host, lab_host.lab
+    host.wait_ready()
+    lossy = host.manager == "process"
+    if lossy:
+        with_base_env(host, **{LOSSY_ENV: "4"})
+    else:
+        lab.install(STAND_IN / "nvidia" / "nvidia-smi")
+    unit_before = host.unit_file.read_text() if host.manager == "systemd" else None
+    processes = len(lab.pids())
+    out = tmp_path / "tune.json"
+    result = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "tune", "lab", "--config", str(host.path),
+                             "--grid", *GRID, *WORKLOAD, "--yes", "--json", str(out)],
+                            capture_output=True, text=True, timeout=600, cwd=ROOT, env=operator_env(lab))
+    assert result.returncode == 0, result.stderr[-3000:]
+    tune = json.loads(out.read_text())
+    arms = {arm["name"]: arm for arm in tune["arms"]}
+    assert list(arms) == ["steps1-topk1-draft2", "steps2-topk1-draft3", "steps3-topk1-draft4", "steps4-topk1-draft5"]
+    assert {arm["status"] for arm in arms.values()} == {"done"}, tune
+    assert tune["best"] == "steps3-topk1-draft4" and tune["kept"] == "original", tune["verdict"]
+    assert (tune["host"], tune["base_profile"], tune["sglang_version"]) == ("lab", "restored", "0.5.12.post1")
+    for arm in arms.values():
+        assert [r["concurrency"] for r in arm["results"]] == [1, 4]
+        assert all(r["output_tok_s"] > 0 and r["accept_len"] and r["ttft_ms"] and r["tpot_ms"] for r in arm["results"])
+        assert arm["flags"]["speculative-num-draft-tokens"] == arm["flags"]["speculative-num-steps"] + 1
+    speed = {name: arm["results"][0]["output_tok_s"] for name, arm in arms.items()}
+    assert speed["steps3-topk1-draft4"] > 1.4 * speed["steps1-topk1-draft2"]  # the incident's ~35 vs ~55
+    assert arms["steps1-topk1-draft2"]["results"][0]["accept_len"] < arms["steps3-topk1-draft4"]["results"][0]["accept_len"]
+    assert tune["verdict"].startswith("steps 3 / draft 4: ") and "% over steps 1 / draft 2" in tune["verdict"]
+    assert [arm["canary"] for arm in arms.values()] == ["pass", "pass", "pass", "fail" if lossy else "pass"]
+    assert ("steps 4 / draft 5 changed the greedy output" in " ".join(tune["notes"])) == lossy
+    if not lossy:
+        assert "steps 4 / draft 5 adds nothing within noise" in tune["verdict"]
+        assert tune["rig"]["gpu_model"] == "NVIDIA RTX A6000" and tune["rig"]["gpu_count"] == 2
+    # the original is back: the redeploy's launch, as it was
+    assert tune["original"] == {"profile": "redeploy-1step", "from": tune["original"]["from"], "host_profile": True}
+    info = server_info(lab)
+    assert (info["speculative_num_steps"], info["max_running_requests"]) == (1, 1)
+    if unit_before is not None:
+        assert host.unit_file.read_text() == unit_before
+    assert settle(lab, processes) == processes
+    assert "steps 3 / draft 4 *" in result.stdout and "now: lab runs redeploy-1step again" in result.stdout
+
+
+async def test_an_abort_mid_arm_rolls_back_to_the_original(lab_process):
+    lab = lab_process.lab
+    lab_process.wait_ready()
+    processes = len(lab.pids())
+    async with open_session(lab_process.config) as session:
+        plan = await plan_tune(session, grid=["steps=3,4"], concurrency="1", requests=3, max_tokens=48)
+        task = None
+
+        def on_event(event) -> None:
+            if event.arm == "steps3" and event.message == "c=1: 1/3 requests":
+                task.cancel()  # what Ctrl+C, the screen's abort or quit do
+
+        task = asyncio.create_task(Tuner(session, plan, on_event=on_event).run())
+        run = await task
+    assert run.aborted == "aborted" and run.state == "aborted" and run.kept == "original"
+    assert [(a.name, a.status, a.reason) for a in run.arms] == [("steps3", "aborted", "aborted"),
+                                                              ("steps4", "aborted", "not run: the tune stopped")]
+    assert run.arms[0].results == [] and run.verdict.best is None
+    info = server_info(lab)
+    assert (info["speculative_num_steps"], info["max_running_requests"]) == (1, 1)  # the redeploy runs again
+    assert settle(lab, processes) == processes
+
+
+async def test_readonly_refuses_the_tune_before_anything_changes(lab_systemd, tmp_path):
+    lab_systemd.wait_ready()
+    pid = server_info(lab_systemd.lab)
+    result = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "--readonly", "tune", "lab", "--config",
+                             str(lab_systemd.path), "--yes"], capture_output=True, text=True, timeout=60, cwd=ROOT,
+                            env=operator_env(lab_systemd.lab))
+    assert result.returncode == 1 and result.stderr.strip() == (
+        "mtptui: refusing to run a tune (every arm restarts the server) on lab: mtptui runs with --readonly")
+    async with open_session(lab_systemd.config, readonly=True) as session:
+        with pytest.raises(ReadOnlyError):
+            await plan_tune(session)
+    assert server_info(lab_systemd.lab) == pid and "Stopping" not in lab_systemd.log_text()
