@@ -2,12 +2,13 @@
 
 ``plan_restart`` only reads the host. ``RestartPlan`` lists the commands that apply the profile (systemd:
 back up and write the unit atomically, daemon-reload, restart; process: stop the process group, relaunch),
-the command run once the server is ready (systemd: enable), and what a rollback goes back to. A dry run
-prints exactly these commands; mtptui.ops.restart_run executes them.
+the command run once the server is ready (systemd: enable), what a rollback goes back to, and the lock file the
+restart holds on the host. A dry run prints exactly these commands; mtptui.ops.restart_run executes them.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 
@@ -17,7 +18,7 @@ from mtptui.ops.launches import Running, Side, configured_side, profile_side, ru
 from mtptui.remote.procinfo import ProcessInfo
 from mtptui.remote.process import stop_group_command
 from mtptui.remote.shell import Command
-from mtptui.remote.systemd import SystemdManager, backup_path
+from mtptui.remote.systemd import SystemdManager, backup_path, lock_path
 from mtptui.sglang.flags import Diff, Finding, FlagSet, diff_flagsets, lint_flagset, render_argv
 from mtptui.sglang.flags.command import find_entry
 
@@ -27,16 +28,18 @@ STOP_TIMEOUT_S = 30.0
 
 @dataclass(frozen=True)
 class Step:
-    """A command of the plan and the progress step it reports; ``starts`` marks the one that starts the server."""
+    """A command of the plan and the progress step it reports; ``starts`` marks the one that starts the server,
+    ``atomic`` one whose failure leaves the host as it was (the unit write: all of it or nothing)."""
 
     step: str
     command: Command
     starts: bool = False
+    atomic: bool = False
 
 
 @dataclass
 class Previous:
-    """What ran before, so a rollback can go back to it."""
+    """What ran before, so a rollback can go back to it; ``pid`` is the managed server's (unit's main pid)."""
 
     running: bool
     unit_path: str | None = None
@@ -45,6 +48,7 @@ class Previous:
     argv: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     workdir: str | None = None
+    pid: int | None = None
 
 
 @dataclass
@@ -63,6 +67,7 @@ class RestartPlan:
     backup: str | None = None
     new_unit: str | None = None
     notes: list[str] = field(default_factory=list)
+    lock: str | None = None
 
     @property
     def blocking(self) -> list[Finding]:
@@ -79,7 +84,7 @@ class RestartPlan:
                 "steps": [{"step": s.step, "what": s.command.what, "command": s.command.line} for s in self.steps],
                 "after_ready": [{"step": s.step, "what": s.command.what, "command": s.command.line}
                                 for s in self.finish],
-                "backup": self.backup, "new_unit": self.new_unit,
+                "backup": self.backup, "new_unit": self.new_unit, "lock": self.lock,
                 "rollback": rollback_summary(self)}
 
     def render_text(self) -> str:
@@ -92,7 +97,8 @@ def rollback_summary(plan: RestartPlan) -> str:
     prev = plan.previous
     if plan.manager == "systemd":
         again = "restart it" if prev.running else "leave it stopped"
-        return f"on crash or timeout: write the previous unit back to {prev.unit_path}, daemon-reload, {again}"
+        return (f"on crash or timeout: write the previous unit back to {prev.unit_path}, daemon-reload, {again} "
+                f"(a failure undoes only the steps that ran: if the unit could not be written, nothing changes)")
     if prev.running:
         return "on crash or timeout: stop the new server and relaunch the previous command line"
     return "on crash or timeout: stop the new server (nothing ran before)"
@@ -115,10 +121,13 @@ def _diff(sides: list[Side | None]) -> Diff | None:
 
 
 async def plan_restart(session, profile_name: str | None = None, stamp: str | None = None) -> RestartPlan:
-    """The plan for restarting ``session``'s host with a profile (the known-good one by default)."""
+    """The plan for restarting ``session``'s host with a profile (the known-good one by default).
+
+    ``stamp`` names the unit's backup (default: the time and this process's pid).
+    """
     name = profile_name or default_profile(session.host)
     profile, profile_s = profile_side(session.host, name)
-    stamp = stamp or time.strftime("%Y%m%d-%H%M%S")
+    stamp = stamp or f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
     if isinstance(session.manager, SystemdManager):
         return await _plan_systemd(session, name, profile, profile_s, stamp)
     return await _plan_process(session, name, profile, profile_s)
@@ -141,18 +150,18 @@ async def _plan_systemd(session, name: str, profile, profile_s: Side, stamp: str
     main_pid = await manager.main_pid()
     stray = running.info if running and running.info.pid != main_pid else None
     steps = [Step("stopping", stop_group_command(stray.pid, stray.pgid, STOP_TIMEOUT_S, manager.prefix))] if stray else []
-    steps += [Step("write_unit", manager.write_command(unit_file.path, new_text, backup)),
+    steps += [Step("write_unit", manager.write_command(unit_file.path, new_text, backup), atomic=True),
              Step("reload", manager.daemon_reload_command()),
              Step("starting", manager.restart_command(), starts=True)]
     active = main_pid is not None or (await manager.is_active()) in ("active", "activating")
-    previous = Previous(active, unit_path=unit_file.path, unit_text=unit_file.text)
+    previous = Previous(active, unit_path=unit_file.path, unit_text=unit_file.text, pid=main_pid)
     notes = _notes(session, running)
     if stray:
         notes.append(f"pid {stray.pid} runs SGLang outside {manager.unit}: it is stopped first, and a rollback "
                      f"restores the unit, not that server")
     return RestartPlan(session.host.name, name, "systemd", target, _diff([_side(running), unit_s, profile_s]),
                        _lint(target), steps, [Step("enabled", manager.enable_command())], previous, backup,
-                       new_text, notes)
+                       new_text, notes, lock_path(unit_file.path))
 
 
 def _side(running: Running | None) -> Side | None:
@@ -185,6 +194,7 @@ async def _plan_process(session, name: str, profile, profile_s: Side) -> Restart
     steps.append(Step("starting", manager.launch_command(target.entry_argv + render_argv(target), target.env, workdir),
                       starts=True))
     previous = Previous(info is not None, process=info, argv=list(info.argv) if info else [],
-                        env=running.side.flagset.env if running else {}, workdir=info.cwd if info else None)
-    return RestartPlan(session.host.name, name, "process", target, _diff([_side(running), configured, profile_s]), _lint(target), steps, [], previous,
-                       notes=_notes(session, running))
+                        env=running.side.flagset.env if running else {}, workdir=info.cwd if info else None,
+                        pid=info.pid if info else None)
+    return RestartPlan(session.host.name, name, "process", target, _diff([_side(running), configured, profile_s]),
+                       _lint(target), steps, [], previous, notes=_notes(session, running), lock=manager.lock_path())

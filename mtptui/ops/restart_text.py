@@ -25,8 +25,11 @@ def render_plan(plan) -> str:
     for index, step in enumerate(plan.finish, start=len(plan.steps) + 1):
         lines += [line.replace(f"  {index}. ", f"  {index}. once ready: ", 1) for line in _command_lines(index, step)]
     lines.append(f"  {plan_rollback(plan)}")
+    if plan.lock:
+        lines.append(f"  all of it under the restart lock {plan.lock} on the host (a second restart is refused)")
     if plan.new_unit:
-        lines += ["", f"New unit (backup of the old one: {plan.backup}):", textwrap.indent(plan.new_unit.rstrip(), "  ")]
+        lines += ["", f"New unit (backup of the old one: {plan.backup}):",
+                  textwrap.indent(plan.new_unit.rstrip(), "  ")]
     return "\n".join(lines)
 
 

@@ -11,6 +11,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from mtptui.ops.restart_result import SERVER_STEPS
+
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 STEPS = (("stopping", "stopping"), ("starting", "starting"), ("loading", "loading"),
          ("allocating", "allocating"), ("capturing_graphs", "capturing graphs"), ("warming_up", "warming up"),
@@ -100,6 +102,8 @@ class RestartView:
     reason: str | None = None
     summary: str | None = None
     seen: set[str] = field(default_factory=set)
+    tail: str | None = None
+    end: str | None = None
 
     def apply(self, event) -> None:
         self.step, self.launch, self.message, self.at_s = event.step, event.launch, event.message, event.at_s
@@ -113,6 +117,10 @@ class RestartView:
     def finish(self, result) -> None:
         self.outcome, self.summary, self.at_s = result.outcome, result.summary(), result.elapsed_s
         self.reason = result.reason
+        self.tail = TAILS.get(result.outcome, "the rollback failed too: see the log")
+        if result.outcome == "rolled_back" and result.changed and not SERVER_STEPS & {r.step for r in result.changed}:
+            self.tail = "rolled back the unit: the server that ran before was never stopped"
+        self.end = str(result.end) if getattr(result, "end", None) is not None else None
 
     def render(self) -> Text:
         if self.outcome is not None:
@@ -143,9 +151,17 @@ class RestartView:
             return Text.assemble(("✓ restarted ", "bold green"), (self.summary or "", ""))
         """Where the host stands first (it must not be cut off), then why the new profile failed."""
         crashed = "crashed" if "crashed" in self.seen and not (self.reason or "").startswith("crashed") else "failed"
-        head = ("✗ restart rolled back " if self.outcome.startswith("rolled_back") else "✗ restart and rollback failed ")
-        tail = {"rolled_back": "rolled back to the previous command, ready again",
-                "rolled_back_stopped": "rolled back: nothing ran before, the server is stopped"}.get(
-            self.outcome, "the rollback failed too: see the log")
-        return Text.assemble((head, "bold red"), (f"· profile {self.profile} {crashed} · ", ""), (tail, "bold"),
+        head = HEADS.get(self.outcome, "✗ restart rolled back " if self.outcome.startswith("rolled_back") else
+                         "✗ restart and rollback failed ")
+        text = Text.assemble((head, "bold red"), (f"· profile {self.profile} {crashed} · ", ""), (self.tail, "bold"),
                              (f"  ({self.at_s:.0f} s)\n", "dim"), (self.reason or "unknown reason", "italic"))
+        if self.end:
+            text.append(f"\nnow: {self.end}", "bold")
+        return text
+
+
+HEADS = {"aborted": "✗ restart stopped before any change ", "unreachable": "✗ restart lost its host "}
+TAILS = {"rolled_back": "rolled back to the previous command, ready again",
+         "rolled_back_stopped": "rolled back: nothing ran before, the server is stopped",
+         "aborted": "nothing was changed, the server was left alone",
+         "unreachable": "the host went away: what runs there now is unknown, nothing more was done"}
