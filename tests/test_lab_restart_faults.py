@@ -1,5 +1,5 @@
 """Restarts under faults on the lab host: a full or read-only disk, a failing daemon-reload, two operators at
-once, SSH connections killed during the watch, and a host that goes away.
+once, SSH connections killed during the watch, a host that goes away, and a unit with its own environment.
 
 The disks are real: a small tmpfs mounted over the unit directory in the lab host's own mount namespace (its
 sshd's), so the host sees it full or read-only and this process does not. Each test checks what the host really
@@ -9,6 +9,7 @@ holds afterwards (the unit on disk, its backups, the server's pid) against what 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -22,7 +23,9 @@ import pytest
 from mtptui.errors import UserError
 from mtptui.ops.connect import open_session
 from mtptui.ops.restart import plan_restart
+from mtptui.ops.restart_env import ENV_HEADING
 from mtptui.ops.restart_run import Restarter
+from mtptui.remote.procinfo import read_process
 from tests.lab import UNIT, LabHost, lab, lab_process, lab_systemd, operator_env, prepare_lab_host  # noqa: F401
 from tests.sshd import ROOT, STAND_IN
 
@@ -217,3 +220,35 @@ async def test_a_host_that_stays_away_during_the_watch_is_reported_as_unknown_no
     assert f"write the new unit" in summary and result.end is None
     assert lab_systemd.unit_file.read_text() == plan.new_unit  # what the report says it did, the host shows
     assert Path(plan.backup).read_text() == plan.previous.unit_text
+
+
+async def test_a_restore_keeps_the_units_own_environment_unless_dropped(lab_systemd):
+    unit = lab_systemd.unit_file
+    own = 'Environment="HF_TOKEN=hf_labsecret" "HF_HOME=/data/hf cache"\nEnvironment=CUDA_VISIBLE_DEVICES=0,1\n'
+    unit.write_text(unit.read_text().replace("[Service]\n", "[Service]\n" + own))
+    async with open_session(lab_systemd.config) as session:
+        plan = await plan_restart(session, "restored")
+        statuses = {change.var: change.status for change in plan.env}
+        text, as_json = plan.render_text(), plan.to_json()
+        dropping = await plan_restart(session, "restored", drop_env=["HF_HOME"])
+        with pytest.raises(UserError, match="cannot drop NOPE: the unit has no such Environment= variable"):
+            await plan_restart(session, "restored", drop_env=["NOPE"])
+        dry_run = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "restart", "lab", "--config",
+                                  str(lab_systemd.path), "--dry-run", "--json", "--drop-env", "HF_HOME"],
+                                 env=operator_env(lab_systemd.lab), cwd=ROOT, capture_output=True, text=True)
+        result = await Restarter(session, plan, timeout_s=60).run()
+        new = await read_process(session.transport, result.pid)
+    assert dry_run.returncode == 0, dry_run.stderr
+    assert {e["var"]: e["status"] for e in json.loads(dry_run.stdout)["environment"]}["HF_HOME"] == "removed"
+    assert statuses == {"CUDA_VISIBLE_DEVICES": "kept", "HF_HOME": "kept", "HF_TOKEN": "kept",
+                        "SGLANG_ENABLE_SPEC_V2": "same"}  # the unit of the bad redeploy has it from its profile
+    section = text.split(ENV_HEADING + "\n")[1].split("\n\n")[0].splitlines()
+    assert section[:2] == ["  kept CUDA_VISIBLE_DEVICES=0,1 (only in the unit)",
+                           "  kept HF_HOME=/data/hf cache (only in the unit)"]
+    assert len(section) == 3 and section[2].startswith("  kept HF_TOKEN=")  # its value as secrets are shown
+    assert {"var": "CUDA_VISIBLE_DEVICES", "status": "kept", "before": "0,1", "after": "0,1"} in as_json["environment"]
+    assert {c.var: c.status for c in dropping.env}["HF_HOME"] == "removed" and "HF_HOME" not in dropping.new_unit
+    assert result.ok, result.summary()
+    assert {k: new.env[k] for k in ("HF_TOKEN", "HF_HOME", "CUDA_VISIBLE_DEVICES", "SGLANG_ENABLE_SPEC_V2")} == {
+        "HF_TOKEN": "hf_labsecret", "HF_HOME": "/data/hf cache", "CUDA_VISIBLE_DEVICES": "0,1",
+        "SGLANG_ENABLE_SPEC_V2": "1"}

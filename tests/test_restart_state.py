@@ -1,5 +1,6 @@
-"""The restart's pieces that need no host: what a rollback undoes for each set of steps that ran, the unit
-write that never overwrites a backup, the restart lock, and the words of the report (CLI summary, banner).
+"""The restart's pieces that need no host: what a rollback undoes for each set of steps that ran, the unit's
+environment merged with a profile's, the unit write that never overwrites a backup, the restart lock, and the
+words of the report (CLI summary, confirm dialog, banner).
 
 The unit write and the lock run their real shell scripts on this machine (the local transport).
 """
@@ -13,8 +14,10 @@ import pytest
 from rich.console import Console
 
 from mtptui.config.models import ProcessServer, SystemdServer
+from mtptui.errors import UserError
 from mtptui.ops.host_state import EndState
 from mtptui.ops.restart import Previous, RestartPlan
+from mtptui.ops.restart_env import merge_env, shown_changes
 from mtptui.ops.restart_result import Ran, RestartResult
 from mtptui.ops.rollback import rollback_steps
 from mtptui.remote.hostlock import HostLock, HostLocked
@@ -22,7 +25,7 @@ from mtptui.remote.local import LocalTransport
 from mtptui.remote.process import ProcessManager
 from mtptui.remote.systemd import SystemdManager
 from mtptui.sglang.flags import FlagSet
-from mtptui.ui.restart_text import RestartView
+from mtptui.ui.restart_text import RestartView, plan_body
 
 
 class Session:
@@ -77,6 +80,20 @@ async def test_a_process_rollback_relaunches_only_what_it_stopped(tmp_path, chan
     assert [s.step for s in steps] == undo  # no new pid is known: there is no new server to stop
 
 
+def test_the_units_own_variables_stay_unless_dropped():
+    unit = {"HF_TOKEN": "hf_x", "HF_HOME": "/data/hf", "SGLANG_ENABLE_SPEC_V2": "0", "CUDA_VISIBLE_DEVICES": "0,1"}
+    profile = {"SGLANG_ENABLE_SPEC_V2": "1", "SGLANG_NEW": "yes"}
+    merged, changes = merge_env(unit, profile, drop={"CUDA_VISIBLE_DEVICES"})
+    assert merged == {"HF_TOKEN": "hf_x", "HF_HOME": "/data/hf", "SGLANG_ENABLE_SPEC_V2": "1", "SGLANG_NEW": "yes"}
+    assert shown_changes(changes) == ["removed CUDA_VISIBLE_DEVICES=0,1 (dropped)",
+                                      "kept HF_HOME=/data/hf (only in the unit)",
+                                      "kept HF_TOKEN=hf_x (only in the unit)",
+                                      "changed SGLANG_ENABLE_SPEC_V2: 0 -> 1",
+                                      "added SGLANG_NEW=yes (from the profile)"]
+    with pytest.raises(UserError, match="^cannot drop SGLANG_NEW: the profile sets it"):
+        merge_env(unit, profile, drop={"SGLANG_NEW"})
+
+
 async def test_the_unit_write_never_overwrites_a_backup_and_changes_nothing_when_it_cannot(tmp_path):
     unit, backup = tmp_path / "sglang-qwen.service", tmp_path / "sglang-qwen.service.20260511-234907.bak"
     unit.write_text("[Service]\nExecStart=/bin/old\n")
@@ -126,3 +143,12 @@ def test_a_host_that_went_away_is_reported_with_what_was_done_and_no_rollback():
     assert result.summary() == ("profile restored failed on gpu: cannot connect to gpu: refused; what runs there now "
                                 "is unknown; done so far: write the new unit, systemctl restart x (perhaps: the "
                                 "connection dropped while it ran); not rolled back")
+
+
+def test_the_confirm_dialog_shows_the_units_environment_kept_changed_and_removed():
+    plan = plan_for("systemd")
+    _, plan.env = merge_env({"HF_HOME": "/data/hf", "CUDA_VISIBLE_DEVICES": "0"}, {"CUDA_VISIBLE_DEVICES": "1"},
+                            drop=())
+    body = rendered(plan_body(plan))
+    assert "Environment of the new unit  mtptui restart --drop-env NAME leaves out one it keeps" in body
+    assert "changed CUDA_VISIBLE_DEVICES: 0 -> 1\nkept HF_HOME=/data/hf (only in the unit)" in body

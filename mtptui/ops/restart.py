@@ -3,7 +3,8 @@
 ``plan_restart`` only reads the host. ``RestartPlan`` lists the commands that apply the profile (systemd:
 back up and write the unit atomically, daemon-reload, restart; process: stop the process group, relaunch),
 the command run once the server is ready (systemd: enable), what a rollback goes back to, and the lock file the
-restart holds on the host. A dry run prints exactly these commands; mtptui.ops.restart_run executes them.
+restart holds on the host. The unit's own Environment= variables stay unless the operator drops them
+(mtptui.ops.restart_env). A dry run prints exactly these commands; mtptui.ops.restart_run executes them.
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
+from typing import Collection
 
 from mtptui.errors import UserError
 from mtptui.ops.diff_live import default_profile
 from mtptui.ops.launches import Running, Side, configured_side, profile_side, running_side
+from mtptui.ops.restart_env import EnvChange, merge_env, shown_unit
 from mtptui.remote.procinfo import ProcessInfo
 from mtptui.remote.process import stop_group_command
 from mtptui.remote.shell import Command
@@ -68,6 +71,7 @@ class RestartPlan:
     new_unit: str | None = None
     notes: list[str] = field(default_factory=list)
     lock: str | None = None
+    env: list[EnvChange] = field(default_factory=list)
 
     @property
     def blocking(self) -> list[Finding]:
@@ -84,8 +88,8 @@ class RestartPlan:
                 "steps": [{"step": s.step, "what": s.command.what, "command": s.command.line} for s in self.steps],
                 "after_ready": [{"step": s.step, "what": s.command.what, "command": s.command.line}
                                 for s in self.finish],
-                "backup": self.backup, "new_unit": self.new_unit, "lock": self.lock,
-                "rollback": rollback_summary(self)}
+                "backup": self.backup, "new_unit": shown_unit(self.new_unit), "lock": self.lock,
+                "environment": [change.to_json() for change in self.env], "rollback": rollback_summary(self)}
 
     def render_text(self) -> str:
         from mtptui.ops.restart_text import render_plan
@@ -120,20 +124,24 @@ def _diff(sides: list[Side | None]) -> Diff | None:
     return diff_flagsets([(s.label, s.flagset) for s in present]) if len(present) > 1 else None
 
 
-async def plan_restart(session, profile_name: str | None = None, stamp: str | None = None) -> RestartPlan:
+async def plan_restart(session, profile_name: str | None = None, stamp: str | None = None,
+                       drop_env: Collection[str] = ()) -> RestartPlan:
     """The plan for restarting ``session``'s host with a profile (the known-good one by default).
 
-    ``stamp`` names the unit's backup (default: the time and this process's pid).
+    ``stamp`` names the unit's backup (default: the time and this process's pid); ``drop_env`` names variables
+    of the unit's Environment= that the new unit leaves out (by default they are kept).
     """
     name = profile_name or default_profile(session.host)
     profile, profile_s = profile_side(session.host, name)
     stamp = stamp or f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
     if isinstance(session.manager, SystemdManager):
-        return await _plan_systemd(session, name, profile, profile_s, stamp)
+        return await _plan_systemd(session, name, profile, profile_s, stamp, set(drop_env))
+    if drop_env:
+        raise UserError(f"--drop-env applies to a systemd unit's Environment=; {session.host.name} runs a process")
     return await _plan_process(session, name, profile, profile_s)
 
 
-async def _plan_systemd(session, name: str, profile, profile_s: Side, stamp: str) -> RestartPlan:
+async def _plan_systemd(session, name: str, profile, profile_s: Side, stamp: str, drop_env: set[str]) -> RestartPlan:
     from mtptui.sglang.unit import read_unit
 
     manager: SystemdManager = session.manager
@@ -145,6 +153,7 @@ async def _plan_systemd(session, name: str, profile, profile_s: Side, stamp: str
     running = await running_side(session, set(profile.env) | set(unit_s.flagset.env))
     target = profile_s.flagset
     _entry_from(profile, target, unit_s.flagset)
+    target.env, env_changes = merge_env(fragment.environment, target.env, drop_env)
     new_text = fragment.with_launch(target)
     backup = backup_path(unit_file.path, stamp)
     main_pid = await manager.main_pid()
@@ -161,7 +170,7 @@ async def _plan_systemd(session, name: str, profile, profile_s: Side, stamp: str
                      f"restores the unit, not that server")
     return RestartPlan(session.host.name, name, "systemd", target, _diff([_side(running), unit_s, profile_s]),
                        _lint(target), steps, [Step("enabled", manager.enable_command())], previous, backup,
-                       new_text, notes, lock_path(unit_file.path))
+                       new_text, notes, lock_path(unit_file.path), env_changes)
 
 
 def _side(running: Running | None) -> Side | None:

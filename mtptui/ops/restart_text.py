@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
+from mtptui.ops.restart_env import ENV_HEADING, shown_changes, shown_unit
+
 
 def _command_lines(index: int, step) -> list[str]:
     command = step.command
@@ -16,6 +18,8 @@ def render_plan(plan) -> str:
     lines = [f"Restart {plan.host} ({plan.manager}) with profile {plan.profile}.", ""]
     lines += [f"note: {note}" for note in plan.notes]
     lines += [plan.diff.render_text() if plan.diff else "(nothing to compare the profile with)", ""]
+    if env := shown_changes(plan.env):
+        lines += [ENV_HEADING, *(f"  {line}" for line in env), ""]
     if plan.findings:
         lines += ["Lint:", *(f"  {finding}" for finding in plan.findings), ""]
     lines.append("Commands:")
@@ -29,7 +33,7 @@ def render_plan(plan) -> str:
         lines.append(f"  all of it under the restart lock {plan.lock} on the host (a second restart is refused)")
     if plan.new_unit:
         lines += ["", f"New unit (backup of the old one: {plan.backup}):",
-                  textwrap.indent(plan.new_unit.rstrip(), "  ")]
+                  textwrap.indent(shown_unit(plan.new_unit).rstrip(), "  ")]
     return "\n".join(lines)
 
 

@@ -11,6 +11,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from mtptui.ops.restart_env import shown_changes
 from mtptui.ops.restart_result import SERVER_STEPS
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
@@ -77,6 +78,10 @@ def plan_body(plan, force: bool = False) -> RenderableType:
         parts += [Text("\nWhat changes", "bold underline"), diff_table(plan.diff)]
     elif plan.diff is not None:
         parts.append(Text("\nNo flag changes: the server restarts with the same launch.", "dim"))
+    if env := shown_changes(plan.env):
+        parts += [Text.assemble(("\nEnvironment of the new unit", "bold underline"),
+                                ("  mtptui restart --drop-env NAME leaves out one it keeps", "dim")),
+                  Text("\n".join(env))]
     if plan.findings:
         parts += [Text("\nLint", "bold underline"), findings_text(plan.findings)]
     if plan.blocking:
