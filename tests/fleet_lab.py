@@ -93,6 +93,13 @@ class FleetLab:
             sim.stop()
 
 
+def fleet_rules() -> str:
+    """The recording rules `mtptui fleet --rules` prints for the lab's window."""
+    done = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "fleet", "--rules", "--window", f"{WINDOW_S:g}s"],
+                          capture_output=True, text=True, timeout=60, cwd=ROOT, check=True)
+    return done.stdout
+
+
 def fleet_json(url: str, *args: str) -> tuple[subprocess.CompletedProcess, dict | None]:
     """`mtptui fleet --prometheus URL --once --json ...` in a subprocess: the process and its JSON."""
     done = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "fleet", "--prometheus", url, "--once", "--json",
@@ -124,9 +131,10 @@ def server_truth(sim: SimServer) -> tuple[list[dict], int]:
     return requests, pool
 
 
-def checks(row: dict, server: Server, requests: list[dict], pool: int, at: float) -> list[Check]:
-    """Every figure of ``row`` (a fleet JSON instance) against ``server``'s truth at ``at`` (epoch)."""
-    offset, window = truth.mono_to_wall(), truth.Window(at, WINDOW_S, SCRAPE_S)
+def checks(row: dict, server: Server, requests: list[dict], pool: int, at: float, lag: float = 0.0) -> list[Check]:
+    """Every figure of ``row`` (a fleet JSON instance) against ``server``'s truth at ``at`` (epoch); ``lag``: the
+    figures come from recording rules evaluated up to that long before."""
+    offset, window = truth.mono_to_wall(), truth.Window(at, WINDOW_S, SCRAPE_S, lag)
     done = truth.finished(requests, offset)
     out = [Check(name, row[name], *truth.rate_bounds(done, window, amount)) for name, amount in (
         ("output_tok_s", lambda r: r["completion_tokens"]), ("request_rate", lambda r: 1),
@@ -180,24 +188,27 @@ def main() -> int:
         lab = FleetLab(Path(tmp))
         try:
             lab.start_servers()
-            with start_prometheus(Path(tmp) / "prom", [lab.instance(n) for n in lab.sims]) as prom:
+            with start_prometheus(Path(tmp) / "prom", [lab.instance(n) for n in lab.sims],
+                                  rules=fleet_rules()) as prom:
                 lab.prom = prom
                 lab.start_load()
                 lab.wait_for_full_windows()
-                done, data = fleet_json(prom.url)
-                print_checks(lab, data)
+                for args, lag in (((), 0.0), (("--recorded",), SCRAPE_S)):
+                    done, data = fleet_json(prom.url, *args)
+                    print(f"mtptui fleet --once --json --window {WINDOW_S:g}s {' '.join(args)}".rstrip())
+                    print_checks(lab, data, lag)
         finally:
             lab.stop()
     return 0
 
 
-def print_checks(lab: FleetLab, data: dict) -> None:
+def print_checks(lab: FleetLab, data: dict, lag: float = 0.0) -> None:
     rows = {row["instance"]: row for row in data["instances"]}
     for server in SERVERS:
         requests, pool = server_truth(lab.sims[server.name])
         row = rows[lab.instance(server.name)]
         print(f"{server.name} ({row['version']}, {row['version_source']}; accept from {row['accept_len_source']})")
-        for check in checks(row, server, requests, pool, data["time"]):
+        for check in checks(row, server, requests, pool, data["time"], lag):
             bounds = "null" if check.low is None else f"[{check.low:.4g}, {check.high:.4g}]"
             print(f"  {check.figure:<13} fleet {check.value!s:<10} truth {bounds:<24} {'ok' if check.ok else 'OUT'}")
 

@@ -26,18 +26,20 @@ def mono_to_wall() -> float:
 
 @dataclass(frozen=True)
 class Window:
-    """The rate window ``(end - width, end]`` in epoch seconds, and the scrape interval."""
+    """The rate window ``(end - width, end]`` in epoch seconds, and the scrape interval; ``lag``: a recording
+    rule evaluated the window up to that much before ``end``."""
 
     end: float
     width: float
     scrape: float
+    lag: float = 0.0
 
     def sure(self, t: float) -> bool:
-        """Inside the window for every placement of the scrapes."""
-        return self.end - self.width + self.scrape + SLACK < t <= self.end - self.scrape - SLACK
+        """Inside the window for every placement of the scrapes (and of the rule's evaluation)."""
+        return self.end - self.width + self.scrape + SLACK < t <= self.end - self.lag - self.scrape - SLACK
 
     def possible(self, t: float) -> bool:
-        return self.end - self.width - SLACK < t <= self.end + SLACK
+        return self.end - self.lag - self.width - SLACK < t <= self.end + SLACK
 
 
 def finished(truth: list[dict], offset: float) -> list[dict]:

@@ -38,10 +38,11 @@ def prometheus_missing() -> str | None:
     return None
 
 
-def config_text(targets: list[str], job: str = JOB) -> str:
-    """A scrape config: every target in one job, scraped every second."""
+def config_text(targets: list[str], job: str = JOB, rule_file: Path | None = None) -> str:
+    """A scrape config: every target in one job, scraped every second (rules evaluated as often)."""
     listed = ", ".join(json.dumps(t) for t in targets)
-    return (f"global:\n  scrape_interval: {SCRAPE_S:g}s\n  evaluation_interval: {SCRAPE_S:g}s\n"
+    rules = f"rule_files: [{json.dumps(str(rule_file))}]\n" if rule_file else ""
+    return (f"global:\n  scrape_interval: {SCRAPE_S:g}s\n  evaluation_interval: {SCRAPE_S:g}s\n{rules}"
             f"scrape_configs:\n  - job_name: {job}\n    scrape_timeout: {SCRAPE_S:g}s\n"
             f"    static_configs:\n      - targets: [{listed}]\n")
 
@@ -110,15 +111,18 @@ def _ready(server: PrometheusServer) -> bool:
 
 
 @contextlib.contextmanager
-def start_prometheus(root: Path, targets: list[str], job: str = JOB,
-                     web_config: str | None = None) -> Iterator[PrometheusServer]:
+def start_prometheus(root: Path, targets: list[str], job: str = JOB, web_config: str | None = None,
+                     rules: str | None = None) -> Iterator[PrometheusServer]:
     """``prometheus`` on a free 127.0.0.1 port, its config and TSDB under ``root``, stopped afterwards;
-    ``web_config`` is the text of its --web.config.file (e.g. basic_auth_users)."""
+    ``web_config`` is the text of its --web.config.file (e.g. basic_auth_users), ``rules`` of a rule file."""
     missing = prometheus_missing()
     if missing:
         pytest.skip(missing)
     root.mkdir(parents=True, exist_ok=True)
-    (root / "prometheus.yml").write_text(config_text(targets, job))
+    rule_file = root / "rules.yml" if rules is not None else None
+    if rule_file:
+        rule_file.write_text(rules)
+    (root / "prometheus.yml").write_text(config_text(targets, job, rule_file))
     port = free_port()
     command = [PROMETHEUS_BIN, f"--config.file={root / 'prometheus.yml'}", f"--storage.tsdb.path={root / 'data'}",
                f"--web.listen-address=127.0.0.1:{port}", "--storage.tsdb.retention.time=1h"]

@@ -151,6 +151,16 @@ def test_filtering_by_text_and_hiding_with_a_bang() -> None:
     assert [r.instance for r in view.rows()] == ["10.0.0.1:30000"]
 
 
+def test_a_window_with_too_few_scrapes_is_noted() -> None:
+    from mtptui.fleet.collect import window_notes
+    from mtptui.fleet.targets import Target
+
+    targets = [Target("a:1", "sglang", True, None, "", 15.0), Target("b:1", "sglang", True, None, "", 30.0)]
+    assert window_notes(targets, 120) == []
+    assert window_notes(targets, 60) == ["the window 1m holds fewer than 4 scrapes of every 30s: rates may be missing "
+                                         "or jumpy (use --window 2m or more)"]
+
+
 def test_sparklines_scale_to_their_top_and_leave_gaps() -> None:
     assert sparkline([0, 35, 70, None, 70]) == "▁▅█ █"
     assert sparkline([None, 0, 0]) == " ▁▁" and sparkline([]) == ""

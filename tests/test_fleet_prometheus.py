@@ -11,7 +11,8 @@ from typing import Iterator
 
 import pytest
 
-from tests.fleet_lab import SERVERS, WINDOW_S, FleetLab, checks, fleet_json, server_truth
+from tests.fleet_lab import SERVERS, WINDOW_S, FleetLab, checks, fleet_json, fleet_rules, server_truth
+from tests.prometheus import SCRAPE_S
 from tests.prometheus import start_prometheus
 from tests.simserver import free_port
 from tests.ui_fixtures.support import SIZE, wait_until
@@ -23,7 +24,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FleetLab]:
     lab = FleetLab(root)
     try:
         lab.start_servers()
-        with start_prometheus(root / "prom", [lab.instance(n) for n in lab.sims]) as prom:
+        with start_prometheus(root / "prom", [lab.instance(n) for n in lab.sims], rules=fleet_rules()) as prom:
             lab.prom = prom
             lab.start_load()
             lab.wait_for_full_windows()
@@ -32,8 +33,14 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FleetLab]:
         lab.stop()
 
 
-def test_once_json_lists_every_server_with_figures_within_its_truth(lab: FleetLab) -> None:
-    done, data = fleet_json(lab.prom.url)
+@pytest.mark.parametrize(("args", "lag"), [((), 0.0), (("--recorded",), SCRAPE_S)], ids=["queries", "recorded"])
+def test_once_json_lists_every_server_with_figures_within_its_truth(lab: FleetLab, args, lag) -> None:
+    """The same bounds whether the figures are queried or read from the rules `--rules` printed (evaluated up
+    to one evaluation interval before)."""
+    if args:
+        rules = lab.prom.api("/api/v1/rules")["groups"][0]["rules"]
+        assert len(rules) == 13 and {r["health"] for r in rules} == {"ok"}
+    done, data = fleet_json(lab.prom.url, *args)
     assert done.returncode == 0, done.stderr
     rows = {row["instance"]: row for row in data["instances"]}
     assert set(rows) == {lab.instance(n) for n in lab.sims} and data["prometheus"] == lab.prom.url
@@ -41,7 +48,7 @@ def test_once_json_lists_every_server_with_figures_within_its_truth(lab: FleetLa
         row = rows[lab.instance(server.name)]
         assert (row["up"], row["job"], row["version"], row["health"]) == (True, "sglang", server.version, "ok")
         requests, pool = server_truth(lab.sims[server.name])
-        outside = [c for c in checks(row, server, requests, pool, data["time"]) if not c.ok]
+        outside = [c for c in checks(row, server, requests, pool, data["time"], lag) if not c.ok]
         assert not outside, f"{server.name}: {outside}"
 
 
@@ -59,6 +66,18 @@ def test_match_narrows_targets_and_queries(lab: FleetLab) -> None:
     assert [row["instance"] for row in data["instances"]] == [f"127.0.0.1:{port}"]
     _, none = fleet_json(lab.prom.url, "--match", 'job="node"')
     assert none["instances"] == []
+
+
+def test_once_without_json_prints_a_table_worst_first(lab: FleetLab) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "fleet", "--prometheus", lab.prom.url, "--once",
+                           "--window", f"{WINDOW_S:g}s"], capture_output=True, text=True, timeout=60)
+    head, *lines = done.stdout.splitlines()
+    assert done.returncode == 0 and head.split()[:4] == ["instance", "job", "state", "version"]
+    assert sorted(line.split()[1] for line in lines) == sorted(lab.instance(n) for n in lab.sims)
+    assert all(line.startswith("●") and " sglang  up " in line for line in lines)
 
 
 def test_a_query_prometheus_refuses_is_one_sentence(lab: FleetLab) -> None:

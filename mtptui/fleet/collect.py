@@ -10,7 +10,7 @@ from typing import Any
 from mtptui.fleet.durations import promql_duration, short_duration
 from mtptui.fleet.health import judge
 from mtptui.fleet.hosts import HostEntry
-from mtptui.fleet.promql import decode_speed, families_query, figure_queries
+from mtptui.fleet.promql import families_query, figure_queries, recorded_queries
 from mtptui.fleet.matchers import selector
 from mtptui.fleet.prom import Prometheus
 from mtptui.fleet.rows import Row, Snapshot, default_order
@@ -23,16 +23,21 @@ SPARK_POINTS = 20
 HISTORY_POINTS = 120
 
 
+def _figures(settings: FleetSettings) -> dict[str, str]:
+    """Figure → PromQL: the expressions themselves, or the series recording rules made of them."""
+    queries = recorded_queries if settings.recorded else figure_queries
+    return queries(settings.matchers, settings.window_s)
+
+
 def _ranges(settings: FleetSettings, at: float) -> dict[str, tuple[str, float, float, float]]:
     """Range queries: name → (expr, start, end, step)."""
-    w, m = settings.window_s, settings.matchers
-    figures = figure_queries(m, w)
+    w, figures = settings.window_s, _figures(settings)
     spark_span = w * SPARK_POINTS / 2
     ranges = {"spark": (figures["output_tok_s"], at - spark_span, at, w / 2)}
     if settings.history_s > w:
         step = max(w, settings.history_s / HISTORY_POINTS)
         end, start = at - w, at - settings.history_s
-        ranges |= {"decode_history": (decode_speed(m, w), start, end, step),
+        ranges |= {"decode_history": (figures["decode_tok_s"], start, end, step),
                    "accept_verify_history": (figures["accept_len_verify"], start, end, step),
                    "accept_gauge_history": (figures["accept_len_gauge"], start, end, step)}
     return ranges
@@ -42,8 +47,7 @@ def _instants(settings: FleetSettings) -> dict[str, str]:
     m = settings.matchers
     seen = f"group by (instance, job) (last_over_time({selector('max_total_num_tokens', m)}" \
            f"[{promql_duration(settings.history_s)}]))"
-    return {**figure_queries(m, settings.window_s), "families": families_query(queried_families(), m),
-            "seen": seen}
+    return {**_figures(settings), "families": families_query(queried_families(), m), "seen": seen}
 
 
 async def fetch(prom: Prometheus, settings: FleetSettings, at: float) -> tuple[list[dict[str, Any]], dict, dict]:
@@ -54,6 +58,15 @@ async def fetch(prom: Prometheus, settings: FleetSettings, at: float) -> tuple[l
     results = await asyncio.gather(*calls)
     instant = dict(zip(instants, results[1:1 + len(instants)]))
     return results[0], instant, dict(zip(ranges, results[1 + len(instants):]))
+
+
+def window_notes(targets: list[Target], window_s: float) -> list[str]:
+    """What the operator should know about the window: a rate needs a few scrapes inside it."""
+    slowest = max((t.interval_s for t in targets if t.interval_s), default=None)
+    if slowest is None or window_s >= 4 * slowest:
+        return []
+    return [f"the window {short_duration(window_s)} holds fewer than 4 scrapes of every {short_duration(slowest)}: "
+            f"rates may be missing or jumpy (use --window {short_duration(4 * slowest)} or more)"]
 
 
 def _included(target: Target, instant: dict[str, list]) -> bool:
@@ -67,9 +80,11 @@ async def collect(prom: Prometheus, settings: FleetSettings, hosts: dict[str, Ho
     at = time.time() if at is None else at
     raw, instant, ranges = await fetch(prom, settings, at)
     targets = select_targets(raw, settings.matchers)
-    rows = [build_row(t, instant, ranges, settings, hosts, at) for t in targets.values() if _included(t, instant)]
+    chosen = [t for t in targets.values() if _included(t, instant)]
+    rows = [build_row(t, instant, ranges, settings, hosts, at) for t in chosen]
     return Snapshot(prom.url, at, settings.window_s, settings.history_s,
-                    ",".join(m.promql() for m in settings.matchers), settings.window_s / 2, default_order(rows))
+                    ",".join(m.promql() for m in settings.matchers), settings.window_s / 2, default_order(rows),
+                    window_notes(chosen, settings.window_s))
 
 
 def build_row(target: Target, instant: dict[str, list], ranges: dict[str, list], settings: FleetSettings,

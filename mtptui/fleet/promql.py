@@ -9,7 +9,7 @@ averaged. Both prefixes are read (``sglang:`` and a re-export's ``sglang_``).
 
 from __future__ import annotations
 
-from mtptui.fleet.durations import promql_duration
+from mtptui.fleet.durations import promql_duration, short_duration
 from mtptui.fleet.matchers import Matcher, selector
 
 BY = "by (instance, job)"
@@ -73,3 +73,31 @@ def families_query(families: tuple[str, ...], matchers: Matchers) -> str:
     parts = [f'__name__=~"sglang[:_]({names})"', *(m.promql() for m in matchers)]
     return (f"group by (instance, job, __name__, is_streaming) "
             f"(last_over_time({{{','.join(parts)}}}[{FAMILIES_LOOKBACK}]))")
+
+
+def record_name(figure: str, window_s: float) -> str:
+    """The series a recording rule writes for ``figure`` over ``window_s``: ``mtptui:output_tok_s:1m``."""
+    return f"mtptui:{figure}:{short_duration(window_s)}"
+
+
+def recorded_queries(matchers: Matchers, window_s: float) -> dict[str, str]:
+    """The figures read from recorded series (they keep ``instance`` and ``job``, so only those matchers apply:
+    the others were part of the rules' own expressions)."""
+    kept = [m.promql() for m in matchers if m.name in ("instance", "job")]
+    return {name: f"{record_name(name, window_s)}{{{','.join(kept)}}}" for name in figure_queries(matchers, window_s)}
+
+
+def _yaml_string(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def rules_yaml(matchers: Matchers, window_s: float) -> str:
+    """A Prometheus rules file recording every figure of every instance, for ``--recorded``."""
+    window = short_duration(window_s)
+    match = ",".join(m.promql() for m in matchers) or "all targets"
+    lines = [f"# mtptui fleet recording rules: window {window}, {match} (mtptui fleet --rules)",
+             "# Prometheus evaluates them every evaluation_interval; mtptui fleet --recorded reads the results.",
+             "groups:", f"  - name: mtptui-fleet-{window}", "    rules:"]
+    for name, expr in figure_queries(matchers, window_s).items():
+        lines += [f"      - record: {record_name(name, window_s)}", f"        expr: {_yaml_string(expr)}"]
+    return "\n".join(lines) + "\n"

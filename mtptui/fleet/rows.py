@@ -66,11 +66,12 @@ class Snapshot:
     match: str
     spark_step_s: float
     rows: list[Row]
+    notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"prometheus": self.prometheus, "time": round(self.time, 3), "window_s": self.window_s,
                 "history_s": self.history_s, "match": self.match, "spark_step_s": self.spark_step_s,
-                "instances": [row.to_json() for row in self.rows]}
+                "notes": self.notes, "instances": [row.to_json() for row in self.rows]}
 
 
 def default_order(rows: list[Row]) -> list[Row]:

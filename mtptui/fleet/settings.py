@@ -6,6 +6,7 @@
     window = "1m"               # rate window of every figure
     history = "1h"              # each instance's own past, for the health flag
     refresh_s = 5
+    recorded = false            # true: read the series of the rules `mtptui fleet --rules` prints
     username = "mtptui"         # basic auth; the password from a file or an environment variable
     password_file = "~/.config/mtptui/prometheus.pass"
     # bearer_token_env = "PROMETHEUS_TOKEN"   (or bearer_token_file)
@@ -41,6 +42,7 @@ class PrometheusConfig(BaseModel):
     window: str = Field(default="1m", description="Rate window of the figures (at least 4 scrape intervals).")
     history: str = Field(default="1h", description="How far back an instance's own history goes (health flag).")
     refresh_s: float = Field(default=5.0, gt=0, description="Seconds between refreshes of the fleet screen.")
+    recorded: bool = Field(default=False, description="Read the series of `mtptui fleet --rules` recording rules.")
     username: str | None = Field(default=None, description="Basic-auth user.")
     password_file: str | None = Field(default=None, description="File holding the basic-auth password.")
     password_env: str | None = Field(default=None, description="Environment variable holding it.")
@@ -87,6 +89,7 @@ class FleetSettings:
     history_s: float
     refresh_s: float
     auth: Auth
+    recorded: bool
     source: str  # where the URL came from: "--prometheus" or the file
 
 
@@ -149,7 +152,8 @@ def check_url(url: str, source: str) -> str:
 
 
 def load_settings(*, url: str | None = None, match: str | None = None, window: str | None = None,
-                  history: str | None = None, path: Path | None = None) -> FleetSettings:
+                  history: str | None = None, recorded: bool | None = None,
+                  path: Path | None = None) -> FleetSettings:
     """fleet.toml's ``[prometheus]`` with the command line's values on top, checked and with credentials read."""
     config = read_config(path)
     where = str(path or fleet_config_path())
@@ -161,4 +165,14 @@ def load_settings(*, url: str | None = None, match: str | None = None, window: s
         url=check_url(chosen, source), matchers=parse_matchers(config.match if match is None else match),
         window_s=parse_duration(window or config.window, "--window"),
         history_s=parse_duration(history or config.history, "--history"),
-        refresh_s=config.refresh_s, auth=read_auth(config), source=source)
+        refresh_s=config.refresh_s, auth=read_auth(config),
+        recorded=config.recorded if recorded is None else recorded, source=source)
+
+
+def rules_for(match: str | None = None, window: str | None = None, path: Path | None = None) -> str:
+    """The recording rules of ``mtptui fleet --rules`` for fleet.toml's match and window (or these)."""
+    from mtptui.fleet.promql import rules_yaml
+
+    config = read_config(path)
+    return rules_yaml(parse_matchers(config.match if match is None else match),
+                      parse_duration(window or config.window, "--window"))

@@ -22,6 +22,10 @@ def register(sub, parent) -> None:
     p.add_argument("--window", metavar="DURATION", default=None, help="rate window of the figures (default 1m)")
     p.add_argument("--history", metavar="DURATION", default=None,
                    help="how far back each instance's own history goes for the health flag (default 1h)")
+    p.add_argument("--recorded", action="store_true", default=None,
+                   help="read the figures from the series of the recording rules --rules prints (large fleets)")
+    p.add_argument("--rules", action="store_true",
+                   help="print Prometheus recording rules for every figure (for --window and --match) and exit")
     p.add_argument("--once", action="store_true", help="print the fleet once and exit")
     p.add_argument("--json", action="store_true", help="with --once: print JSON (implies --once)")
     p.add_argument("--theme", default=None, help="theme name (see themes/): mtptui-dark (default), mtptui-light")
@@ -55,14 +59,20 @@ def print_table(snapshot) -> None:
         print(visible(line.rstrip()))
     if not snapshot.rows:
         print(f"no SGLang instance among the targets of {snapshot.prometheus}")
+    for note in snapshot.notes:
+        print(visible(f"note: {note}"))
 
 
 def run(args) -> int:
     import asyncio
 
-    from mtptui.fleet.settings import load_settings
+    from mtptui.fleet.settings import load_settings, rules_for
 
-    settings = load_settings(url=args.prometheus, match=args.match, window=args.window, history=args.history)
+    if args.rules:
+        print(rules_for(args.match, args.window), end="")
+        return 0
+    settings = load_settings(url=args.prometheus, match=args.match, window=args.window, history=args.history,
+                             recorded=args.recorded)
     hosts = host_index(args.config)
     if not (args.once or args.json):
         from mtptui.cli.commands._dashboard import check_theme

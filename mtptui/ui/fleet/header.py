@@ -34,6 +34,8 @@ def header_text(settings: FleetSettings, view: FleetView, error: str | None, upd
     text.append("\n")
     if error:
         text.append(visible(error), "bold red")
+    elif view.snapshot and view.snapshot.notes:
+        text.append(visible(" · ".join(view.snapshot.notes)), "yellow")
     elif updated_at is not None:
         text.append(f"updated {time.strftime('%H:%M:%S', time.localtime(updated_at))}, every "
                     f"{settings.refresh_s:g} s", "dim")
