@@ -22,6 +22,7 @@ from tests.prometheus import SCRAPE_S, PrometheusServer, start_prometheus
 from tests.simserver import NO_SPEC_ARGV, ROOT, SimServer, launch_sim, profile_argv, profile_env, version_args
 
 WINDOW_S = 20.0
+GAUGE_AGE_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -155,11 +156,12 @@ def _latency_checks(row: dict, requests: list[dict], offset: float, window: trut
 
 
 def _gauge_checks(row: dict, requests: list[dict], pool: int, offset: float, at: float) -> list[Check]:
-    """Gauges are republished at each decode log (every 40 steps): their value is a moment of the last seconds."""
-    start = at - 5.0
+    """Gauges are republished at each decode log (every 40 steps, a few seconds): their value is a moment of the
+    last seconds (ten, for a busy machine)."""
+    start = at - GAUGE_AGE_S
     running = truth.counts_over(requests, offset, start, at, truth.running)
     queued = truth.counts_over(requests, offset, start, at, truth.queued)
-    live = [r for r in requests if any(truth.running(r, start + i * 0.01 - offset) for i in range(501))]
+    live = [r for r in requests if any(truth.running(r, start + i * 0.01 - offset) for i in range(1001))]
     kv_high = sum(r["prompt_tokens"] + r["completion_tokens"] for r in live) / pool
     return [Check("running", row["running"], *running), Check("queued", row["queued"], *queued),
             Check("kv_usage", row["kv_usage"], 0.0, round(kv_high, 5) + 1e-5)]

@@ -1,9 +1,10 @@
 """What a Prometheus-derived figure may be, given a simulated server's truth (``/sim/requests?itl=1``).
 
 A rate over ``[T - w, T]`` uses the samples inside the window: the first is at most one scrape interval ``s``
-after its start, the last at most ``s`` before its end, and Prometheus extrapolates their difference to the
-whole window. So a counter's rate lies between what finished in ``(T - w + s, T - s]`` over ``w`` and what
-finished in ``(T - w, T]`` over ``w - 2s`` (``SLACK`` more on each side for when a scrape reads the counter).
+after its start, the last at most ``s`` before its end (``2s`` while a scrape is in flight), and Prometheus
+extrapolates their difference to the whole window. So a counter's rate lies between what finished in
+``(T - w + s, T - 2s]`` over ``w`` and what finished in ``(T - w, T]`` over ``w - 2s`` (``SLACK`` more on each side
+for when a scrape reads the counter).
 Ratios of two counters lie between the mediants of the sure requests with or without the edge ones, and a
 histogram quantile lies in the bucket of the true quantile of some set between the sure and the possible
 observations. Times: the simulated server's are ``time.monotonic()``, the same clock in every process here.
@@ -35,8 +36,9 @@ class Window:
     lag: float = 0.0
 
     def sure(self, t: float) -> bool:
-        """Inside the window for every placement of the scrapes (and of the rule's evaluation)."""
-        return self.end - self.width + self.scrape + SLACK < t <= self.end - self.lag - self.scrape - SLACK
+        """Inside the window for every placement of the scrapes (and of the rule's evaluation); at the end two
+        scrapes, since the newest may still be in flight when the query runs."""
+        return self.end - self.width + self.scrape + SLACK < t <= self.end - self.lag - 2 * self.scrape - SLACK
 
     def possible(self, t: float) -> bool:
         return self.end - self.lag - self.width - SLACK < t <= self.end + SLACK

@@ -44,7 +44,8 @@ class FleetScreen(Screen):
         yield Static(id="fleet-header")
         yield DataTable(id="fleet-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="fleet-detail")
-        yield Input(placeholder="filter: text in instance, job, version, host or health; !text hides", id="fleet-filter")
+        yield Input(placeholder="filter: text in instance, job, version, host or health; !text hides",
+                    id="fleet-filter")
         yield Footer()
 
     def on_mount(self) -> None:
