@@ -41,14 +41,13 @@ def main() -> int:
     from mtptui.fleet.settings import load_settings
     from mtptui.ui.fleet.app import FleetApp
     from tests.fleet_lab import WINDOW_S, FleetLab
-    from tests.prometheus import start_prometheus
     from tests.test_fleet_prometheus import host_file
 
     with tempfile.TemporaryDirectory(prefix="fleet-shot-") as tmp:
         lab = FleetLab(Path(tmp))
         try:
             lab.start_servers()
-            with start_prometheus(Path(tmp) / "prom", [lab.instance(n) for n in lab.sims]) as prom:
+            with lab.prometheus(Path(tmp) / "prom") as prom:
                 lab.prom = prom
                 lab.start_load()
                 lab.wait_for_full_windows()

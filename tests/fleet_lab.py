@@ -18,7 +18,7 @@ import httpx
 from mtptui.sglang.surface_metrics import ITL_BUCKETS, TTFT_BUCKETS
 from tests import fleet_truth as truth
 from tests.fleet_load import Load
-from tests.prometheus import SCRAPE_S, PrometheusServer, start_prometheus
+from tests.prometheus import JOB, REEXPORT_JOB, SCRAPE_S, PrometheusServer, start_prometheus
 from tests.simserver import NO_SPEC_ARGV, ROOT, SimServer, launch_sim, profile_argv, profile_env, version_args
 
 WINDOW_S = 20.0
@@ -36,13 +36,18 @@ class Server:
     clients: int = 2
     max_tokens: int = 48
     abort_every: int = 0
+    reexported: bool = False  # scraped under the sglang_ prefix, as a router or dashboard re-exports it
+
+    @property
+    def job(self) -> str:
+        return REEXPORT_JOB if self.reexported else JOB
 
 
 SERVERS = (
     Server("restored-0.5.12", tuple(profile_argv("restored")), "0.5.12.post1", tuple(profile_env("restored").items()),
            clients=2, max_tokens=64, abort_every=4),
     Server("redeploy-0.5.23", tuple(profile_argv("redeploy-1step", "0.5.23")), "0.5.23",
-           tuple(profile_env("redeploy-1step").items()), clients=2, max_tokens=48, abort_every=5),
+           tuple(profile_env("redeploy-1step").items()), clients=2, max_tokens=48, abort_every=5, reexported=True),
     Server("nospec-0.5.23", tuple(NO_SPEC_ARGV), "0.5.23", clients=1, max_tokens=32),
 )
 
@@ -58,6 +63,12 @@ class FleetLab:
 
     def instance(self, name: str) -> str:
         return f"127.0.0.1:{self.sims[name].port}"
+
+    def prometheus(self, root: Path, rules: str | None = None):
+        """Prometheus scraping every server of the lab (the re-exported ones under the sglang_ prefix)."""
+        plain = [self.instance(s.name) for s in SERVERS if not s.reexported]
+        renamed = [self.instance(s.name) for s in SERVERS if s.reexported]
+        return start_prometheus(root, plain, rules=rules, reexported=renamed)
 
     def start_servers(self) -> None:
         for server in SERVERS:
@@ -190,8 +201,7 @@ def main() -> int:
         lab = FleetLab(Path(tmp))
         try:
             lab.start_servers()
-            with start_prometheus(Path(tmp) / "prom", [lab.instance(n) for n in lab.sims],
-                                  rules=fleet_rules()) as prom:
+            with lab.prometheus(Path(tmp) / "prom", rules=fleet_rules()) as prom:
                 lab.prom = prom
                 lab.start_load()
                 lab.wait_for_full_windows()
@@ -209,7 +219,8 @@ def print_checks(lab: FleetLab, data: dict, lag: float = 0.0) -> None:
     for server in SERVERS:
         requests, pool = server_truth(lab.sims[server.name])
         row = rows[lab.instance(server.name)]
-        print(f"{server.name} ({row['version']}, {row['version_source']}; accept from {row['accept_len_source']})")
+        print(f"{server.name}, job {row['job']} ({row['version']}, {row['version_source']}; accept from "
+              f"{row['accept_len_source']})")
         for check in checks(row, server, requests, pool, data["time"], lag):
             bounds = "null" if check.low is None else f"[{check.low:.4g}, {check.high:.4g}]"
             print(f"  {check.figure:<13} fleet {check.value!s:<10} truth {bounds:<24} {'ok' if check.ok else 'OUT'}")

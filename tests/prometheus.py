@@ -38,13 +38,26 @@ def prometheus_missing() -> str | None:
     return None
 
 
-def config_text(targets: list[str], job: str = JOB, rule_file: Path | None = None) -> str:
-    """A scrape config: every target in one job, scraped every second (rules evaluated as often)."""
+REEXPORT_JOB = "sglang-reexport"
+# What a router or a dashboard's re-export does: the same series as sglang_* instead of sglang:*.
+_REEXPORT = ("    metric_relabel_configs:\n      - source_labels: [__name__]\n        regex: 'sglang:(.*)'\n"
+             "        target_label: __name__\n        replacement: 'sglang_$1'\n")
+
+
+def _job(name: str, targets: list[str], relabel: str = "") -> str:
     listed = ", ".join(json.dumps(t) for t in targets)
+    return (f"  - job_name: {name}\n    scrape_timeout: {SCRAPE_S:g}s\n"
+            f"    static_configs:\n      - targets: [{listed}]\n{relabel}")
+
+
+def config_text(targets: list[str], job: str = JOB, rule_file: Path | None = None,
+                reexported: list[str] = ()) -> str:
+    """A scrape config: ``targets`` in one job, ``reexported`` in another that renames sglang:* to sglang_*; every
+    target scraped every second (rules evaluated as often)."""
     rules = f"rule_files: [{json.dumps(str(rule_file))}]\n" if rule_file else ""
+    jobs = _job(job, targets) + (_job(REEXPORT_JOB, list(reexported), _REEXPORT) if reexported else "")
     return (f"global:\n  scrape_interval: {SCRAPE_S:g}s\n  evaluation_interval: {SCRAPE_S:g}s\n{rules}"
-            f"scrape_configs:\n  - job_name: {job}\n    scrape_timeout: {SCRAPE_S:g}s\n"
-            f"    static_configs:\n      - targets: [{listed}]\n")
+            f"scrape_configs:\n{jobs}")
 
 
 @dataclass
@@ -112,9 +125,10 @@ def _ready(server: PrometheusServer) -> bool:
 
 @contextlib.contextmanager
 def start_prometheus(root: Path, targets: list[str], job: str = JOB, web_config: str | None = None,
-                     rules: str | None = None) -> Iterator[PrometheusServer]:
+                     rules: str | None = None, reexported: list[str] = ()) -> Iterator[PrometheusServer]:
     """``prometheus`` on a free 127.0.0.1 port, its config and TSDB under ``root``, stopped afterwards;
-    ``web_config`` is the text of its --web.config.file (e.g. basic_auth_users), ``rules`` of a rule file."""
+    ``web_config`` is the text of its --web.config.file (e.g. basic_auth_users), ``rules`` of a rule file,
+    ``reexported`` targets are scraped with their names renamed to the sglang_ prefix."""
     missing = prometheus_missing()
     if missing:
         pytest.skip(missing)
@@ -122,7 +136,7 @@ def start_prometheus(root: Path, targets: list[str], job: str = JOB, web_config:
     rule_file = root / "rules.yml" if rules is not None else None
     if rule_file:
         rule_file.write_text(rules)
-    (root / "prometheus.yml").write_text(config_text(targets, job, rule_file))
+    (root / "prometheus.yml").write_text(config_text(targets, job, rule_file, reexported))
     port = free_port()
     command = [PROMETHEUS_BIN, f"--config.file={root / 'prometheus.yml'}", f"--storage.tsdb.path={root / 'data'}",
                f"--web.listen-address=127.0.0.1:{port}", "--storage.tsdb.retention.time=1h"]

@@ -1,5 +1,5 @@
 """`mtptui fleet` against a real Prometheus (Debian's package) scraping simulated servers of both SGLang versions
-and different profiles every second: the figures agree with each server's truth, a stopped server goes down
+and different profiles every second (one under the sglang_ prefix, as a router re-exports it): the figures agree with each server's truth, a stopped server goes down
 within two scrapes, and a query error or an unreachable Prometheus is one sentence. Waits are on Prometheus's
 own state (its targets, its samples), never a sleep."""
 
@@ -13,7 +13,6 @@ import pytest
 
 from tests.fleet_lab import SERVERS, WINDOW_S, FleetLab, checks, fleet_json, fleet_rules, server_truth
 from tests.prometheus import SCRAPE_S
-from tests.prometheus import start_prometheus
 from tests.simserver import free_port
 from tests.ui_fixtures.support import SIZE, wait_until
 
@@ -24,7 +23,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FleetLab]:
     lab = FleetLab(root)
     try:
         lab.start_servers()
-        with start_prometheus(root / "prom", [lab.instance(n) for n in lab.sims], rules=fleet_rules()) as prom:
+        with lab.prometheus(root / "prom", rules=fleet_rules()) as prom:
             lab.prom = prom
             lab.start_load()
             lab.wait_for_full_windows()
@@ -46,7 +45,7 @@ def test_once_json_lists_every_server_with_figures_within_its_truth(lab: FleetLa
     assert set(rows) == {lab.instance(n) for n in lab.sims} and data["prometheus"] == lab.prom.url
     for server in SERVERS:
         row = rows[lab.instance(server.name)]
-        assert (row["up"], row["job"], row["version"], row["health"]) == (True, "sglang", server.version, "ok")
+        assert (row["up"], row["job"], row["version"], row["health"]) == (True, server.job, server.version, "ok")
         requests, pool = server_truth(lab.sims[server.name])
         outside = [c for c in checks(row, server, requests, pool, data["time"], lag) if not c.ok]
         assert not outside, f"{server.name}: {outside}"
@@ -77,7 +76,8 @@ def test_once_without_json_prints_a_table_worst_first(lab: FleetLab) -> None:
     head, *lines = done.stdout.splitlines()
     assert done.returncode == 0 and head.split()[:4] == ["instance", "job", "state", "version"]
     assert sorted(line.split()[1] for line in lines) == sorted(lab.instance(n) for n in lab.sims)
-    assert all(line.startswith("●") and " sglang  up " in line for line in lines)
+    assert all(line.startswith("●") and line.split()[3] == "up" for line in lines)
+    assert sorted(line.split()[2] for line in lines) == ["sglang", "sglang", "sglang-reexport"]
 
 
 def test_a_query_prometheus_refuses_is_one_sentence(lab: FleetLab) -> None:
