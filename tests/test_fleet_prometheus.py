@@ -1,7 +1,7 @@
 """`mtptui fleet` against a real Prometheus (Debian's package) scraping simulated servers of both SGLang versions
 and different profiles every second (one under the sglang_ prefix, as a router re-exports it): the figures agree
-with each server's truth, a stopped server goes down within two scrapes, and a query error or an unreachable Prometheus is one sentence. Waits are on Prometheus's
-own state (its targets, its samples), never a sleep."""
+with each server's truth, a stopped server goes down within two scrapes, and a query error or an unreachable
+Prometheus is one sentence. Waits are on Prometheus's own state (its targets, its samples), never a sleep."""
 
 from __future__ import annotations
 
