@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from mtptui.sglang.logparse import parse_text
 from mtptui.sglang.state import PHASES, ServerState
 from mtptui.sglang.state.scan import summarize_stream
@@ -171,6 +173,20 @@ def test_summary_is_json_serialisable_and_complete() -> None:
             "last_accept_rate", "series", "requests", "warnings", "error"} <= set(summary)
     assert summary["series"]["gen_throughput"] == [3.0, 40.0]
     assert summary["requests"] == {"http": {}, "prefill": 0, "decode": 2}
+
+
+@pytest.mark.parametrize("shape", ["quiet", "ranks", "access", "container"])
+def test_every_log_shape_fast_path_equals_reducer(tmp_path: Path, shape: str) -> None:
+    out = tmp_path / f"{shape}.log"
+    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "gen_log.py"), str(out), "--lines", "6000", "--shape",
+                    shape], check=True, timeout=60)
+    data = out.read_bytes()
+    reduced = ServerState()
+    reduced.apply_all(parse_text(data))
+    with out.open("rb") as fh:
+        fast = summarize_stream(fh, ServerState()).to_dict()
+    assert fast == reduced.to_dict()
+    assert (fast["phase"], fast["startups"], fast["requests"]["decode"] > 200) == ("ready", 2, True)
 
 
 def test_generated_log_fast_path_equals_reducer(tmp_path: Path) -> None:
