@@ -23,15 +23,16 @@ CONTRACT: dict[str, tuple[str, ...]] = {
     "server_ready": (),
     "http_access": ("client", "method", "path", "status"),
     "warning": ("message",),
-    "error": ("message", "traceback"),
+    "error": ("message", "traceback", "last_frame", "truncated"),
 }
+DEFAULTS = {("error", "truncated"): False}  # a field that is a boolean on every event of its kind
 
 
 def ev(kind: str, ts: str | None = None, ranks: dict[str, int] | None = None, line: int = 1,
        **fields: Any) -> dict[str, Any]:
-    """The JSON object the contract prescribes: every field of `kind` present, null unless given."""
+    """The JSON object the contract prescribes: every field of `kind` present, null (or its DEFAULTS) unless given."""
     unknown = set(fields) - set(CONTRACT[kind])
     assert not unknown, f"not a field of {kind}: {unknown}"
     out = {"kind": kind, "ts": ts, "ranks": ranks or {}, "line": line}
-    out.update({name: fields.get(name) for name in CONTRACT[kind]})
+    out.update({name: fields.get(name, DEFAULTS.get((kind, name))) for name in CONTRACT[kind]})
     return out

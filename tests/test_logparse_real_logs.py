@@ -132,16 +132,20 @@ def test_21_summary() -> None:
 
 
 def test_25_crash_sigquit_then_scheduler_traceback() -> None:
+    """The paste starts inside one traceback (its bare exception line is an error) and stops inside another."""
     events = events_of("25")
     lines = log("25").read_text().splitlines()
     assert events == [
+        ev("error", line=7, message=lines[6]),
         ev("error", "2025-02-18 14:31:01", line=9,
            message="Received sigquit from a child proces. It usually means the child failed."),
         ev("error", "2025-02-18 14:31:01", {"TP": 3}, line=10,
            message="Scheduler hit an exception: Traceback (most recent call last):",
-           traceback="\n".join(lines[10:])),
+           traceback="\n".join(lines[10:]), truncated=True,
+           last_frame='File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1089, in run_batch'),
     ]
-    traceback = events[1]["traceback"].splitlines()
+    assert lines[6].startswith("NameError: name 'sgl_build_tree_kernel' is not defined.")
+    traceback = events[2]["traceback"].splitlines()
     assert len(traceback) == 11
     assert traceback[0].startswith('  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1827')
     assert traceback[-2] == "    ) = self.draft_worker.forward_batch_speculative_generation(batch)"

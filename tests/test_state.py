@@ -138,7 +138,16 @@ def test_crash_then_restart() -> None:
 def test_scheduler_traceback_reaches_the_state() -> None:
     state = state_of(*STARTUP, f"{p()}Scheduler hit an exception: boom", "ValueError: x")
     assert state.to_dict()["error"] == {"message": "Scheduler hit an exception: boom", "traceback": "ValueError: x",
-                                        "ts": "2026-05-11 23:49:07", "ranks": {"TP": 0}}
+                                        "last_frame": None, "truncated": False, "ts": "2026-05-11 23:49:07",
+                                        "ranks": {"TP": 0}}
+
+
+def test_a_cut_off_traceback_reaches_the_state_as_truncated() -> None:
+    state = state_of(*STARTUP, f"{p()}Scheduler hit an exception: Traceback (most recent call last):",
+                     '  File "/sgl/scheduler.py", line 2931, in run_scheduler_process', "    scheduler.run()")
+    error = state.to_dict()["error"]
+    assert (error["truncated"], error["last_frame"]) == (True, 'File "/sgl/scheduler.py", line 2931, in run_scheduler_process')
+    assert state.phase == "crashed"
 
 
 def test_failed_health_check_alone_is_not_a_crash() -> None:

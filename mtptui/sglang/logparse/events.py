@@ -1,4 +1,11 @@
-"""The typed event of the `parse-log` contract (design.md): kind, ts, ranks, line, then the kind's fields."""
+"""The typed event of the `parse-log` contract (design.md): kind, ts, ranks, line, then the kind's fields.
+
+Added to design.md's table (fields are only ever added, never renamed):
+
+- `error` also has `last_frame` (the last `File "…", line N, in f` of its traceback, else null) and `truncated`
+  (true when the traceback was cut off before its exception line: the input ended, or a live stream paused,
+  mid-crash; false otherwise).
+"""
 
 from __future__ import annotations
 
@@ -25,7 +32,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "server_ready": (),
     "http_access": ("client", "method", "path", "status"),
     "warning": ("message",),
-    "error": ("message", "traceback"),
+    "error": ("message", "traceback", "last_frame", "truncated"),
 }
 
 KINDS = frozenset(FIELDS)

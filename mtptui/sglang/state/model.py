@@ -103,8 +103,9 @@ class ServerState:
 
     def _on_error(self, event: Event) -> None:
         message = event.fields["message"]
-        self.last_error = {"message": message, "traceback": event.fields["traceback"], "ts": event.ts,
-                           "ranks": event.ranks}
+        fields = event.fields
+        self.last_error = {"message": message, "traceback": fields["traceback"], "last_frame": fields.get("last_frame"),
+                           "truncated": bool(fields.get("truncated")), "ts": event.ts, "ranks": event.ranks}
         if phases.is_fatal(message):
             self.phase = phases.CRASHED
 
