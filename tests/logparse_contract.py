@@ -24,6 +24,10 @@ CONTRACT: dict[str, tuple[str, ...]] = {
     "http_access": ("client", "method", "path", "status"),
     "warning": ("message",),
     "error": ("message", "traceback", "last_frame", "truncated"),
+    # Added by issue 16 (design.md: extend, never rename): one request's `--log-requests` finish line.
+    "request_finish": ("rid", "finish_reason", "prompt_tokens", "completion_tokens", "cached_tokens",
+                       "reasoning_tokens", "e2e_latency_s", "spec_verify_ct", "spec_accept_length",
+                       "spec_accept_rate"),
 }
 DEFAULTS = {("error", "truncated"): False}  # a field that is a boolean on every event of its kind
 

@@ -47,7 +47,7 @@ def test_01_summary_excludes_the_warm_up_batch() -> None:
     assert (summary["last_accept_len"], summary["last_accept_rate"]) == (1.80, 0.45)
     assert summary["series"]["gen_throughput"] == [0.39, 178.86, 165.41, 188.68, 165.59]
     assert summary["series"]["accept_len"] == [2.17, 1.95, 1.80, 2.05, 1.80]
-    assert summary["requests"] == {"http": {}, "prefill": 1, "decode": 5}
+    assert summary["requests"] == {"http": {}, "prefill": 1, "decode": 5, "finished": 0}
 
 
 def test_04_tp1_has_no_rank_tag() -> None:
@@ -66,7 +66,7 @@ def test_04_tp1_has_no_rank_tag() -> None:
 
 def test_04_summary_counts_requests() -> None:
     summary = summary_of("04")
-    assert summary["requests"] == {"http": {"200": 6}, "prefill": 3, "decode": 1}
+    assert summary["requests"] == {"http": {"200": 6}, "prefill": 3, "decode": 1, "finished": 0}
     assert summary["steady_gen_throughput"] is None  # the only decode batch is the warm-up one
     assert summary["last_decode"]["gen_throughput"] == 1635.11
 
@@ -128,7 +128,7 @@ def test_21_other_logging_config_and_bare_uvicorn() -> None:
 def test_21_summary() -> None:
     summary = summary_of("21")
     assert summary["steady_gen_throughput"] == pytest.approx((83.17 + 82.34) / 2)
-    assert summary["requests"] == {"http": {"200": 3}, "prefill": 2, "decode": 3}
+    assert summary["requests"] == {"http": {"200": 3}, "prefill": 2, "decode": 3, "finished": 0}
 
 
 def test_25_crash_sigquit_then_scheduler_traceback() -> None:

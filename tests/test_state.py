@@ -181,7 +181,7 @@ def test_summary_is_json_serialisable_and_complete() -> None:
     assert {"phase", "ready_at", "shards", "memory", "capacity", "steady_gen_throughput", "last_accept_len",
             "last_accept_rate", "series", "requests", "warnings", "error"} <= set(summary)
     assert summary["series"]["gen_throughput"] == [3.0, 40.0]
-    assert summary["requests"] == {"http": {}, "prefill": 0, "decode": 2}
+    assert summary["requests"] == {"http": {}, "prefill": 0, "decode": 2, "finished": 0}
 
 
 @pytest.mark.parametrize("shape", ["quiet", "ranks", "access", "container"])
