@@ -165,6 +165,8 @@ EDGE_LINES = [
     '[2026-05-11 23:49:08] INFO:   127.0.0.1:1 - "GET /health HTTP/1.1" 200 OK',
     '[2026-05-11 23:49:08] INFO:     127.0.0.1:1 - "get /health HTTP/1.1" 200 OK',
     '[2026-05-11 23:49:08.5 TP3] INFO:     127.0.0.1:1 - "GET /x" 503 Service Unavailable',
+    '[2026-05-11 23:49:08] INFO:      127.0.0.1:1 - "GET /a"b HTTP/1.1" 404 Not Found',
+    '[2026-05-11 23:49:08] INFO:     127.0.0.1:1 - "GET /a HTTP/1.1" 2000 OK',
     "[2026-05-11 23:49:08 TP0] Prefill batch. #new-seq: 1, #new-token: 8, #cached-token: 0, token usage: 0.01",
     "[2026-05-11 23:49:08 TP0] Prefill batch [7], #new-seq: 1, #new-token: 8",
 ]

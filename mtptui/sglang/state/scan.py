@@ -38,8 +38,8 @@ MAX_TAILS = 4096  # distinct prefix tails remembered (a few rank tags; every lin
 FAST_LINE = re.compile(
     rf"(?:\[|(?>{CONTAINER.pattern})\[)(\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d)([^]]*)\] "
     r"(?:Decode batch[.,] #running-req: (?:0|([1-9]\d{0,17})), (?>.*gen throughput \(token/s\): )(\d{1,18}\.\d{1,18})"
-    r"(?:, |,?$)"
-    r'|INFO: {5} *\S+ - "[A-Z]+ \S+(?: [^"]*)?" (\d{3})\b'
+    r"(?:, |,$|$)"
+    r'|INFO:      *\S+ - "[A-Z]+ \S+(?: [^"]*"|") (\d{3})\b'
     r"|Prefill batch[.,]()"
     r"|())", re.ASCII)
 DECODE, STATUS, PREFILL = 4, 5, 6  # `lastindex` of a match of each kind
