@@ -7,11 +7,14 @@ is the worst shape's.
 
     python benchmarks/parse_log_bench.py                      # every shape, 1M lines each (generated if missing)
     python benchmarks/parse_log_bench.py --runs 5 --shapes quiet container
+    git archive main mtptui | tar -x -C /tmp/main-src         # another version of the code, same run conditions:
+    python benchmarks/parse_log_bench.py --code /tmp/main-src
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -44,16 +47,18 @@ def head(path: Path, lines: int) -> Path:
     return part
 
 
-def timed(argv: list[str]) -> tuple[float, int]:
-    """Wall seconds and peak RSS in KB of one process run under /usr/bin/time."""
+def timed(argv: list[str], code: Path | None = None) -> tuple[float, int]:
+    """Wall seconds and peak RSS in KB of one process run under /usr/bin/time (with `code` first on its path)."""
+    env = dict(os.environ, PYTHONPATH=str(code)) if code else None
     start = time.perf_counter()
-    done = subprocess.run([TIME, "-f", "%M", *argv], capture_output=True, text=True, check=True)
+    done = subprocess.run([TIME, "-f", "%M", *argv], capture_output=True, text=True, check=True, env=env,
+                          cwd=code)  # `-m` puts the working folder first on sys.path
     wall = time.perf_counter() - start
     return wall, int(done.stderr.strip().splitlines()[-1])
 
 
-def runs(argv: list[str], count: int) -> dict:
-    results = [timed(argv) for _ in range(count)]
+def runs(argv: list[str], count: int, code: Path | None = None) -> dict:
+    results = [timed(argv, code) for _ in range(count)]
     walls = [wall for wall, _ in results]
     return {"best": min(walls), "median": statistics.median(walls), "rss_kb": max(rss for _, rss in results)}
 
@@ -67,7 +72,7 @@ def measure(shape: str, args: argparse.Namespace) -> dict:
     full = ensure_log(shape, args.lines, args.seed)
     quarter = head(full, args.lines // 4)
     parse = [sys.executable, "-m", "mtptui.cli.main", "parse-log", "--summary"]
-    whole, part = runs([*parse, str(full)], args.runs), runs([*parse, str(quarter)], args.runs)
+    whole, part = runs([*parse, str(full)], args.runs, args.code), runs([*parse, str(quarter)], args.runs, args.code)
     naive = runs([sys.executable, str(HERE / "naive_reader.py"), str(full)], args.runs)
     lines = count_lines(full)
     return {"shape": shape, "lines": lines, "best": whole["best"], "median": whole["median"],
@@ -81,6 +86,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--shapes", nargs="+", choices=SHAPES, default=list(SHAPES))
+    parser.add_argument("--code", type=Path, help="time the mtptui package found in this folder (PYTHONPATH)")
     args = parser.parse_args()
     print("| shape | lines | best s (median) | lines/s | peak RSS (first quarter) | naive reader lines/s | vs naive |")
     print("|---|---|---|---|---|---|---|")
