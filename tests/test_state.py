@@ -146,7 +146,8 @@ def test_a_cut_off_traceback_reaches_the_state_as_truncated() -> None:
     state = state_of(*STARTUP, f"{p()}Scheduler hit an exception: Traceback (most recent call last):",
                      '  File "/sgl/scheduler.py", line 2931, in run_scheduler_process', "    scheduler.run()")
     error = state.to_dict()["error"]
-    assert (error["truncated"], error["last_frame"]) == (True, 'File "/sgl/scheduler.py", line 2931, in run_scheduler_process')
+    frame = 'File "/sgl/scheduler.py", line 2931, in run_scheduler_process'
+    assert (error["truncated"], error["last_frame"]) == (True, frame)
     assert state.phase == "crashed"
 
 

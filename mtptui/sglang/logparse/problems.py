@@ -26,8 +26,8 @@ HIT = re.compile(r"\w+ hit an exception")  # Scheduler, DataParallelController, 
 ARGPARSE = re.compile(r"[\w./-]+(?: [\w./-]+)?: error: ")  # `sglang serve: error: unrecognized arguments: …`
 KV_BUDGET = re.compile(r"max_total_tokens=\d+ is larger than the profiled value -?\d+")
 BARE_TRACEBACK = "Traceback (most recent call last):"
-# `RuntimeError: …`, `torch.OutOfMemoryError: …`, `Exception: Capture cuda graph failed: …`, a bare `AssertionError`:
-# what Python's own handler (or a subprocess) prints without any logging prefix.
+# `RuntimeError: …`, `torch.OutOfMemoryError: …`, `Exception: Capture cuda graph failed: …`, a bare
+# `AssertionError`: what Python's own handler (or a subprocess) prints without any logging prefix.
 EXCEPTION_LINE = re.compile(r"(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*(?:Error|Exception)|Exception)(?::|$)")
 
 

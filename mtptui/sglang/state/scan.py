@@ -30,11 +30,12 @@ NAN = float("nan")
 MAX_TAILS = 4096  # distinct prefix tails remembered (a few rank tags; every line's own with milliseconds)
 
 # Groups: 1 date and time, 2 the rest of the prefix (milliseconds, rank tags: checked by `Tails`), then one of:
-# 3-4 decode running (None when 0)/gen, 5 access status, 6 prefill, 7 any other message. ASCII only, so it accepts a subset of
-# what `split_line` reads, and reads it the same way: the wrapper is prefix.CONTAINER (atomic), the prefix runs
-# to the first `] `. The decode alternative takes the *last* `gen throughput` (atomic greedy `.*`) and the value
-# must end where the per-kind code would cut it; numbers are bounded so that `int` and `float` always agree with
-# the full parser. (Optional groups cost sre dearly: hence the empty last alternative instead of `(...)?`.)
+# 3-4 decode running (None when 0) and gen, 5 access status, 6 prefill, 7 any other message. ASCII only, so it
+# accepts a subset of what `split_line` reads, and reads it the same way: the wrapper is prefix.CONTAINER
+# (atomic), the prefix runs to the first `] `. The decode alternative takes the *last* `gen throughput` (atomic
+# greedy `.*`) and the value must end where the per-kind code would cut it; numbers are bounded so that `int` and
+# `float` always agree with the full parser. Optional groups cost sre dearly: hence branches (`|())` at the end,
+# `(?: [^"]*"|")`) where `(...)?` would read more naturally.
 FAST_LINE = re.compile(
     rf"(?:\[|(?>{CONTAINER.pattern})\[)(\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d)([^]]*)\] "
     r"(?:Decode batch[.,] #running-req: (?:0|([1-9]\d{0,17})), (?>.*gen throughput \(token/s\): )(\d{1,18}\.\d{1,18})"
