@@ -228,16 +228,3 @@ async def test_pump_releases_a_cut_off_traceback_while_the_feed_still_runs() -> 
     await feed.close()
     await asyncio.wait_for(task, 30)
     assert isinstance(posted[-1], messages.FeedEnded)
-
-
-def test_problems_pane_says_a_traceback_was_cut_off() -> None:
-    from mtptui.sglang.logparse import parse_text
-    from mtptui.ui.widgets.startup_pane import _problems
-
-    session = Session(clock=lambda: 0.0)
-    session.apply(parse_text(f"{PREFIX}Scheduler hit an exception: Traceback (most recent call last):\n"
-                             '  File "/sgl/managers/scheduler.py", line 1012, in event_loop_overlap\n'))
-    assert _problems(session).plain == ("error (traceback cut off at scheduler.py:1012 in event_loop_overlap): "
-                                        "Scheduler hit an exception: Traceback (most recent call last):")
-    session.apply(parse_text(f"{PREFIX}Scheduler hit an exception: boom\nRuntimeError: x\n"))
-    assert _problems(session).plain == "error: Scheduler hit an exception: boom"

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
 EIGHTHS = " ▏▎▍▌▋▊▉█"
 NONE = "—"
-FRAME = re.compile(r'File "(.*)", line (\d+)(?:, in (.*))?')
 
 
 def bar(fraction: float | None, width: int) -> str:
@@ -44,12 +41,3 @@ def number(value: float | int | None, digits: int = 0) -> str:
     if value is None:
         return NONE
     return f"{value:,.{digits}f}" if isinstance(value, float) or digits else f"{value:,}"
-
-
-def short_frame(frame: str | None) -> str:
-    """`File "/a/b/scheduler.py", line 1012, in run_batch` → `scheduler.py:1012 in run_batch`."""
-    m = FRAME.match(frame or "")
-    if m is None:
-        return frame or "its start"
-    path, line, function = m.groups()
-    return f"{path.rsplit('/', 1)[-1]}:{line}" + (f" in {function}" if function else "")

@@ -106,11 +106,11 @@ class ServerState:
 
     def _on_error(self, event: Event) -> None:
         message = event.fields["message"]
-        fields = event.fields
-        self.last_error = {"message": message, "traceback": fields["traceback"], "last_frame": fields.get("last_frame"),
-                           "truncated": bool(fields.get("truncated")), "ts": event.ts, "ranks": event.ranks}
+        self.last_error = {"message": message, "traceback": event.fields["traceback"], "ts": event.ts,
+                           "ranks": event.ranks}
         if phases.is_fatal(message):
             self.phase = phases.CRASHED
+        self.last_error.update(last_frame=event.fields.get("last_frame"), truncated=bool(event.fields.get("truncated")))
 
     def _on_warning(self, event: Event) -> None:
         self.warning_count += 1

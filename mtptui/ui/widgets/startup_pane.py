@@ -6,7 +6,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mtptui.sglang.state import phases
-from mtptui.ui.format import NONE, bar, duration, number, short_frame
+from mtptui.ui.format import NONE, bar, duration, number
 from mtptui.ui.session import Session, parse_ts
 from mtptui.ui.widgets.render_pane import RenderPane
 
@@ -81,9 +81,6 @@ def _served(session: Session) -> Text:
 def _problems(session: Session) -> Text:
     state = session.server
     error = state.last_error
-    if error and error.get("truncated"):  # the log stopped mid-traceback: say so first, it may be all there is
-        return Text(f"error (traceback cut off at {short_frame(error.get('last_frame'))}): {error['message']}",
-                    "bold red")
     if error:
         return Text(f"error: {error['message']}", "bold red")
     if state.warning_count:
