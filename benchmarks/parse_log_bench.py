@@ -1,9 +1,10 @@
 """Time `mtptui parse-log --summary` as a whole process over generated SGLang logs of every shape (issues 3, 16).
 
-For each shape of `gen_log.py` it reports lines/s over the whole log (best and median of `--runs`), peak RSS
-(`/usr/bin/time -f %M`) over the whole log and over its first quarter (memory must not grow with the input),
-and the naive one-regex reader (`naive_reader.py`) over the same file in the same run. The figure that counts
-is the worst shape's.
+For each shape of `gen_log.py` it reports lines/s over the whole log (best and median of `--runs`), lines per
+second of the process's own CPU time (user + system: what the other processes on a shared machine do not move
+much), peak RSS (`/usr/bin/time`) over the whole log and over its first quarter (memory must not grow with the
+input), and the naive one-regex reader (`naive_reader.py`) over the same file in the same run. The figure that
+counts is the worst shape's.
 
     python benchmarks/parse_log_bench.py                      # every shape, 1M lines each (generated if missing)
     python benchmarks/parse_log_bench.py --runs 5 --shapes quiet container
@@ -47,20 +48,22 @@ def head(path: Path, lines: int) -> Path:
     return part
 
 
-def timed(argv: list[str], code: Path | None = None) -> tuple[float, int]:
-    """Wall seconds and peak RSS in KB of one process run under /usr/bin/time (with `code` first on its path)."""
+def timed(argv: list[str], code: Path | None = None) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS in KB of one process run under /usr/bin/time."""
     env = dict(os.environ, PYTHONPATH=str(code)) if code else None
     start = time.perf_counter()
-    done = subprocess.run([TIME, "-f", "%M", *argv], capture_output=True, text=True, check=True, env=env,
+    done = subprocess.run([TIME, "-f", "%U %S %M", *argv], capture_output=True, text=True, check=True, env=env,
                           cwd=code)  # `-m` puts the working folder first on sys.path
     wall = time.perf_counter() - start
-    return wall, int(done.stderr.strip().splitlines()[-1])
+    user, system, rss = done.stderr.strip().splitlines()[-1].split()
+    return wall, float(user) + float(system), int(rss)
 
 
 def runs(argv: list[str], count: int, code: Path | None = None) -> dict:
     results = [timed(argv, code) for _ in range(count)]
-    walls = [wall for wall, _ in results]
-    return {"best": min(walls), "median": statistics.median(walls), "rss_kb": max(rss for _, rss in results)}
+    walls = [wall for wall, _, _ in results]
+    return {"best": min(walls), "median": statistics.median(walls), "cpu": min(cpu for _, cpu, _ in results),
+            "rss_kb": max(rss for _, _, rss in results)}
 
 
 def count_lines(path: Path) -> int:
@@ -76,8 +79,9 @@ def measure(shape: str, args: argparse.Namespace) -> dict:
     naive = runs([sys.executable, str(HERE / "naive_reader.py"), str(full)], args.runs)
     lines = count_lines(full)
     return {"shape": shape, "lines": lines, "best": whole["best"], "median": whole["median"],
-            "rate": lines / whole["best"], "rss_mb": whole["rss_kb"] / 1024, "rss_quarter_mb": part["rss_kb"] / 1024,
-            "naive_rate": lines / naive["best"], "speedup": naive["best"] / whole["best"]}
+            "rate": lines / whole["best"], "cpu_rate": lines / whole["cpu"], "rss_mb": whole["rss_kb"] / 1024,
+            "rss_quarter_mb": part["rss_kb"] / 1024, "naive_rate": lines / naive["best"],
+            "speedup": naive["best"] / whole["best"]}
 
 
 def main() -> None:
@@ -88,15 +92,16 @@ def main() -> None:
     parser.add_argument("--shapes", nargs="+", choices=SHAPES, default=list(SHAPES))
     parser.add_argument("--code", type=Path, help="time the mtptui package found in this folder (PYTHONPATH)")
     args = parser.parse_args()
-    print("| shape | lines | best s (median) | lines/s | peak RSS (first quarter) | naive reader lines/s | vs naive |")
-    print("|---|---|---|---|---|---|---|")
+    print("| shape | lines | best s (median) | lines/s | lines per CPU s | peak RSS (first quarter) "
+          "| naive reader lines/s | vs naive |")
+    print("|---|---|---|---|---|---|---|---|")
     results = []
     for shape in args.shapes:
         r = measure(shape, args)
         results.append(r)
         print(f"| {shape} | {r['lines']:,} | {r['best']:.2f} ({r['median']:.2f}) | {r['rate']:,.0f} | "
-              f"{r['rss_mb']:.1f} MB ({r['rss_quarter_mb']:.1f} MB) | {r['naive_rate']:,.0f} | "
-              f"{r['speedup']:.1f}x |", flush=True)
+              f"{r['cpu_rate']:,.0f} | {r['rss_mb']:.1f} MB ({r['rss_quarter_mb']:.1f} MB) | "
+              f"{r['naive_rate']:,.0f} | {r['speedup']:.1f}x |", flush=True)
     worst = min(results, key=lambda r: r["rate"])
     print(f"\nworst shape: {worst['shape']}, {worst['rate']:,.0f} lines/s")
 
