@@ -17,9 +17,8 @@ from typing import Callable
 from textual.message import Message
 
 from mtptui.ops.feed import Connection, Feed, HostStatus, LogData
-from mtptui.sglang.logparse import Event, LogParser
+from mtptui.sglang.logparse import QUIET_S, Event, LogParser, QuietRelease
 from mtptui.sglang.logparse.prefix import strip_ansi
-from mtptui.sglang.logparse.quiet import QUIET_S, QuietRelease
 from mtptui.ui.logbuffer import ERROR, INFO, WARNING, LogLine
 from mtptui.ui.messages import ConnectionChanged, FeedEnded, HostChanged, LogBatch
 
