@@ -26,7 +26,8 @@ demo: $(STAMP_RUN)
 
 # Real tools the end-to-end tests drive: OpenSSH's sshd (SSH tests), tmux (the demo in a terminal), and for the
 # lab host (tests/lab: a network namespace reached through a ProxyCommand) iproute2 and netcat, and systemd itself
-# (not run as a service manager: its unit parser checks what mtptui writes into units, tests/systemd_parse.py).
+# (not run as a service manager: its unit parser checks what mtptui writes into units, tests/systemd_parse.py),
+# and Prometheus (the fleet tests start the binary themselves on loopback, never the Debian service).
 # Installed from Debian's packages when missing and we are root; each is checked on its own.
 sshd:
 	@missing=""; \
@@ -35,6 +36,7 @@ sshd:
 	command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || missing="$$missing iproute2"; \
 	command -v nc >/dev/null 2>&1 || missing="$$missing netcat-openbsd"; \
 	[ -x /lib/systemd/systemd ] && command -v systemd-analyze >/dev/null 2>&1 || missing="$$missing systemd"; \
+	command -v prometheus >/dev/null 2>&1 || missing="$$missing prometheus"; \
 	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ]; then \
 		echo "installing$$missing for the end-to-end tests"; \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >/dev/null; \

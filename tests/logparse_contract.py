@@ -23,15 +23,20 @@ CONTRACT: dict[str, tuple[str, ...]] = {
     "server_ready": (),
     "http_access": ("client", "method", "path", "status"),
     "warning": ("message",),
-    "error": ("message", "traceback"),
+    "error": ("message", "traceback", "last_frame", "truncated"),
+    # Added by issue 16 (design.md: extend, never rename): one request's `--log-requests` finish line.
+    "request_finish": ("rid", "finish_reason", "prompt_tokens", "completion_tokens", "cached_tokens",
+                       "reasoning_tokens", "e2e_latency_s", "spec_verify_ct", "spec_accept_length",
+                       "spec_accept_rate"),
 }
+DEFAULTS = {("error", "truncated"): False}  # a field that is a boolean on every event of its kind
 
 
 def ev(kind: str, ts: str | None = None, ranks: dict[str, int] | None = None, line: int = 1,
        **fields: Any) -> dict[str, Any]:
-    """The JSON object the contract prescribes: every field of `kind` present, null unless given."""
+    """The JSON object the contract prescribes: every field of `kind` present, null (or its DEFAULTS) unless given."""
     unknown = set(fields) - set(CONTRACT[kind])
     assert not unknown, f"not a field of {kind}: {unknown}"
     out = {"kind": kind, "ts": ts, "ranks": ranks or {}, "line": line}
-    out.update({name: fields.get(name) for name in CONTRACT[kind]})
+    out.update({name: fields.get(name, DEFAULTS.get((kind, name))) for name in CONTRACT[kind]})
     return out

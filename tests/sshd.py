@@ -108,22 +108,38 @@ class SSHD:
 
     def start(self) -> "SSHD":
         self.prepare()
+        return self._listen()
+
+    def _listen(self) -> "SSHD":
         Path("/run/sshd").mkdir(exist_ok=True)
         prefix = ["ip", "netns", "exec", self.netns] if self.netns else []
+        before = self._listening()
         self.process = subprocess.Popen([*prefix, SSHD_BIN, "-D", "-f", str(self.root / "sshd_config"),
                                          "-E", str(self.log)], stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"sshd exited: {self.log.read_text() if self.log.exists() else ''}")
-            if self._listening():
+            if self._listening() > before:
                 return self
             time.sleep(0.02)
         raise RuntimeError("sshd did not start listening")
 
-    def _listening(self) -> bool:
-        """sshd says so in its log (LogLevel VERBOSE), whatever network namespace it listens in."""
-        return self.log.exists() and f"Server listening on 127.0.0.1 port {self.port}" in self.log.read_text()
+    def _listening(self) -> int:
+        """How many times sshd said it listens in its log (LogLevel VERBOSE), whatever network namespace it is in."""
+        text = self.log.read_text() if self.log.exists() else ""
+        return text.count(f"Server listening on 127.0.0.1 port {self.port}")
+
+    def stop_listening(self) -> None:
+        """The host goes away: the listener is stopped and every connection dropped (refused until ``listen_again``)."""
+        self.process.send_signal(signal.SIGSTOP)  # no new connection while the live ones are dropped
+        self.kill_connections()
+        self.process.kill()
+        self.process.wait(timeout=10)
+
+    def listen_again(self) -> None:
+        """The host is back: a new listener with the same keys and configuration."""
+        self._listen()
 
     def connection_pids(self) -> list[int]:
         """The per-connection sshd processes: every descendant of the listener still named sshd."""

@@ -140,3 +140,45 @@ def test_ten_megabyte_line_never_raises() -> None:
     assert [e.line for e in parse_text(huge.replace(", D", "\rD", 2))] == [1, 2, 3]  # \r splits it in three
     state = summarize_stream(io.BytesIO(("[2026-05-11 23:49:07 TP0] " + huge).encode()), ServerState())
     assert state.decode_count == 1 and state.steady_gen_throughput is None
+
+
+DECODE_BODY = ("Decode batch, #running-req: 3, #token: 5, token usage: 0.00, cuda graph: True, "
+               "gen throughput (token/s): 50.00, #queue-req: 0")
+EDGE_LINES = [
+    "[2026-05-11 23:49:07 TP0] " + DECODE_BODY.replace("#running-req: 3", "#running-req: 0"),
+    "[2026-05-11 23:49:07 TP0] " + DECODE_BODY.replace("#running-req: 3", "#running-req: 00"),
+    "[2026-05-11 23:49:07 TP0] " + DECODE_BODY.replace("#running-req: 3", "#running-req: " + "9" * 5000),
+    "[2026-05-11 23:49:07 TP0] " + DECODE_BODY.replace("50.00", "9" * 400 + ".0"),
+    "[2026-05-11 23:49:07 TP0] " + DECODE_BODY + ", gen throughput (token/s): nan",
+    "[2026-05-11 23:49:07 TP0] " + DECODE_BODY.replace(", #queue-req: 0", ","),
+    "[2026-05-11 23:49:07 TP0] " + DECODE_BODY.replace(", #queue-req: 0", ",, x"),
+    "[2026-05-11 23:49:07 TP0] Decode batch [120], #running-req: 2, gen throughput (token/s): 3.00",
+    "[2026-05-11 23:49:07.123 DP1 TP1 EP1] " + DECODE_BODY,
+    "[2026-05-11 23:49:07,5 TP0] " + DECODE_BODY,
+    "[16:43:29 TP0] " + DECODE_BODY,
+    "[2026-05-11 23:49:0\u0667 TP0] " + DECODE_BODY,  # an Arabic-Indic digit: a prefix for `\\d`, not for ASCII
+    "[2026-05-11 23:49:07 tp0] " + DECODE_BODY,
+    "[2026-05-11 23:49:07 TP0]] " + DECODE_BODY,
+    "[2026-05-11 23:49:07 TP0] [gpu_id=0] Load weight begin. avail mem=46.85 GB",
+    "3|qwen  | [2026-05-11 23:49:07 TP0] " + DECODE_BODY,
+    "llm0\u00e9-1  | [2026-05-11 23:49:07 TP0] " + DECODE_BODY,
+    "llm0-1\u00a0 | [2026-05-11 23:49:07 TP0] " + DECODE_BODY,
+    "a | b | [2026-05-11 23:49:07 TP0] " + DECODE_BODY,
+    '[2026-05-11 23:49:08] INFO:     127.0.0.1:1 - "GET /health HTTP/1.1" 200 OK',
+    '[2026-05-11 23:49:08] INFO:   127.0.0.1:1 - "GET /health HTTP/1.1" 200 OK',
+    '[2026-05-11 23:49:08] INFO:     127.0.0.1:1 - "get /health HTTP/1.1" 200 OK',
+    '[2026-05-11 23:49:08.5 TP3] INFO:     127.0.0.1:1 - "GET /x" 503 Service Unavailable',
+    '[2026-05-11 23:49:08] INFO:      127.0.0.1:1 - "GET /a"b HTTP/1.1" 404 Not Found',
+    '[2026-05-11 23:49:08] INFO:     127.0.0.1:1 - "GET /a HTTP/1.1" 2000 OK',
+    "[2026-05-11 23:49:08 TP0] Prefill batch. #new-seq: 1, #new-token: 8, #cached-token: 0, token usage: 0.01",
+    "[2026-05-11 23:49:08 TP0] Prefill batch [7], #new-seq: 1, #new-token: 8",
+]
+
+
+def test_summary_fast_path_equals_event_reducer_on_edge_lines() -> None:
+    """Each line alone and all together, after a startup line so the phase logic runs too."""
+    for lines in [[line] for line in EDGE_LINES] + [EDGE_LINES]:
+        data = ("[2026-05-11 23:49:00 TP0] Load weight begin. avail mem=46.85 GB\n" + "\n".join(lines)).encode()
+        state = ServerState(history=8)
+        state.apply_all(parse_text(data))
+        assert summarize_stream(io.BytesIO(data), ServerState(history=8)).to_dict() == state.to_dict(), lines

@@ -47,7 +47,7 @@ def test_01_summary_excludes_the_warm_up_batch() -> None:
     assert (summary["last_accept_len"], summary["last_accept_rate"]) == (1.80, 0.45)
     assert summary["series"]["gen_throughput"] == [0.39, 178.86, 165.41, 188.68, 165.59]
     assert summary["series"]["accept_len"] == [2.17, 1.95, 1.80, 2.05, 1.80]
-    assert summary["requests"] == {"http": {}, "prefill": 1, "decode": 5}
+    assert summary["requests"] == {"http": {}, "prefill": 1, "decode": 5, "finished": 0}
 
 
 def test_04_tp1_has_no_rank_tag() -> None:
@@ -66,7 +66,7 @@ def test_04_tp1_has_no_rank_tag() -> None:
 
 def test_04_summary_counts_requests() -> None:
     summary = summary_of("04")
-    assert summary["requests"] == {"http": {"200": 6}, "prefill": 3, "decode": 1}
+    assert summary["requests"] == {"http": {"200": 6}, "prefill": 3, "decode": 1, "finished": 0}
     assert summary["steady_gen_throughput"] is None  # the only decode batch is the warm-up one
     assert summary["last_decode"]["gen_throughput"] == 1635.11
 
@@ -128,20 +128,24 @@ def test_21_other_logging_config_and_bare_uvicorn() -> None:
 def test_21_summary() -> None:
     summary = summary_of("21")
     assert summary["steady_gen_throughput"] == pytest.approx((83.17 + 82.34) / 2)
-    assert summary["requests"] == {"http": {"200": 3}, "prefill": 2, "decode": 3}
+    assert summary["requests"] == {"http": {"200": 3}, "prefill": 2, "decode": 3, "finished": 0}
 
 
 def test_25_crash_sigquit_then_scheduler_traceback() -> None:
+    """The paste starts inside one traceback (its bare exception line is an error) and stops inside another."""
     events = events_of("25")
     lines = log("25").read_text().splitlines()
     assert events == [
+        ev("error", line=7, message=lines[6]),
         ev("error", "2025-02-18 14:31:01", line=9,
            message="Received sigquit from a child proces. It usually means the child failed."),
         ev("error", "2025-02-18 14:31:01", {"TP": 3}, line=10,
            message="Scheduler hit an exception: Traceback (most recent call last):",
-           traceback="\n".join(lines[10:])),
+           traceback="\n".join(lines[10:]), truncated=True,
+           last_frame='File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1089, in run_batch'),
     ]
-    traceback = events[1]["traceback"].splitlines()
+    assert lines[6].startswith("NameError: name 'sgl_build_tree_kernel' is not defined.")
+    traceback = events[2]["traceback"].splitlines()
     assert len(traceback) == 11
     assert traceback[0].startswith('  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1827')
     assert traceback[-2] == "    ) = self.draft_worker.forward_batch_speculative_generation(batch)"

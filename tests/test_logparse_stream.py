@@ -63,7 +63,7 @@ def test_feed_lines_pairs_raw_lines_with_their_events() -> None:
     ((raw, (event,)),) = parser.close_lines()
     assert raw == ""
     assert event.to_dict() == ev("error", TS, {"TP": 0}, line=2, message="Scheduler hit an exception: boom",
-                                         traceback='  File "x.py", line 1\nRuntimeError: x')
+                                 traceback='  File "x.py", line 1\nRuntimeError: x', last_frame='File "x.py", line 1')
 
 
 def test_error_is_released_by_the_next_prefixed_line() -> None:
@@ -109,7 +109,7 @@ def test_bare_traceback_is_an_error() -> None:
             "AssertionError\n[2026-05-11 23:49:09] INFO:     Started server process [1]\n")
     assert [e.to_dict() for e in parse_text(text)] == [
         ev("error", message="Traceback (most recent call last):",
-           traceback='  File "launch_server.py", line 9\nAssertionError')]
+           traceback='  File "launch_server.py", line 9\nAssertionError', last_frame='File "launch_server.py", line 9')]
 
 
 def test_flush_pending_releases_an_error_of_a_quiet_stream() -> None:

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from mtptui.sglang.logparse import parse_text
 from mtptui.sglang.state import PHASES, ServerState
 from mtptui.sglang.state.scan import summarize_stream
@@ -136,7 +138,17 @@ def test_crash_then_restart() -> None:
 def test_scheduler_traceback_reaches_the_state() -> None:
     state = state_of(*STARTUP, f"{p()}Scheduler hit an exception: boom", "ValueError: x")
     assert state.to_dict()["error"] == {"message": "Scheduler hit an exception: boom", "traceback": "ValueError: x",
-                                        "ts": "2026-05-11 23:49:07", "ranks": {"TP": 0}}
+                                        "last_frame": None, "truncated": False, "ts": "2026-05-11 23:49:07",
+                                        "ranks": {"TP": 0}}
+
+
+def test_a_cut_off_traceback_reaches_the_state_as_truncated() -> None:
+    state = state_of(*STARTUP, f"{p()}Scheduler hit an exception: Traceback (most recent call last):",
+                     '  File "/sgl/scheduler.py", line 2931, in run_scheduler_process', "    scheduler.run()")
+    error = state.to_dict()["error"]
+    frame = 'File "/sgl/scheduler.py", line 2931, in run_scheduler_process'
+    assert (error["truncated"], error["last_frame"]) == (True, frame)
+    assert state.phase == "crashed"
 
 
 def test_failed_health_check_alone_is_not_a_crash() -> None:
@@ -170,7 +182,21 @@ def test_summary_is_json_serialisable_and_complete() -> None:
     assert {"phase", "ready_at", "shards", "memory", "capacity", "steady_gen_throughput", "last_accept_len",
             "last_accept_rate", "series", "requests", "warnings", "error"} <= set(summary)
     assert summary["series"]["gen_throughput"] == [3.0, 40.0]
-    assert summary["requests"] == {"http": {}, "prefill": 0, "decode": 2}
+    assert summary["requests"] == {"http": {}, "prefill": 0, "decode": 2, "finished": 0}
+
+
+@pytest.mark.parametrize("shape", ["quiet", "ranks", "access", "container"])
+def test_every_log_shape_fast_path_equals_reducer(tmp_path: Path, shape: str) -> None:
+    out = tmp_path / f"{shape}.log"
+    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "gen_log.py"), str(out), "--lines", "6000", "--shape",
+                    shape], check=True, timeout=60)
+    data = out.read_bytes()
+    reduced = ServerState()
+    reduced.apply_all(parse_text(data))
+    with out.open("rb") as fh:
+        fast = summarize_stream(fh, ServerState()).to_dict()
+    assert fast == reduced.to_dict()
+    assert (fast["phase"], fast["startups"], fast["requests"]["decode"] > 200) == ("ready", 2, True)
 
 
 def test_generated_log_fast_path_equals_reducer(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 from pathlib import Path
 
@@ -206,3 +207,28 @@ def test_uptime_uses_the_injected_clock() -> None:
     assert session.uptime_s() is None
     session.host = HostStatus("demo", started_at=940.0)
     assert session.uptime_s() == 60.0
+
+
+async def test_pump_releases_a_cut_off_traceback_while_the_feed_still_runs() -> None:
+    """The clock is the test's: each reading is 10 s after the last, so every pause counts as quiet."""
+    ticks = itertools.count(0.0, 10.0)
+    feed = RecordedFeed([f"{PREFIX}Scheduler hit an exception: Traceback (most recent call last):",
+                         '  File "/sgl/scheduler.py", line 2931, in run_scheduler_process',
+                         "    scheduler.event_loop_overlap()"], hold=True)
+    posted: list = []
+    released = asyncio.Event()
+
+    def post(message) -> None:
+        posted.append(message)
+        if isinstance(message, messages.LogBatch) and any(e.kind == "error" for e in message.events):
+            released.set()
+
+    task = asyncio.create_task(FeedPump(feed, post, clock=lambda: next(ticks)).run())
+    await asyncio.wait_for(released.wait(), 30)
+    assert not any(isinstance(m, messages.FeedEnded) for m in posted)  # released before the feed ended
+    (error,) = [e for m in posted if isinstance(m, messages.LogBatch) for e in m.events]
+    assert (error.get("truncated"), error.get("last_frame")) == (
+        True, 'File "/sgl/scheduler.py", line 2931, in run_scheduler_process')
+    await feed.close()
+    await asyncio.wait_for(task, 30)
+    assert isinstance(posted[-1], messages.FeedEnded)

@@ -114,6 +114,9 @@ class HostConfig(_Strict):
     server: ServerConfig
     log: LogSource
     known_good: str | None = Field(default=None, description="Name of the profile the one-key restore uses.")
+    prometheus_instance: str | None = Field(
+        default=None, description='The `instance` label Prometheus gives this server, e.g. "10.0.0.5:30000" '
+                                  "(mtptui fleet opens this host's dashboard from that row).")
     profiles: dict[str, LaunchProfile] = Field(default_factory=dict)
 
     @model_validator(mode="after")

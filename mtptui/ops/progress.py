@@ -1,7 +1,8 @@
 """Restart progress as plain events a UI can subscribe to, made from the log parser's events.
 
 Steps: plan, backup, write_unit, reload, stopping, stopped, starting, loading, allocating, capturing_graphs,
-warming_up, ready, crashed, timeout, connection, rolling_back, rolled_back, rollback_failed, enabled, done.
+warming_up, ready, crashed, failed (a step did not complete), aborted (stopped before any change), timeout,
+connection, unreachable, rolling_back, rolled_back, rollback_failed, enabled, warning, done.
 """
 
 from __future__ import annotations

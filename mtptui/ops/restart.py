@@ -2,24 +2,28 @@
 
 ``plan_restart`` only reads the host. ``RestartPlan`` lists the commands that apply the profile (systemd:
 back up and write the unit atomically, daemon-reload, restart; process: stop the process group, relaunch),
-the command run once the server is ready (systemd: enable), and what a rollback goes back to. A dry run
-prints exactly these commands; mtptui.ops.restart_run executes them. The lint is the verdict of the SGLang
-installed on the host when it can give one (mtptui.ops.host_lint: a few seconds, read-only), else the offline
-table's; ``lint_source`` says which, and why not the host.
+the command run once the server is ready (systemd: enable), what a rollback goes back to, and the lock file the
+restart holds on the host. The unit's own Environment= variables stay unless the operator drops them
+(mtptui.ops.restart_env). A dry run prints exactly these commands; mtptui.ops.restart_run executes them. The lint
+is the verdict of the SGLang installed on the host when it can give one (mtptui.ops.host_lint: a few seconds,
+read-only), else the offline table's; ``lint_source`` says which, and why not the host.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
+from typing import Collection
 
 from mtptui.errors import UserError
 from mtptui.ops.diff_live import default_profile
 from mtptui.ops.launches import Running, Side, configured_side, profile_side, running_side
+from mtptui.ops.restart_env import EnvChange, merge_env
 from mtptui.remote.procinfo import ProcessInfo
 from mtptui.remote.process import stop_group_command
 from mtptui.remote.shell import Command
-from mtptui.remote.systemd import SystemdManager, backup_path
+from mtptui.remote.systemd import SystemdManager, backup_path, lock_path
 from mtptui.secrets import mask_flagset
 from mtptui.sglang.flags import Diff, Finding, FlagSet, diff_flagsets, render_argv
 from mtptui.sglang.flags.command import find_entry
@@ -31,16 +35,18 @@ STOP_TIMEOUT_S = 30.0
 
 @dataclass(frozen=True)
 class Step:
-    """A command of the plan and the progress step it reports; ``starts`` marks the one that starts the server."""
+    """A command of the plan and the progress step it reports; ``starts`` marks the one that starts the server,
+    ``atomic`` one whose failure leaves the host as it was (the unit write: all of it or nothing)."""
 
     step: str
     command: Command
     starts: bool = False
+    atomic: bool = False
 
 
 @dataclass
 class Previous:
-    """What ran before, so a rollback can go back to it."""
+    """What ran before, so a rollback can go back to it; ``pid`` is the managed server's (unit's main pid)."""
 
     running: bool
     unit_path: str | None = None
@@ -49,6 +55,7 @@ class Previous:
     argv: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     workdir: str | None = None
+    pid: int | None = None
 
 
 @dataclass
@@ -70,6 +77,8 @@ class RestartPlan:
     shown_unit: str | None = None  # new_unit with secret values masked: what the plan prints
     lint_source: LintSource | None = None  # who judged ``findings``; None: the offline table of the target's version
     lint_notes: list[str] = field(default_factory=list)
+    lock: str | None = None
+    env: list[EnvChange] = field(default_factory=list)
 
     @property
     def judged_by(self) -> LintSource:
@@ -91,8 +100,8 @@ class RestartPlan:
                 "steps": [{"step": s.step, "what": s.command.what, "command": s.command.shown} for s in self.steps],
                 "after_ready": [{"step": s.step, "what": s.command.what, "command": s.command.shown}
                                 for s in self.finish],
-                "backup": self.backup, "new_unit": self.shown_unit,
-                "rollback": rollback_summary(self)}
+                "backup": self.backup, "new_unit": self.shown_unit, "lock": self.lock,
+                "environment": [change.to_json() for change in self.env], "rollback": rollback_summary(self)}
 
     def render_text(self) -> str:
         from mtptui.ops.restart_text import render_plan
@@ -104,7 +113,8 @@ def rollback_summary(plan: RestartPlan) -> str:
     prev = plan.previous
     if plan.manager == "systemd":
         again = "restart it" if prev.running else "leave it stopped"
-        return f"on crash or timeout: write the previous unit back to {prev.unit_path}, daemon-reload, {again}"
+        return (f"on crash or timeout: write the previous unit back to {prev.unit_path}, daemon-reload, {again} "
+                f"(a failure undoes only the steps that ran: if the unit could not be written, nothing changes)")
     if prev.running:
         return "on crash or timeout: stop the new server and relaunch the previous command line"
     return "on crash or timeout: stop the new server (nothing ran before)"
@@ -134,17 +144,24 @@ def _diff(sides: list[Side | None]) -> Diff | None:
     return diff_flagsets([(s.label, s.flagset) for s in present]) if len(present) > 1 else None
 
 
-async def plan_restart(session, profile_name: str | None = None, stamp: str | None = None) -> RestartPlan:
-    """The plan for restarting ``session``'s host with a profile (the known-good one by default)."""
+async def plan_restart(session, profile_name: str | None = None, stamp: str | None = None,
+                       drop_env: Collection[str] = ()) -> RestartPlan:
+    """The plan for restarting ``session``'s host with a profile (the known-good one by default).
+
+    ``stamp`` names the unit's backup (default: the time and this process's pid); ``drop_env`` names variables
+    of the unit's Environment= that the new unit leaves out (by default they are kept).
+    """
     name = profile_name or default_profile(session.host)
     profile, profile_s = profile_side(session.host, name)
-    stamp = stamp or time.strftime("%Y%m%d-%H%M%S")
+    stamp = stamp or f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
     if isinstance(session.manager, SystemdManager):
-        return await _plan_systemd(session, name, profile, profile_s, stamp)
+        return await _plan_systemd(session, name, profile, profile_s, stamp, set(drop_env))
+    if drop_env:
+        raise UserError(f"--drop-env applies to a systemd unit's Environment=; {session.host.name} runs a process")
     return await _plan_process(session, name, profile, profile_s)
 
 
-async def _plan_systemd(session, name: str, profile, profile_s: Side, stamp: str) -> RestartPlan:
+async def _plan_systemd(session, name: str, profile, profile_s: Side, stamp: str, drop_env: set[str]) -> RestartPlan:
     from mtptui.sglang.unit import read_unit
 
     manager: SystemdManager = session.manager
@@ -156,23 +173,25 @@ async def _plan_systemd(session, name: str, profile, profile_s: Side, stamp: str
     running = await running_side(session, set(profile.env) | set(unit_s.flagset.env))
     target = profile_s.flagset
     _entry_from(profile, target, unit_s.flagset)
+    target.env, env_changes = merge_env(fragment.environment, target.env, drop_env)
     new_text = fragment.with_launch(target)
     backup = backup_path(unit_file.path, stamp)
     main_pid = await manager.main_pid()
     stray = running.info if running and running.info.pid != main_pid else None
     steps = [Step("stopping", stop_group_command(stray.pid, stray.pgid, STOP_TIMEOUT_S, manager.prefix))] if stray else []
-    steps += [Step("write_unit", manager.write_command(unit_file.path, new_text, backup)),
+    steps += [Step("write_unit", manager.write_command(unit_file.path, new_text, backup), atomic=True),
              Step("reload", manager.daemon_reload_command()),
              Step("starting", manager.restart_command(), starts=True)]
     active = main_pid is not None or (await manager.is_active()) in ("active", "activating")
-    previous = Previous(active, unit_path=unit_file.path, unit_text=unit_file.text)
+    previous = Previous(active, unit_path=unit_file.path, unit_text=unit_file.text, pid=main_pid)
     notes = _notes(session, running)
     if stray:
         notes.append(f"pid {stray.pid} runs SGLang outside {manager.unit}: it is stopped first, and a rollback "
                      f"restores the unit, not that server")
     plan = RestartPlan(session.host.name, name, "systemd", target, _diff([_side(running), unit_s, profile_s]), [],
                        steps, [Step("enabled", manager.enable_command())], previous, backup, new_text, notes,
-                       shown_unit=fragment.with_launch(mask_flagset(target)))
+                       shown_unit=fragment.with_launch(mask_flagset(target)), lock=lock_path(unit_file.path),
+                       env=env_changes)
     return _with_lint(plan, await _lint(session, target))
 
 
@@ -206,7 +225,8 @@ async def _plan_process(session, name: str, profile, profile_s: Side) -> Restart
     steps.append(Step("starting", manager.launch_command(target.entry_argv + render_argv(target), target.env, workdir),
                       starts=True))
     previous = Previous(info is not None, process=info, argv=list(info.argv) if info else [],
-                        env=running.side.flagset.env if running else {}, workdir=info.cwd if info else None)
+                        env=running.side.flagset.env if running else {}, workdir=info.cwd if info else None,
+                        pid=info.pid if info else None)
     plan = RestartPlan(session.host.name, name, "process", target, _diff([_side(running), configured, profile_s]), [],
-                       steps, [], previous, notes=_notes(session, running))
+                       steps, [], previous, notes=_notes(session, running), lock=manager.lock_path())
     return _with_lint(plan, await _lint(session, target))

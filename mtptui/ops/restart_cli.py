@@ -46,7 +46,7 @@ async def _restart(args, host, profile: str) -> int:
 
     out = sys.stderr if args.json else sys.stdout
     async with open_session(host, readonly=args.readonly, accept_host_key=ask_on_terminal) as session:
-        plan = await plan_restart(session, profile)
+        plan = await plan_restart(session, profile, drop_env=args.drop_env)
         if args.dry_run:
             if args.json:
                 print_json({"dry_run": True, **plan.to_json()})

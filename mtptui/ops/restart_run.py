@@ -1,81 +1,47 @@
-"""Run a restart plan: apply it, watch the server start, and roll back on a crash or a timeout.
+"""Run a restart plan as a small state machine that knows what it changed.
 
     result = await Restarter(session, plan, on_event=print).run()
 
+Under the host's restart lock the plan's steps run one by one, and every step that changed the host (or may
+have: the connection dropped while it ran) is recorded. A failure before any change stops there: nothing was
+changed and the server is left alone. After a change, a crash or a timeout undoes only the steps that ran
+(mtptui.ops.rollback). A dropped connection is reconnected with backoff (mtptui.ops.restart_link); the watch
+judges the server, not the connection; a host that stays away is reported as such, with what was done. The
+result ends with the host's state as read at the end (mtptui.ops.host_state).
+
 ``on_event`` receives every RestartEvent as it happens (mtptui.ops.progress); ``on_log`` the raw log bytes
-of the starts being watched. The RestartResult says precisely what happened.
+of the starts being watched.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Callable
 
 from mtptui.errors import UserError
 from mtptui.ops.progress import Clock, RestartEvent
 from mtptui.ops.readonly import refuse_if_readonly
 from mtptui.ops.restart import RestartPlan, Step
-from mtptui.ops.watch import WatchOutcome, watch_start
+from mtptui.ops.restart_link import READ_TRIES, Link, StepFailed, connection_trouble
+from mtptui.ops.restart_result import Ran, RestartResult
+from mtptui.ops.watch import WatchOutcome, log_position, watch_start
 from mtptui.remote.errors import RemoteError
-from mtptui.remote.logsource import FilePosition, FileLog, JournalDecoder, LogPosition, Start
+from mtptui.remote.logsource import LogPosition, Start
 from mtptui.remote.procinfo import read_process
-from mtptui.remote.shell import Command
 from mtptui.remote.systemd import SystemdManager
 
+__all__ = ["DEFAULT_TIMEOUT_S", "RECONNECT_S", "RestartResult", "Restarter", "log_position"]
+
 DEFAULT_TIMEOUT_S = 600.0
+RECONNECT_S = 120.0  # how long a step, or a watch whose time is up, waits for a host that dropped off
+CATCH_UP_S = 60.0  # once the host is back after the time was up: how long to read what the server did meanwhile
 
 
-@dataclass
-class RestartResult:
-    """What a restart did: ``outcome`` is ready, rolled_back or rollback_failed; ``reason`` why the target failed."""
-
-    host: str
-    profile: str
-    manager: str
-    outcome: str
-    reason: str | None = None
-    rollback_reason: str | None = None
-    pid: int | None = None
-    backup: str | None = None
-    elapsed_s: float = 0.0
-    commands: list[str] = field(default_factory=list)
-    events: list[RestartEvent] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.outcome == "ready"
-
-    def summary(self) -> str:
-        if self.ok:
-            return f"{self.host} is ready with profile {self.profile} (pid {self.pid}) after {self.elapsed_s:.1f} s"
-        what = f"profile {self.profile} failed on {self.host}: {self.reason}"
-        if self.outcome == "rolled_back":
-            return f"{what}; rolled back to the previous launch, which is running again"
-        if self.outcome == "rolled_back_stopped":
-            return f"{what}; rolled back (nothing was running before, so the server is stopped)"
-        return f"{what}; the rollback failed too: {self.rollback_reason}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"host": self.host, "profile": self.profile, "manager": self.manager, "outcome": self.outcome,
-                "ok": self.ok, "reason": self.reason, "rollback_reason": self.rollback_reason, "pid": self.pid,
-                "backup": self.backup, "elapsed_s": round(self.elapsed_s, 2), "summary": self.summary(),
-                "commands": list(self.commands), "events": [e.to_json() for e in self.events]}
-
-
-async def log_position(session) -> tuple[LogPosition, Start]:
-    """Where the log ends now, so a watch sees only what the new start writes."""
-    source = session.log_source
-    if isinstance(source, FileLog):
-        result = await session.transport.run(Command.of(["stat", "-c", "%i %s", "--", source.path], "stat the log"))
-        inode, _, size = result.out.strip().partition(" ")
-        if result.ok and inode.isdigit() and size.isdigit():
-            return FilePosition(int(inode), int(size)), Start.end()
-        return None, Start.beginning()
-    words = [*source.prefix, "journalctl", "-u", source.unit, "-n", "1", "-o", "json", "--output-fields=MESSAGE",
-             "--no-pager"]
-    result = await session.transport.run(Command.of(words, "read the journal's last cursor"))
-    chunks = JournalDecoder().feed(result.stdout + b"\n") if result.ok else []
-    return (chunks[-1].position, Start.end()) if chunks else (None, Start.beginning())
+def _record(record: list[Ran], ran: Ran) -> None:
+    """Add ``ran``; a step that ran once it was tried again replaces its "perhaps"."""
+    if record and record[-1].step == ran.step and not record[-1].certain:
+        record[-1] = ran
+    else:
+        record.append(ran)
 
 
 class Restarter:
@@ -84,13 +50,14 @@ class Restarter:
     def __init__(self, session, plan: RestartPlan, *, timeout_s: float = DEFAULT_TIMEOUT_S,
                  on_event: Callable[[RestartEvent], None] | None = None,
                  on_log: Callable[[bytes], None] | None = None, force: bool = False,
-                 rollback_timeout_s: float | None = None) -> None:
+                 rollback_timeout_s: float | None = None, reconnect_s: float = RECONNECT_S) -> None:
         self.session, self.plan = session, plan
         self.timeout_s, self.on_event, self.on_log, self.force = timeout_s, on_event, on_log, force
         self.rollback_timeout_s = rollback_timeout_s or timeout_s
         self.clock = Clock()
         self.result = RestartResult(plan.host, plan.profile, plan.manager, "started", backup=plan.backup)
         self.launch = "target"
+        self.link = Link(session, plan, self.emit, reconnect_s)
 
     def emit(self, step: str, message: str, detail: dict | None = None) -> None:
         event = RestartEvent(step, message, self.launch, self.clock(), detail or {})
@@ -104,40 +71,113 @@ class Restarter:
         if plan.blocking and not self.force:
             raise UserError(f"refusing to restart {plan.host} with profile {plan.profile}: SGLang would stop at "
                             f"start ({plan.blocking[0]})")
-        self.emit("plan", f"restarting {plan.host} with profile {plan.profile}")
-        outcome = await self._start(plan.steps, "the new profile")
-        if outcome.status == "ready":
-            await self._finish()
-        else:
-            self.result.reason = outcome.reason
-            await self._rollback(outcome)
+        await self.link.take_lock()
+        try:
+            self.emit("plan", f"restarting {plan.host} with profile {plan.profile}")
+            await self._locked()
+        finally:
+            await self.link.release()
         self.result.elapsed_s = self.clock()
         self.emit("done", self.result.summary(), {"outcome": self.result.outcome})
         return self.result
 
-    async def _exec(self, step: Step) -> str:
+    async def _locked(self) -> None:
+        stale = await self._stale()
+        outcome = WatchOutcome("failed", stale) if stale else await self._apply()
+        if outcome.status == "ready":
+            await self._finish()
+        elif outcome.status == "unreachable":
+            self._unreachable(outcome.reason)
+        elif not self.result.changed:
+            self.result.outcome, self.result.reason = "aborted", outcome.reason
+            self.emit("aborted", f"stopped before changing anything: {outcome.reason}")
+        else:
+            self.result.reason = outcome.reason
+            await self._rollback(outcome)
+        if self.result.outcome != "unreachable":
+            await self._read_end()
+
+    async def _stale(self) -> str | None:
+        """Why the plan no longer describes the host (the unit or the server changed since), or None."""
+        try:
+            return await self.link.retrying(self._changed_since_plan)
+        except (StepFailed, RemoteError) as exc:
+            return f"cannot read the host before changing it: {exc}"
+
+    async def _changed_since_plan(self) -> str | None:
+        previous, manager = self.plan.previous, self.session.manager
+        if isinstance(manager, SystemdManager):
+            from mtptui.ops.host_state import unit_and_pid
+
+            text, pid = await unit_and_pid(self.session, self.plan)
+            if text != previous.unit_text:
+                return f"{previous.unit_path} changed since the plan was made; plan the restart again"
+        else:
+            gone = previous.pid and await read_process(self.session.transport, previous.pid) is None
+            pid = None if gone else previous.pid
+        if pid != previous.pid:
+            return f"the server on {self.plan.host} changed since the plan was made; plan the restart again"
+        return None
+
+    # Steps -------------------------------------------------------------------------------------------------
+
+    async def _apply(self) -> WatchOutcome:
+        """Run the plan's steps; a failure becomes an outcome; a started server is then watched."""
+        out, position, start = "", None, Start.end()
+        for step in self.plan.steps:
+            try:
+                if step.starts:
+                    position, start = await self.link.retrying(lambda: log_position(self.session))
+                out = await self._step(step, self.result.changed)
+            except StepFailed as failed:
+                status = "unreachable" if failed.unreachable else "failed"
+                self.emit(status, f"{step.command.what} did not complete: {failed.reason}")
+                return WatchOutcome(status, failed.reason)
+        return await self._started(out, position, start, "the new profile")
+
+    async def _step(self, step: Step, record: list[Ran]) -> str:
+        """Run one step and record it once it ran (or may have); StepFailed when it did not complete."""
+        await self.link.hold_lock()
         self.emit(step.step, step.command.what)
         self.result.commands.append(step.command.shown)
-        completed = await self.session.transport.run(step.command)
-        return completed.check(step.command.what).out
-
-    async def _start(self, steps: list[Step], what: str) -> WatchOutcome:
-        """Run ``steps`` (the last one starts the server) and watch the start; failures become outcomes."""
         try:
-            position, start, out = None, Start.end(), ""
-            for step in steps:
-                if step.starts:
-                    position, start = await log_position(self.session)
-                out = await self._exec(step)
-            self.result.pid = await self._new_pid(out)
-            self.emit("starting", f"{what} is starting (pid {self.result.pid})", {"pid": self.result.pid})
+            completed = await self.session.transport.run(step.command)
         except RemoteError as exc:
-            self.emit("crashed", f"could not start {what}: {exc}")
-            return WatchOutcome("crashed", str(exc))
+            if not connection_trouble(exc):
+                raise StepFailed(str(exc)) from None
+            return await self._dropped(step, record, exc)
+        if not completed.ok:
+            if not step.atomic:  # a failed command may still have changed something
+                _record(record, Ran(step.step, step.command.what, certain=False))
+            raise StepFailed(_failure(completed, step))
+        _record(record, Ran(step.step, step.command.what))
+        return completed.out
+
+    async def _dropped(self, step: Step, record: list[Ran], exc: RemoteError) -> str:
+        """The connection dropped during ``step``: it may have run. A start is judged by watching the server."""
+        _record(record, Ran(step.step, step.command.what, certain=False))
+        self.emit("connection", f"the connection dropped during {step.command.what}: {exc}", {"state": "lost"})
+        if not await self.link.reach():
+            raise StepFailed(f"the connection dropped during {step.command.what} ({exc}) and the host did not "
+                             f"come back within {self.link.reconnect_s:g} s", unreachable=True)
+        if step.starts:
+            return ""
+        raise StepFailed(f"the connection dropped during {step.command.what}: {exc}", retry=True)
+
+    # Watching ----------------------------------------------------------------------------------------------
+
+    async def _started(self, out: str, position: LogPosition, start: Start, what: str) -> WatchOutcome:
+        try:
+            self.result.pid = await self.link.retrying(lambda: self._new_pid(out))
+        except StepFailed as failed:
+            return WatchOutcome("unreachable", failed.reason)
+        self.emit("starting", f"{what} is starting (pid {self.result.pid})", {"pid": self.result.pid})
         timeout_s = self.timeout_s if self.launch == "target" else self.rollback_timeout_s
-        outcome = await watch_start(self.session, position, start, self._alive, timeout_s,
-                                    lambda step, message, detail: self.emit(step, message, detail), self.on_log)
-        if outcome.status in ("timeout", "lost"):
+        outcome = await watch_start(self.session, position, start, self._alive, timeout_s, self.emit, self.on_log)
+        if outcome.status == "unreachable" and await self.link.reach():  # judge the server now it can be seen
+            outcome = await watch_start(self.session, None, start, self._alive, CATCH_UP_S, self.emit, self.on_log,
+                                        watch=outcome.watch)
+        if outcome.status in ("timeout", "lost", "unreachable"):
             self.emit(outcome.status, f"{outcome.status}: {outcome.reason}")
         return outcome
 
@@ -146,46 +186,98 @@ class Restarter:
         if isinstance(manager, SystemdManager):
             return await manager.main_pid()
         lines = launch_output.strip().splitlines()
-        return int(lines[-1]) if lines and lines[-1].isdigit() else None
+        if lines and lines[-1].isdigit():
+            return int(lines[-1])
+        found = await manager.find()  # the launch's output was lost with the connection: the pid file says
+        return found.pid if found else None
 
     async def _alive(self) -> bool:
         manager = self.session.manager
         if isinstance(manager, SystemdManager):
-            return (await manager.is_active()) in ("active", "activating", "reloading")
+            return await manager.running()
         pid = self.result.pid
         return pid is not None and await read_process(self.session.transport, pid) is not None
+
+    # Ending ------------------------------------------------------------------------------------------------
 
     async def _finish(self) -> None:
         self.result.outcome = "ready"
         for step in self.plan.finish:
             try:
-                await self._exec(step)
-            except RemoteError as exc:
-                self.emit("warning", f"the server is ready, but {step.command.what} failed: {exc}")
+                await self._step(step, [])
+            except StepFailed as failed:
+                self.emit("warning", f"the server is ready, but {step.command.what} failed: {failed.reason}")
 
     async def _rollback(self, outcome: WatchOutcome) -> None:
         from mtptui.ops.rollback import rollback_steps
 
         self.launch = "rollback"
         self.emit("rolling_back", f"rolling back: {outcome.reason}")
-        steps = await rollback_steps(self.session, self.plan, self.result.pid)
-        if not self.plan.previous.running:
-            await self._stop_only(steps)
-            return
-        again = await self._start(steps, "the previous launch")
-        if again.status == "ready":
-            self.result.outcome = "rolled_back"
-            self.emit("rolled_back", "rolled back: the previous launch is ready again")
-        else:
+        changed = {ran.step for ran in self.result.changed}
+        try:
+            steps = await self.link.retrying(lambda: rollback_steps(self.session, self.plan, self.result.pid, changed))
+            self._rolled_back(await self._undo(steps))
+        except StepFailed as failed:
+            if failed.unreachable:
+                self._unreachable(failed.reason)
+            else:
+                self.result.outcome, self.result.rollback_reason = "rollback_failed", failed.reason
+                self.emit("rollback_failed", f"rollback failed: {failed.reason}")
+
+    async def _undo(self, steps: list[Step]) -> WatchOutcome | None:
+        """Run the undoing steps, each again after a reconnect (they are safe to repeat); the restart's watch."""
+        out, position, start = "", None, Start.end()
+        for step in steps:
+            if step.starts:
+                position, start = await self.link.retrying(lambda: log_position(self.session))
+            out = await self._undo_step(step)
+        if not any(step.starts for step in steps):
+            return None
+        outcome = await self._started(out, position, start, "the previous launch")
+        if outcome.status == "unreachable":
+            raise StepFailed(outcome.reason, unreachable=True)
+        return outcome
+
+    async def _undo_step(self, step: Step) -> str:
+        for _ in range(READ_TRIES):
+            try:
+                return await self._step(step, self.result.undone)
+            except StepFailed as failed:
+                if not failed.retry:
+                    raise
+                last = failed
+        raise StepFailed(f"{last.reason} ({READ_TRIES} times)")
+
+    def _rolled_back(self, again: WatchOutcome | None) -> None:
+        if again is not None and again.status != "ready":
             self.result.outcome, self.result.rollback_reason = "rollback_failed", again.reason
             self.emit("rollback_failed", f"rollback failed: {again.reason}")
-
-    async def _stop_only(self, steps: list[Step]) -> None:
-        try:
-            for step in steps:
-                await self._exec(step)
+        elif again is None and not self.plan.previous.running:
             self.result.outcome = "rolled_back_stopped"
             self.emit("rolled_back", "rolled back: nothing ran before, the failed server is stopped")
-        except RemoteError as exc:
-            self.result.outcome, self.result.rollback_reason = "rollback_failed", str(exc)
-            self.emit("rollback_failed", f"rollback failed: {exc}")
+        else:
+            self.result.outcome = "rolled_back"
+            self.emit("rolled_back", "rolled back: the previous launch is ready again" if again else
+                      "rolled back: the previous unit is back, and the server was never stopped")
+
+    def _unreachable(self, reason: str | None) -> None:
+        """The host is away: nothing more can be done or known; the report says what was done."""
+        if self.launch == "rollback":
+            self.result.rollback_reason = reason
+        else:
+            self.result.reason = reason
+        self.result.outcome = "unreachable"
+        self.emit("unreachable", f"the host could not be reached: {reason}; what runs there now is unknown")
+
+    async def _read_end(self) -> None:
+        from mtptui.ops.host_state import read_end_state
+
+        try:
+            self.result.end = await self.link.retrying(lambda: read_end_state(self.session, self.plan))
+        except (StepFailed, UserError) as exc:
+            self.emit("warning", f"cannot read the host's state at the end: {exc}")
+
+
+def _failure(completed, step: Step) -> str:
+    lines = [line.strip() for line in completed.err.strip().splitlines() if line.strip()]
+    return f"{step.command.what} failed: {lines[-1] if lines else f'exit status {completed.exit_status}'}"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
+from mtptui.ops.restart_env import ENV_HEADING, shown_changes
+
 
 def _command_lines(index: int, step) -> list[str]:
     command = step.command
@@ -16,6 +18,8 @@ def render_plan(plan) -> str:
     lines = [f"Restart {plan.host} ({plan.manager}) with profile {plan.profile}.", ""]
     lines += [f"note: {note}" for note in plan.notes]
     lines += [plan.diff.render_text() if plan.diff else "(nothing to compare the profile with)", ""]
+    if env := shown_changes(plan.env):
+        lines += [ENV_HEADING, *(f"  {line}" for line in env), ""]
     lines += [f"{plan.judged_by.heading}:", *(f"  {finding}" for finding in plan.findings),
               *(f"  note: {note}" for note in plan.lint_notes), *([] if plan.findings else ["  no findings"]), ""]
     lines.append("Commands:")
@@ -25,6 +29,8 @@ def render_plan(plan) -> str:
     for index, step in enumerate(plan.finish, start=len(plan.steps) + 1):
         lines += [line.replace(f"  {index}. ", f"  {index}. once ready: ", 1) for line in _command_lines(index, step)]
     lines.append(f"  {plan_rollback(plan)}")
+    if plan.lock:
+        lines.append(f"  all of it under the restart lock {plan.lock} on the host (a second restart is refused)")
     if plan.shown_unit:
         lines += ["", f"New unit (backup of the old one: {plan.backup}):",
                   textwrap.indent(plan.shown_unit.rstrip(), "  ")]

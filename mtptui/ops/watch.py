@@ -1,7 +1,10 @@
 """Watch a server start: follow its log from a position until ready, crashed, or a timeout.
 
 The log says how far it got (mtptui.ops.progress); a liveness check catches a server that dies without a
-word, and a quiet log releases an error the parser holds back for its traceback.
+word, and a quiet log releases an error the parser holds back for its traceback. A dropped connection is not the
+server's failure: the log follower reconnects with backoff for the whole watch and resumes where it was, a
+liveness check that cannot reach the host says nothing, and a watch that ends while the host is away ends
+``unreachable``, with where it stood, so it can go on (``watch=``) once the host is back.
 """
 
 from __future__ import annotations
@@ -12,9 +15,10 @@ from dataclasses import dataclass
 from typing import Awaitable, Callable
 
 from mtptui.ops.progress import StartupTracker
-from mtptui.remote.errors import RemoteError
+from mtptui.remote.errors import ConnectError, ConnectionLost, RemoteError
 from mtptui.remote.follow import Backoff, ConnectionStatus
-from mtptui.remote.logsource import LogChunk, LogPosition, Start
+from mtptui.remote.logsource import FileLog, FilePosition, JournalDecoder, LogChunk, LogPosition, Start
+from mtptui.remote.shell import Command
 from mtptui.sglang.logparse import LogParser
 
 POLL_S = 0.5
@@ -23,23 +27,30 @@ GRACE_S = 1.5  # after the process is gone, time for its last lines to arrive
 
 @dataclass
 class WatchOutcome:
-    """How a start ended: ready, crashed or timeout (with ``reason``), or lost (the log could not be followed)."""
+    """How a start ended: ready, crashed or timeout (with ``reason``), lost (the log could not be followed), or
+    unreachable (the host could not be reached when the time was up); ``watch`` is where it stood."""
 
     status: str
     reason: str | None = None
+    watch: "Watch | None" = None
 
 
-class _Watch:
-    def __init__(self, tracker: StartupTracker, on_log: Callable[[bytes], None] | None) -> None:
-        self.tracker, self.on_log = tracker, on_log
+class Watch:
+    """One start being watched: its parser and tracker, the log position reached, and whether the host answers."""
+
+    def __init__(self, emit, on_log: Callable[[bytes], None] | None, position: LogPosition, start: Start) -> None:
+        self.tracker, self.on_log = StartupTracker(emit), on_log
         self.parser = LogParser()
         self.last_data = time.monotonic()
         self.failure: str | None = None
+        self.position, self.start = position, start
+        self.unreachable: str | None = None  # why the host did not answer the last check; None when it did
 
     def feed(self, data: bytes) -> None:
         if self.on_log is not None:
             self.on_log(data)
         self.last_data = time.monotonic()
+        self.unreachable = None
         for event in self.parser.feed(data):
             self.tracker.apply(event)
 
@@ -48,12 +59,31 @@ class _Watch:
             self.tracker.apply(event)
 
 
-async def _read(session, watch: _Watch, position: LogPosition, start: Start, emit) -> None:
-    follower = session.follower(start=start, position=position, backoff=Backoff(initial_s=0.5, cap_s=5.0),
-                                wait_for_log=True)  # the new server may be the one that creates the log
+async def log_position(session) -> tuple[LogPosition, Start]:
+    """Where the log ends now, so a watch sees only what the new start writes."""
+    source = session.log_source
+    if isinstance(source, FileLog):
+        result = await session.transport.run(Command.of(["stat", "-c", "%i %s", "--", source.path], "stat the log"))
+        inode, _, size = result.out.strip().partition(" ")
+        if result.ok and inode.isdigit() and size.isdigit():
+            return FilePosition(int(inode), int(size)), Start.end()
+        return None, Start.beginning()
+    words = [*source.prefix, "journalctl", "-u", source.unit, "-n", "1", "-o", "json", "--output-fields=MESSAGE",
+             "--no-pager"]
+    result = await session.transport.run(Command.of(words, "read the journal's last cursor"))
+    if result.exit_status is None:  # not an answer: the connection went away while it ran
+        raise ConnectionLost(f"lost the connection to {session.transport.label} while reading the journal")
+    chunks = JournalDecoder().feed(result.stdout + b"\n") if result.ok else []
+    return (chunks[-1].position, Start.end()) if chunks else (None, Start.beginning())
+
+
+async def _read(session, watch: Watch, emit) -> None:
+    follower = session.follower(start=watch.start, position=watch.position, wait_for_log=True,  # the new server
+                                backoff=Backoff(initial_s=0.5, cap_s=5.0))  # may be the one that creates the log
     try:
         async for item in follower.events():
             if isinstance(item, LogChunk):
+                watch.position = item.position
                 watch.feed(item.data)
                 if watch.tracker.settled:
                     return
@@ -66,15 +96,19 @@ async def _read(session, watch: _Watch, position: LogPosition, start: Start, emi
         await follower.stop()
 
 
-async def _check(watch: _Watch, alive: Callable[[], Awaitable[bool]]) -> None:
+async def _check(watch: Watch, alive: Callable[[], Awaitable[bool]]) -> None:
     while not watch.tracker.settled:
         await asyncio.sleep(POLL_S)
         if watch.parser.pending is not None and time.monotonic() - watch.last_data > POLL_S:
             watch.flush()
         try:
             running = await alive()
-        except RemoteError:
+        except (ConnectionLost, ConnectError) as exc:
+            watch.unreachable = str(exc)
             continue
+        except RemoteError:  # an answer that says nothing about the server
+            continue
+        watch.unreachable = None
         if not running:
             await asyncio.sleep(GRACE_S)
             watch.flush()
@@ -82,23 +116,31 @@ async def _check(watch: _Watch, alive: Callable[[], Awaitable[bool]]) -> None:
 
 
 async def watch_start(session, position: LogPosition, start: Start, alive: Callable[[], Awaitable[bool]],
-                      timeout_s: float, emit, on_log: Callable[[bytes], None] | None = None) -> WatchOutcome:
-    """Follow the log from ``position`` (or ``start``) until the server is ready, crashed, or ``timeout_s``."""
-    tracker = StartupTracker(emit)
-    watch = _Watch(tracker, on_log)
-    tasks = [asyncio.ensure_future(_read(session, watch, position, start, emit)),
-             asyncio.ensure_future(_check(watch, alive))]
+                      timeout_s: float, emit, on_log: Callable[[bytes], None] | None = None,
+                      watch: Watch | None = None) -> WatchOutcome:
+    """Follow the log from ``position`` (or ``start``) until the server is ready, crashed, or ``timeout_s``;
+    with ``watch``, go on from where that watch stood."""
+    watch = watch or Watch(emit, on_log, position, start)
+    tasks = [asyncio.ensure_future(_read(session, watch, emit)), asyncio.ensure_future(_check(watch, alive))]
     try:
         await asyncio.wait(tasks, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
     finally:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+    return _outcome(watch, tasks, timeout_s)
+
+
+def _outcome(watch: Watch, tasks: list[asyncio.Future], timeout_s: float) -> WatchOutcome:
+    tracker = watch.tracker
     if tracker.state.phase == "ready":
-        return WatchOutcome("ready")
+        return WatchOutcome("ready", watch=watch)
     if tracker.state.phase == "crashed":
-        return WatchOutcome("crashed", tracker.reason)
+        return WatchOutcome("crashed", tracker.reason, watch)
     failed = next((t.exception() for t in tasks if t.done() and not t.cancelled() and t.exception()), None)
     if watch.failure or failed is not None:
-        return WatchOutcome("lost", watch.failure or f"cannot watch the start: {failed}")
-    return WatchOutcome("timeout", f"not ready after {timeout_s:g} s (last phase: {tracker.state.phase})")
+        return WatchOutcome("lost", watch.failure or f"cannot watch the start: {failed}", watch)
+    if watch.unreachable:
+        return WatchOutcome("unreachable", f"the host could not be reached when the time was up: "
+                                           f"{watch.unreachable}", watch)
+    return WatchOutcome("timeout", f"not ready after {timeout_s:g} s (last phase: {tracker.state.phase})", watch)

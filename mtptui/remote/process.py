@@ -136,3 +136,8 @@ class ProcessManager:
 
     async def alive(self, pid: int) -> bool:
         return await read_process(self.transport, pid) is not None
+
+    def lock_path(self) -> str:
+        """The restart lock: a dot file beside the pid file (else the log file)."""
+        beside = self.config.pid_file or self.config.log_file
+        return posixpath.join(posixpath.dirname(beside), f".{posixpath.basename(beside)}.mtptui-lock")

@@ -9,19 +9,26 @@ import posixpath
 from dataclasses import dataclass
 
 from mtptui.config.models import SystemdServer
+from mtptui.remote.errors import RemoteError
 from mtptui.remote.shell import Command, script
 from mtptui.remote.transport import Transport
 
-# argv: TMP PATH BACKUP. New unit text on stdin. Backs the unit up (mode kept), writes the temp file next to
-# it with the unit's mode, and renames it over the unit: a reader sees the old file or the new one, never half.
+# argv: TMP PATH BACKUP. New unit text on stdin. The backup is copied to a temporary name and hard-linked into
+# place, which never replaces an existing file: it is complete or absent, and never overwrites an older one. The
+# new unit is written next to the unit with its mode and renamed over it: a reader sees the old file or the new
+# one, never half. A failure at any point leaves the unit as it was and removes what this script made.
 WRITE_UNIT = r"""set -e
-tmp=$1; path=$2; backup=$3
-if [ -n "$backup" ]; then cp -p -- "$path" "$backup"; fi
-trap 'rm -f -- "$tmp"' EXIT
+tmp=$1; path=$2; backup=$3; made=
+trap 'rm -f -- "$tmp" "$tmp.bak"; [ -z "$made" ] || rm -f -- "$made"' EXIT
+if [ -n "$backup" ]; then cp -p -- "$path" "$tmp.bak"; ln -- "$tmp.bak" "$backup"; made=$backup; fi
 cat > "$tmp"
 chmod --reference="$path" -- "$tmp" 2>/dev/null || chmod 644 -- "$tmp"
 mv -f -- "$tmp" "$path"
-trap - EXIT""".strip()
+made=""".strip()
+
+#: ``systemctl is-active`` answers that say whether the unit's server runs; anything else says nothing.
+ALIVE_STATES = frozenset({"active", "activating", "reloading", "refreshing"})
+DEAD_STATES = frozenset({"inactive", "failed", "deactivating"})
 
 
 @dataclass(frozen=True)
@@ -92,7 +99,19 @@ class SystemdManager:
     def journal_prefix(self) -> tuple[str, ...]:
         return self.prefix
 
+    async def running(self) -> bool:
+        """Whether the unit's server runs, from an answer that says so; a RemoteError when there is none."""
+        state = await self.is_active()
+        if state in ALIVE_STATES or state in DEAD_STATES:
+            return state in ALIVE_STATES
+        raise RemoteError(f"cannot tell whether {self.unit} runs on {self.transport.label} (systemd said {state!r})")
+
 
 def backup_path(path: str, stamp: str) -> str:
     """A timestamped copy next to the unit; the .bak suffix keeps systemd from loading it."""
     return f"{path}.{stamp}.bak"
+
+
+def lock_path(unit_path: str) -> str:
+    """The restart lock beside the unit: a dot file, which systemd never loads."""
+    return posixpath.join(posixpath.dirname(unit_path), f".{posixpath.basename(unit_path)}.mtptui-lock")

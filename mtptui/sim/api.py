@@ -1,7 +1,8 @@
 """The simulated server's HTTP API: a Starlette app with exactly the routes of the version's surface.
 
 ``GET /sim/requests`` is the one route that is not SGLang's: the server-side truth of every request
-(tokens, verify steps, first/last token on ``time.monotonic()``), so measurements can be checked against it.
+(tokens, verify steps, first/last token on ``time.monotonic()``), so measurements can be checked against it;
+``?itl=1`` adds every inter-token latency the histogram observed (step end, seconds per token, tokens).
 """
 
 from __future__ import annotations
@@ -140,7 +141,8 @@ class SimApi:
         return Response(self.rt.metrics.render(), media_type=METRICS_CONTENT_TYPE)
 
     async def sim_requests(self, request: HttpRequest) -> Response:
-        return JSONResponse({"note": TRUTH_NOTE, "requests": self.rt.engine.truth()})
+        itl = request.query_params.get("itl") == "1"  # every inter-token latency the histogram observed
+        return JSONResponse({"note": TRUTH_NOTE, "requests": self.rt.engine.truth(itl)})
 
     def routes(self) -> list[Route]:
         handlers = {

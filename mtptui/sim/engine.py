@@ -171,6 +171,7 @@ class Engine:
         self.stats.step(made, min(correct, max(made - 1, 0)))
         request.flush(now, self.boot.settings.stream_interval)
         if self.metrics and previous is not None and made and not request.health:
+            request.itl.append((now, (now - previous) / made, made))
             for _ in range(made):
                 self.metrics.observe("inter_token_latency_seconds", (now - previous) / made)
 
@@ -201,7 +202,7 @@ class Engine:
             metrics.inc("num_aborted_requests")
         metrics.observe("e2e_request_latency_seconds", time.monotonic() - request.arrival, streaming=streaming)
 
-    def truth(self) -> list[dict]:
+    def truth(self, itl: bool = False) -> list[dict]:
         """Per request, finished then running then waiting: what the server really did."""
         live = [r for r in [*self.running, *self.waiting] if not r.health]
-        return [r.truth() for r in [*self.finished, *live]]
+        return [r.truth(itl) for r in [*self.finished, *live]]

@@ -45,6 +45,7 @@ class Request:
     verify_ct: int = 0
     correct_drafts: int = 0
     histogram: list[int] = field(default_factory=list)
+    itl: list[tuple[float, float, int]] = field(default_factory=list)  # (step end, seconds per token, tokens)
     prefill_start: float | None = None
     first_token_at: float | None = None
     last_token_at: float | None = None
@@ -106,8 +107,8 @@ class Request:
         self.finish_reason = "abort"
         self.flush(now)
 
-    def truth(self) -> dict:
-        """Server-side facts about the request, for /sim/requests."""
+    def truth(self, itl: bool = False) -> dict:
+        """Server-side facts about the request, for /sim/requests (``itl``: every inter-token latency observed)."""
         decode_s = (self.last_token_at - self.first_token_at) if self.first_token_at and self.last_token_at else None
         rate = (self.completion_tokens - 1) / decode_s if decode_s and self.completion_tokens > 1 else None
         return {
@@ -119,4 +120,4 @@ class Request:
             "arrival": self.arrival, "prefill_start": self.prefill_start, "first_token": self.first_token_at,
             "last_token": self.last_token_at, "decode_tok_s": rate,
             "finish_reason": self.finish_reason, "finished": self.finished,
-        }
+        } | ({"itl": [list(entry) for entry in self.itl]} if itl else {})

@@ -2,19 +2,22 @@
 
 Nothing here touches a widget. Log lines and their events are gathered and posted as one ``LogBatch`` at most
 every ``interval_s`` (and at once when the feed goes quiet); when the receiver's message queue backs up, the
-pump waits, which in turn holds back the feed reader (its queue is bounded).
+pump waits, which in turn holds back the feed reader (its queue is bounded). An error whose traceback is still
+open is released once no line came for ``quiet_s`` on ``clock`` (``QuietRelease``), so the problems pane never
+waits for a closing line that a crashed server will not write.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+import time
 from typing import Callable
 
 from textual.message import Message
 
 from mtptui.ops.feed import Connection, Feed, HostStatus, LogData
-from mtptui.sglang.logparse import Event, LogParser
+from mtptui.sglang.logparse import QUIET_S, Event, LogParser, QuietRelease
 from mtptui.sglang.logparse.prefix import strip_ansi
 from mtptui.text import visible
 from mtptui.ui.logbuffer import ERROR, INFO, WARNING, LogLine
@@ -25,7 +28,6 @@ WARNING_WORDS = re.compile(r"\bWARNING\b|Warning: |\bwarn(?:ing)?\b")
 PROGRESS_KINDS = frozenset({"shard_progress", "graph_capture_progress"})
 RESET_LINE = "──── the log file was replaced (truncated or rotated); following the new one ────"
 _END = object()
-QUIET_S = 0.5  # a traceback is complete when the log stays quiet this long
 
 
 def clean(text: str) -> str:
@@ -83,9 +85,11 @@ class FeedPump:
     """Runs until the feed ends; ``post`` delivers messages, ``backlog`` tells how many wait to be handled."""
 
     def __init__(self, feed: Feed, post: Callable[[Message], object], backlog: Callable[[], int] = lambda: 0,
-                 *, interval_s: float = 0.1, max_lines: int = 20_000, max_backlog: int = 8) -> None:
+                 *, interval_s: float = 0.1, max_lines: int = 20_000, max_backlog: int = 8,
+                 quiet_s: float = QUIET_S, clock: Callable[[], float] = time.monotonic) -> None:
         self.feed, self.post, self.backlog = feed, post, backlog
         self.interval_s, self.max_lines, self.max_backlog = interval_s, max_lines, max_backlog
+        self.quiet, self.clock = QuietRelease(quiet_s), clock
         self.lines_parser = LineParser()
         self.lines: list[LogLine] = []
         self.events: list[Event] = []
@@ -93,15 +97,13 @@ class FeedPump:
     async def run(self) -> None:
         queue: asyncio.Queue = asyncio.Queue(maxsize=64)
         reader = asyncio.create_task(self._read(queue))
-        loop = asyncio.get_running_loop()
         due = None
         try:
             while True:
                 try:
-                    item = await asyncio.wait_for(queue.get(), self._timeout(due, loop.time()))
+                    item = await asyncio.wait_for(queue.get(), self._timeout(due, self.clock()))
                 except asyncio.TimeoutError:
-                    await self.flush(quiet=due is None)
-                    due = None
+                    due = await self._on_timeout(due)
                     continue
                 if item is _END:
                     break
@@ -109,17 +111,28 @@ class FeedPump:
                     await self.flush()
                     due = None
                 if self.take(item) and due is None:
-                    due = loop.time() + self.interval_s
+                    due = self.clock() + self.interval_s
         finally:
             reader.cancel()
         await self.flush(quiet=True)
         self.post(FeedEnded())
 
     def _timeout(self, due: float | None, now: float) -> float | None:
-        """Until the batch is due; with a held-back error and nothing due, until the stream counts as quiet."""
-        if due is not None:
-            return max(due - now, 0)
-        return QUIET_S if self.lines_parser.parser.pending is not None else None
+        """Until the batch is due or a held-back error is, whichever comes first; None when nothing waits."""
+        waits = [] if due is None else [max(due - now, 0.0)]
+        release = self.quiet.wait_s(self.lines_parser.parser, now)
+        if release is not None:
+            waits.append(release)
+        return min(waits) if waits else None
+
+    async def _on_timeout(self, due: float | None) -> float | None:
+        """Release an error whose stream went quiet; post the batch when it is due (or holds that error)."""
+        now, held = self.clock(), len(self.events)
+        released = len(self.quiet.release(self.lines_parser.parser, now, self.events)) > held
+        if released or due is None or now >= due - 1e-3:
+            await self.flush()
+            return None
+        return due
 
     async def _read(self, queue: asyncio.Queue) -> None:
         try:
@@ -137,6 +150,7 @@ class FeedPump:
                 self.lines_parser = LineParser()
                 self.lines.append(LogLine(RESET_LINE, WARNING))
             self.lines_parser.feed(item.data, self.lines, self.events)
+            self.quiet.fed(self.clock())
             return True
         if isinstance(item, Connection):
             self.post(ConnectionChanged(item))

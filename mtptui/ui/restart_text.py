@@ -12,6 +12,8 @@ from rich.table import Table
 from rich.text import Text
 
 from mtptui.text import visible
+from mtptui.ops.restart_env import shown_changes
+from mtptui.ops.restart_result import SERVER_STEPS
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 STEPS = (("stopping", "stopping"), ("starting", "starting"), ("loading", "loading"),
@@ -90,6 +92,10 @@ def plan_body(plan, force: bool = False) -> RenderableType:
         parts += [Text("\nWhat changes", "bold underline"), diff_table(plan.diff)]
     elif plan.diff is not None:
         parts.append(Text("\nNo flag changes: the server restarts with the same launch.", "dim"))
+    if env := shown_changes(plan.env):
+        parts += [Text.assemble(("\nEnvironment of the new unit", "bold underline"),
+                                ("  mtptui restart --drop-env NAME leaves out one it keeps", "dim")),
+                  Text(visible("\n".join(env)))]
     parts += lint_parts(plan)
     if plan.blocking:
         flag = plan.blocking[0].flag
@@ -116,6 +122,8 @@ class RestartView:
     reason: str | None = None
     summary: str | None = None
     seen: set[str] = field(default_factory=set)
+    tail: str | None = None
+    end: str | None = None
 
     def apply(self, event) -> None:
         self.step, self.launch, self.message, self.at_s = event.step, event.launch, visible(event.message), event.at_s
@@ -129,6 +137,10 @@ class RestartView:
     def finish(self, result) -> None:
         self.outcome, self.summary, self.at_s = result.outcome, visible(result.summary()), result.elapsed_s
         self.reason = visible(result.reason) if result.reason is not None else None
+        self.tail = TAILS.get(result.outcome, "the rollback failed too: see the log")
+        if result.outcome == "rolled_back" and result.changed and not SERVER_STEPS & {r.step for r in result.changed}:
+            self.tail = "rolled back the unit: the server that ran before was never stopped"
+        self.end = visible(str(result.end)) if getattr(result, "end", None) is not None else None
 
     def render(self) -> Text:
         if self.outcome is not None:
@@ -159,10 +171,18 @@ class RestartView:
             return Text.assemble(("✓ restarted ", "bold green"), (self.summary or "", ""))
         """Where the host stands first (it must not be cut off), then why the new profile failed."""
         crashed = "crashed" if "crashed" in self.seen and not (self.reason or "").startswith("crashed") else "failed"
-        head = ("✗ restart rolled back " if self.outcome.startswith("rolled_back") else "✗ restart and rollback failed ")
-        tail = {"rolled_back": "rolled back to the previous command, ready again",
-                "rolled_back_stopped": "rolled back: nothing ran before, the server is stopped"}.get(
-            self.outcome, "the rollback failed too: see the log")
-        return Text.assemble((head, "bold red"), (f"· profile {visible(self.profile)} {crashed} · ", ""),
-                             (tail, "bold"),
+        head = HEADS.get(self.outcome, "✗ restart rolled back " if self.outcome.startswith("rolled_back") else
+                         "✗ restart and rollback failed ")
+        text = Text.assemble((head, "bold red"), (f"· profile {visible(self.profile)} {crashed} · ", ""),
+                             (self.tail, "bold"),
                              (f"  ({self.at_s:.0f} s)\n", "dim"), (self.reason or "unknown reason", "italic"))
+        if self.end:
+            text.append(f"\nnow: {self.end}", "bold")
+        return text
+
+
+HEADS = {"aborted": "✗ restart stopped before any change ", "unreachable": "✗ restart lost its host "}
+TAILS = {"rolled_back": "rolled back to the previous command, ready again",
+         "rolled_back_stopped": "rolled back: nothing ran before, the server is stopped",
+         "aborted": "nothing was changed, the server was left alone",
+         "unreachable": "the host went away: what runs there now is unknown, nothing more was done"}

@@ -1,4 +1,5 @@
-"""What `mtptui HOST` and `mtptui demo` share: theme check, running the app, clean exit on SIGTERM/SIGHUP."""
+"""What `mtptui HOST`, `mtptui demo` and `mtptui fleet` share: theme check, the host's dashboard app, running an
+app with a clean exit on SIGTERM/SIGHUP."""
 
 from __future__ import annotations
 
@@ -12,14 +13,32 @@ def check_theme(name: str | None) -> None:
     check(name)
 
 
-def run_app(feed, context, theme: str | None) -> None:
-    """Run the dashboard; SIGTERM and SIGHUP end it like `q`, so the caller's cleanup runs."""
-    from mtptui.ui.app import MtpApp
+def dashboard_app(host_path, host, *, readonly: bool, theme: str | None):
+    """The dashboard of a configured host over its session (SSH, or this machine without [ssh])."""
+    from mtptui.ops.connect import open_session
+    from mtptui.ops.feed_host import feed_for_host
+    from mtptui.ui.app import AppContext, MtpApp
+    from mtptui.ui.hostkey import HostKeyDialogs
 
-    app = MtpApp(feed, context, theme=theme)
+    host_keys = HostKeyDialogs()  # known_hosts = "ask": an unknown key is shown in a dialog
+    session = open_session(host, readonly=readonly, accept_host_key=host_keys)
+    context = AppContext(host.name, host=host, readonly=readonly, session=session,
+                         host_path=host_path, host_keys=host_keys)
+    return MtpApp(feed_for_host(session), context, theme=theme)
+
+
+def run_dashboard(app):
+    """Run a Textual app; SIGTERM and SIGHUP end it like `q`, so the caller's cleanup runs. Its return value."""
     previous = {sig: signal.signal(sig, lambda *_: app.exit()) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
-        app.run()
+        return app.run()
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def run_app(feed, context, theme: str | None) -> None:
+    """Run the dashboard on ``feed``."""
+    from mtptui.ui.app import MtpApp
+
+    run_dashboard(MtpApp(feed, context, theme=theme))

@@ -11,8 +11,9 @@ def register(sub, parent) -> None:
     p = add(sub, parent, NAME, "restart HOST with a launch profile and watch it come back",
             description="Restart HOST's SGLang server with a launch profile (the known-good one by default): show "
                         "the diff, apply it (systemd: back up and rewrite the unit, daemon-reload, restart; process: "
-                        "stop the process group and relaunch), watch the log until ready, and roll back to the "
-                        "previous launch on a crash or timeout.")
+                        "stop the process group and relaunch), watch the log until ready, and roll back what ran on "
+                        "a crash or timeout. A lock on the host refuses a second restart while one runs; the report "
+                        "ends with what the host runs now.")
     p.add_argument("host", metavar="HOST")
     p.add_argument("--profile", default=None, help="profile to launch (default: the known-good one)")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
@@ -22,6 +23,9 @@ def register(sub, parent) -> None:
                    help="how long to wait for the server to be ready before rolling back (default 600)")
     p.add_argument("--force", action="store_true",
                    help="restart even when the lint says SGLang would refuse the profile")
+    p.add_argument("--drop-env", action="append", default=[], metavar="NAME",
+                   help="leave the unit's Environment= variable NAME out of the new unit (by default the unit's "
+                        "variables that the profile does not set are kept); repeatable")
     p.set_defaults(run=run)
 
 

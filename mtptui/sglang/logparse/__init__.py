@@ -4,6 +4,7 @@
 """
 
 from mtptui.sglang.logparse.events import FIELDS, KINDS, Event
+from mtptui.sglang.logparse.quiet import QUIET_S, QuietRelease
 from mtptui.sglang.logparse.stream import LogParser, parse_text
 
-__all__ = ["Event", "FIELDS", "KINDS", "LogParser", "parse_text"]
+__all__ = ["Event", "FIELDS", "KINDS", "LogParser", "QUIET_S", "QuietRelease", "parse_text"]

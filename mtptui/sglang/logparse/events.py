@@ -1,4 +1,15 @@
-"""The typed event of the `parse-log` contract (design.md): kind, ts, ranks, line, then the kind's fields."""
+"""The typed event of the `parse-log` contract (design.md): kind, ts, ranks, line, then the kind's fields.
+
+Added to design.md's table (fields are only ever added, never renamed):
+
+- `error` also has `last_frame` (the last `File "…", line N, in f` of its traceback, else null) and `truncated`
+  (true when the traceback was cut off before its exception line: the input ended, or a live stream paused,
+  mid-crash; false otherwise).
+- `request_finish`: the per-request finish line that `--log-requests` prints (`Finish: obj=…, out={…}`, or the
+  `request.finished` JSON object with `--log-requests-format json`). `spec_accept_length`/`spec_accept_rate`
+  are the request's own speculative acceptance (0.5.12.post1 and 0.5.23; 0.5.2 prints only `spec_verify_ct`);
+  see `mtptui.sglang.logparse.requests`.
+"""
 
 from __future__ import annotations
 
@@ -25,7 +36,10 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "server_ready": (),
     "http_access": ("client", "method", "path", "status"),
     "warning": ("message",),
-    "error": ("message", "traceback"),
+    "error": ("message", "traceback", "last_frame", "truncated"),
+    "request_finish": ("rid", "finish_reason", "prompt_tokens", "completion_tokens", "cached_tokens",
+                       "reasoning_tokens", "e2e_latency_s", "spec_verify_ct", "spec_accept_length",
+                       "spec_accept_rate"),
 }
 
 KINDS = frozenset(FIELDS)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from mtptui.sglang.logparse import problems, startup
+from mtptui.sglang.logparse import problems, requests, startup
 from mtptui.sglang.logparse.batches import parse_batch
 
 Parsed = tuple[str, dict[str, Any]] | None
@@ -42,6 +42,8 @@ BY_FIRST_CHAR: dict[str, tuple[Matcher, ...]] = {
     "C": (startup.graph_capture,),
     "m": (startup.capacity,),
     "T": (server_ready,),
+    "F": (requests.request_finish,),
+    "{": (requests.request_finish,),
 }
 
 

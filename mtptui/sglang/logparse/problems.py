@@ -26,6 +26,9 @@ HIT = re.compile(r"\w+ hit an exception")  # Scheduler, DataParallelController, 
 ARGPARSE = re.compile(r"[\w./-]+(?: [\w./-]+)?: error: ")  # `sglang serve: error: unrecognized arguments: …`
 KV_BUDGET = re.compile(r"max_total_tokens=\d+ is larger than the profiled value -?\d+")
 BARE_TRACEBACK = "Traceback (most recent call last):"
+# `RuntimeError: …`, `torch.OutOfMemoryError: …`, `Exception: Capture cuda graph failed: …`, a bare
+# `AssertionError`: what Python's own handler (or a subprocess) prints without any logging prefix.
+EXCEPTION_LINE = re.compile(r"(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*(?:Error|Exception)|Exception)(?::|$)")
 
 
 def problem(msg: str) -> Parsed:
@@ -37,8 +40,11 @@ def problem(msg: str) -> Parsed:
     return None
 
 
-def bare_traceback(msg: str) -> Parsed:
-    """A traceback printed without any log line before it (e.g. a crash before logging is set up)."""
-    if msg.startswith(BARE_TRACEBACK):
+def bare_error(msg: str) -> Parsed:
+    """An unprefixed line that begins a crash report: a traceback header or an exception line.
+
+    Only asked when no error is pending (inside a traceback such lines are folded into it).
+    """
+    if msg.startswith(BARE_TRACEBACK) or EXCEPTION_LINE.match(msg):
         return "error", {"message": msg.rstrip(), "traceback": None}
     return None

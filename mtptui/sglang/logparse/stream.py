@@ -1,7 +1,9 @@
 """The incremental parser: chunks in, events out as soon as their line is complete.
 
 An `error` line is held back until the next line that is not part of its traceback (unprefixed lines that match
-no kind are folded into it), so it may come out one line late; `close()` and `flush_pending()` release it.
+no kind are folded into it), so it may come out one line late; `close()` and `flush_pending()` release it, e.g.
+when the input ends or a live stream goes quiet (`mtptui.sglang.logparse.quiet`), with `truncated` set when its
+traceback had not reached its exception line yet.
 """
 
 from __future__ import annotations
@@ -9,11 +11,11 @@ from __future__ import annotations
 from mtptui.sglang.logparse.events import Event
 from mtptui.sglang.logparse.lines import classify
 from mtptui.sglang.logparse.prefix import split_line
-from mtptui.sglang.logparse.problems import bare_traceback
+from mtptui.sglang.logparse.problems import bare_error
 from mtptui.sglang.logparse.splitter import LineSplitter
+from mtptui.sglang.logparse.tracebacks import MAX_TRACEBACK_LINES, PendingError
 
-MAX_TRACEBACK_LINES = 400  # memory stays bounded when an error is followed by endless unprefixed output
-MAX_TRACEBACK_LINE = 10_000  # characters kept of one folded line
+__all__ = ["LogParser", "MAX_TRACEBACK_LINES", "parse_text"]
 
 
 class LogParser:
@@ -26,9 +28,12 @@ class LogParser:
     def __init__(self) -> None:
         self.splitter = LineSplitter()
         self.line_no = 0
-        self.pending: Event | None = None
-        self._traceback: list[str] = []
-        self._dropped = 0
+        self._pending: PendingError | None = None
+
+    @property
+    def pending(self) -> Event | None:
+        """The error held back for its traceback, if any."""
+        return self._pending.event if self._pending is not None else None
 
     def feed(self, data: bytes | str) -> list[Event]:
         out: list[Event] = []
@@ -59,41 +64,28 @@ class LogParser:
         self.line_no += 1
         split = split_line(text)
         parsed = classify(split.msg)
-        if self.pending is not None:
+        if self._pending is not None:
             if parsed is None and not split.prefixed:
-                self._fold(split.msg)
+                self._pending.fold(split.msg)
                 return out
             self.flush_pending(out)
         if parsed is None and not split.prefixed:
-            parsed = bare_traceback(split.msg)
+            parsed = bare_error(split.msg)
         if parsed is not None:
             kind, fields = parsed
             event = Event(kind, split.ts, split.ranks, self.line_no, fields)
             if kind == "error":
-                self.pending = event
+                self._pending = PendingError(event)
             else:
                 out.append(event)
         return out
 
     def flush_pending(self, out: list[Event]) -> list[Event]:
         """Emit the held-back error with the traceback folded so far (e.g. when a live stream goes quiet)."""
-        event = self.pending
-        if event is not None:
-            lines = self._traceback
-            while lines and not lines[-1].strip():
-                lines.pop()
-            if self._dropped:
-                lines.append(f"[{self._dropped} more lines]")
-            event.fields["traceback"] = "\n".join(lines) if lines else None
-            out.append(event)
-            self.pending, self._traceback, self._dropped = None, [], 0
+        if self._pending is not None:
+            out.append(self._pending.release())
+            self._pending = None
         return out
-
-    def _fold(self, text: str) -> None:
-        if len(self._traceback) < MAX_TRACEBACK_LINES:
-            self._traceback.append(text if len(text) <= MAX_TRACEBACK_LINE else text[:MAX_TRACEBACK_LINE] + "…")
-        else:
-            self._dropped += 1
 
 
 def parse_text(text: str | bytes) -> list[Event]:

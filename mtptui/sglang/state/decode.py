@@ -1,14 +1,14 @@
 """Decode-batch history: bounded time series, steady-state throughput without warm-up, the latest batch.
 
-The summary fast path hands over raw decode lines with only the two numbers the running totals need;
-they are parsed into samples when the series or the latest batch is read, so at most `maxlen` lines
-are ever parsed in full.
+The summary fast path hands over raw decode lines with only the two numbers the running totals need, and a
+`resolve` function that gives a raw line's timestamp and message; they are parsed into samples when the series
+or the latest batch is read, so at most `maxlen` lines are ever parsed in full.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from mtptui.sglang.logparse.batches import parse_batch
 
@@ -33,7 +33,8 @@ class DecodeHistory:
         self._startup_mark = (0.0, 0)  # the two totals when the latest startup began
         self._warm_up_pending = True
         self._series: deque[Sample] = deque(maxlen=maxlen)
-        self._raw: deque[tuple[str | None, str, int]] = deque(maxlen=maxlen)
+        self.raw: deque[Any] = deque(maxlen=maxlen)  # decode lines not parsed yet, as `resolve` takes them
+        self.resolve: Callable[[Any], tuple[str | None, str]] | None = None  # raw line → (ts, decode message)
         self._last: dict[str, Any] | None = None
 
     def new_startup(self) -> None:
@@ -60,15 +61,23 @@ class DecodeHistory:
                                    fields["running_req"]))
         self._last = fields
 
-    def add_raw(self, ts: str | None, line: str, start: int, running_req: int, gen_throughput: float) -> None:
-        """A decode line whose message starts at `line[start:]`, parsed later only if still in the window."""
+    def add_raw(self, raw: Any, running_req: int, gen_throughput: float) -> None:
+        """A decode line as `resolve` takes it, parsed later only if it is still in the window."""
         self.count += 1
         if self._warm_up_pending:
             self._warm_up_pending = False
         elif running_req:
             self.steady_total += gen_throughput
             self.steady_count += 1
-        self._raw.append((ts, line, start))
+        self.raw.append(raw)
+
+    def counters(self) -> tuple[int, float, int, bool]:
+        """The running totals, for a loop that adds raw lines itself (`set_counters` when it is done)."""
+        return self.count, self.steady_total, self.steady_count, self._warm_up_pending
+
+    def set_counters(self, count: int, steady_total: float, steady_count: int, warm_up_pending: bool) -> None:
+        self.count, self.steady_total, self.steady_count = count, steady_total, steady_count
+        self._warm_up_pending = warm_up_pending
 
     @property
     def series(self) -> deque[Sample]:
@@ -90,10 +99,10 @@ class DecodeHistory:
             self.steady_count += 1
 
     def _parse_raw(self) -> None:
-        raw = self._raw
+        raw, resolve = self.raw, self.resolve
         while raw:
-            ts, line, start = raw.popleft()
-            parsed = parse_batch(line[start:])
+            ts, message = resolve(raw.popleft())
+            parsed = parse_batch(message)
             fields = parsed[1] if parsed else {}
             self._series.append(Sample(ts, fields.get("accept_len"), fields.get("accept_rate"),
                                        fields.get("gen_throughput"), fields.get("running_req")))

@@ -14,6 +14,7 @@ from mtptui.sglang.logparse import Event
 from mtptui.sglang.state import phases
 from mtptui.sglang.state.decode import DecodeHistory, Sample
 from mtptui.sglang.state.memory import MemoryTable
+from mtptui.sglang.state.requests import RequestTotals
 
 
 @dataclass
@@ -46,8 +47,10 @@ class ServerState:
         self.warning_count = 0
         self.last_warning: str | None = None
         self.last_error: dict[str, Any] | None = None
+        self.requests = RequestTotals()
         self._handlers = {"decode": self._on_decode, "prefill": self._on_prefill, "http_access": self._on_http,
-                          "server_ready": self._on_ready, "error": self._on_error, "warning": self._on_warning}
+                          "server_ready": self._on_ready, "error": self._on_error, "warning": self._on_warning,
+                          "request_finish": self.requests.add}
 
     def apply(self, event: Event) -> None:
         stage = phases.STAGE_OF_KIND.get(event.kind)
@@ -116,6 +119,7 @@ class ServerState:
             self.startup.cause = self.last_error
         if phases.is_fatal(message):
             self.phase = phases.CRASHED
+        self.last_error.update(last_frame=event.fields.get("last_frame"), truncated=bool(event.fields.get("truncated")))
 
     def _on_warning(self, event: Event) -> None:
         self.warning_count += 1

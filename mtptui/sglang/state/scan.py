@@ -1,20 +1,25 @@
 """The `--summary` fast path: raw log bytes straight into a ServerState.
 
-Lines behind a plain `[...] ` prefix (nearly all lines of a busy server) skip the generic prefix parser: the
-last two prefixes seen are compared with `startswith`. Decode, prefill and access lines then feed the state
-without an Event: a decode line gives up only the two numbers the running means need, and is parsed in full
-only if it is still in the bounded series when that is read. Anything unusual (ANSI codes, wrappers, a
-traceback in progress, a value that does not read as a number) goes through `LogParser.parse_line`, so the
-result equals `ServerState().apply_all(parse_text(...))`; a test holds the two paths equal.
+One regular expression per line (`FAST_LINE`) reads a plain `[date time ranks] ` prefix (behind a container
+wrapper such as `sglang-1  | `, if any) and recognises the three frequent lines in their usual form: a decode
+line (only `#running-req` and `gen throughput` are taken, for the running means; the line is parsed in full only
+if it is still in the bounded series when that is read), an access line (its status) and a prefill line. One
+match instead of a dozen string calls keeps every shape of log fast: a new timestamp on every line, interleaved
+ranks and wrappers cost nothing extra. A prefixed line in any other form takes the per-kind checks below, and
+anything unusual (ANSI codes, other wrappers, a traceback in progress, a value that does not read as a number)
+goes through `LogParser.parse_line`, so the result equals `ServerState().apply_all(parse_text(...))`; tests
+hold the two paths equal on every shape of log.
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from typing import BinaryIO
 
 from mtptui.sglang.logparse import Event, LogParser
 from mtptui.sglang.logparse.lines import ACCESS, classify
-from mtptui.sglang.logparse.prefix import parse_head
+from mtptui.sglang.logparse.prefix import CONTAINER, RANK
 from mtptui.sglang.state import phases
 from mtptui.sglang.state.model import ServerState
 
@@ -22,6 +27,46 @@ BLOCK = 1 << 20
 RUNNING, RUNNING_LEN = "#running-req: ", len("#running-req: ")
 GEN, GEN_LEN = "gen throughput (token/s): ", len("gen throughput (token/s): ")
 NAN = float("nan")
+MAX_TAILS = 4096  # distinct prefix tails remembered (a few rank tags; every line's own with milliseconds)
+
+# Groups: 1 date and time, 2 the rest of the prefix (milliseconds, rank tags: checked by `Tails`), then one of:
+# 3-4 decode running (None when 0) and gen, 5 access status, 6 prefill, 7 any other message. ASCII only, so it
+# accepts a subset of what `split_line` reads, and reads it the same way: the wrapper is prefix.CONTAINER
+# (atomic), the prefix runs to the first `] `. The decode alternative takes the *last* `gen throughput` (atomic
+# greedy `.*`) and the value must end where the per-kind code would cut it; numbers are bounded so that `int` and
+# `float` always agree with the full parser. Optional groups cost sre dearly: hence branches (`|())` at the end,
+# `(?: [^"]*"|")`) where `(...)?` would read more naturally.
+FAST_LINE = re.compile(
+    rf"(?:\[|(?>{CONTAINER.pattern})\[)(\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d)([^]]*)\] "
+    r"(?:Decode batch[.,] #running-req: (?:0|([1-9]\d{0,17})), (?>.*gen throughput \(token/s\): )(\d{1,18}\.\d{1,18})"
+    r"(?:, |,$|$)"
+    r'|INFO:      *\S+ - "[A-Z]+ \S+(?: [^"]*"|") (\d{3})\b'
+    r"|Prefill batch[.,]()"
+    r"|())", re.ASCII)
+DECODE, STATUS, PREFILL = 4, 5, 6  # `lastindex` of a match of each kind
+TAIL = re.compile(r"((?:[.,]\d{1,6})?)((?: [A-Z][A-Z_]*\d+)*)")  # the rest of prefix.HEAD after the seconds
+
+
+class Tails(dict):
+    """`.123 DP0 TP0` → (".123", {"DP": 0, "TP": 0}), False when it is not milliseconds and rank tags.
+
+    The ranks dict is shared between lines: never change it (`Event` gets a copy).
+    """
+
+    def __missing__(self, tail: str) -> tuple[str, dict[str, int]] | bool:
+        if len(self) >= MAX_TAILS:
+            self.clear()
+        m = TAIL.fullmatch(tail)
+        self[tail] = found = (m.group(1), {k: int(v) for k, v in RANK.findall(m.group(2))}) if m else False
+        return found
+
+
+TAILS = Tails()
+
+
+def decode_line(m: re.Match[str]) -> tuple[str, str]:
+    """A decode line's timestamp and message, from its `FAST_LINE` match (`DecodeHistory.resolve`)."""
+    return m.group(1) + TAILS[m.group(2)][0], m.string[m.end(2) + 2:]
 
 
 def summarize_stream(stream: BinaryIO, state: ServerState) -> ServerState:
@@ -43,69 +88,96 @@ class _Scan:
     def __init__(self, parser: LogParser, state: ServerState) -> None:
         self.parser, self.state = parser, state
         self.ansi = False  # once an escape code was seen, every line is checked for one
-        self.recent = [("\0", None, {}, 0), ("\0", None, {}, 0)]  # (prefix incl. `] `, ts, ranks, its length)
-
-    def prefix(self, text: str) -> tuple[str, str, dict[str, int], int] | None:
-        """Parse a new `[...] ` prefix and remember it; None when the line has no plain SGLang prefix."""
-        end = text.find("] ") if text[:1] == "[" else -1
-        head = parse_head(text[1:end]) if end > 0 else None
-        if head is None or text[end + 2:end + 3] == "[":  # `[gpu_id=0] ` after the prefix: the slow path
-            return None
-        entry = (text[:end + 2], head.ts, head.ranks, end + 2)
-        self.recent = [entry, self.recent[0]]
-        return entry
+        state.decode.resolve = decode_line
 
     def lines(self, lines: list[str]) -> None:
-        # One flat loop on purpose: a function call per line costs about what the fast path's work does.
-        parser, state, decode, settled = self.parser, self.state, self.state.decode, phases.SETTLED
-        base, statuses, ansi = parser.line_no, {}, self.ansi
-        (p1, t1, r1, n1), (p2, t2, r2, n2) = self.recent
-        fast = parser.pending is None
+        # One flat loop on purpose: a function call per line costs about what the fast path's work does. The
+        # decode totals live in locals meanwhile, handed back before anything else may touch them.
+        parser, state, decode, tails = self.parser, self.state, self.state.decode, TAILS
+        base, statuses, ansi, add_raw = parser.line_no, [], self.ansi, decode.raw.append
+        match, fast, settled = FAST_LINE.match, parser.pending is None, state.phase in phases.SETTLED
+        count, total, steady, warm = decode.counters()
+        prefills = 0
         for index, text in enumerate(lines):
-            if not fast or ansi and "\x1b" in text:
-                fast = self.slow(text, base + index)
-                continue
-            if text.startswith(p1):
-                ts, ranks, start = t1, r1, n1
-            elif text.startswith(p2):
-                ts, ranks, start = t2, r2, n2
-            else:
-                entry = self.prefix(text)
-                if entry is None:
-                    fast = self.slow(text, base + index)
-                    continue
-                (p1, t1, r1, n1), (p2, t2, r2, n2) = self.recent
-                ts, ranks, start = t1, r1, n1
-            if text.startswith("Decode batch", start) and text[start + 12:start + 13] in (".", ","):
-                i, j = text.find(RUNNING, start) + RUNNING_LEN, text.rfind(GEN) + GEN_LEN
-                gen = NAN
-                if i > RUNNING_LEN and j > GEN_LEN:
-                    k, m = text.find(", ", i), text.find(", ", j)
-                    try:
-                        running = int(text[i:k] if k > 0 else text[i:].rstrip(", "))
-                        gen = float(text[j:m] if m > 0 else text[j:].rstrip(", "))
-                    except ValueError:
-                        gen = NAN
-                if gen - gen == 0.0:  # read, and neither nan nor inf (the full parser makes those null)
-                    if state.phase not in settled:
+            m = fast and not (ansi and "\x1b" in text) and match(text)
+            kind = m.lastindex if m else 0
+            if kind == DECODE:
+                tail, running, gen = m.group(2, 3, 4)
+                if not tail or tails[tail]:
+                    if not settled:
                         state.batch_seen()
-                    decode.add_raw(ts, text, start, running, gen)
-                else:
-                    fast = self.slow(text, base + index)
-            elif text.startswith("INFO:     ", start) and (match := ACCESS.match(text, start)) is not None:
-                status = match.group(4)
-                statuses[status] = statuses.get(status, 0) + 1
-            elif text.startswith("Prefill batch", start) and text[start + 13:start + 14] in (".", ","):
-                if state.phase not in settled:
-                    state.batch_seen()
-                state.prefill_count += 1
-            else:
-                fast = self.message(text, start, ts, ranks, base + index)
+                        settled = state.phase in phases.SETTLED
+                    count += 1
+                    if warm:
+                        warm = False
+                    elif running:
+                        total += float(gen)
+                        steady += 1
+                    add_raw(m)
+                    continue
+            elif kind == STATUS:
+                tail, status = m.group(2, 5)
+                if not tail or tails[tail]:
+                    statuses.append(status)
+                    continue
+            elif kind == PREFILL:
+                tail = m.group(2)
+                if not tail or tails[tail]:
+                    if not settled:
+                        state.batch_seen()
+                        settled = state.phase in phases.SETTLED
+                    prefills += 1
+                    continue
+            decode.set_counters(count, total, steady, warm)
+            state.prefill_count, prefills = state.prefill_count + prefills, 0
+            fast = self.other(text, m, kind, base + index)
+            count, total, steady, warm = decode.counters()
+            settled = state.phase in phases.SETTLED
+        decode.set_counters(count, total, steady, warm)
+        state.prefill_count += prefills
         parser.line_no = base + len(lines)
         self.add_statuses(statuses)
 
+    def other(self, text: str, m: re.Match[str] | None, kind: int, index: int) -> bool:
+        """Any line but a usual decode or access line; True if no error is pending after it."""
+        if not kind or not TAILS[m.group(2)]:
+            return self.slow(text, index)
+        return self.prefixed(text, m, kind, index)
+
+    def prefixed(self, text: str, m: re.Match[str], kind: int, index: int) -> bool:
+        """A line with a plain prefix, other than a usual decode or access line."""
+        ts = m.group(1)
+        ms, ranks = TAILS[m.group(2)]
+        start = m.end(2) + 2
+        if text.startswith("Decode batch", start) and text[start + 12:start + 13] in (".", ","):
+            return self.odd_decode(text, m, start, index)
+        if text.startswith("INFO:     ", start) and (access := ACCESS.match(text, start)) is not None:
+            self.add_statuses([access.group(4)])
+            return True
+        return self.message(text, start, ts + ms, ranks, index)
+
+    def odd_decode(self, text: str, line: re.Match[str], start: int, index: int) -> bool:
+        """A decode line in an unusual form: its two numbers found by position, else the full parser."""
+        i, j = text.find(RUNNING, start) + RUNNING_LEN, text.rfind(GEN) + GEN_LEN
+        gen = NAN
+        if i > RUNNING_LEN and j > GEN_LEN:
+            k, m = text.find(", ", i), text.find(", ", j)
+            try:
+                running = int(text[i:k] if k > 0 else text[i:].rstrip(", "))
+                gen = float(text[j:m] if m > 0 else text[j:].rstrip(", "))
+            except ValueError:
+                gen = NAN
+        if gen - gen != 0.0:  # not read, or nan or inf (the full parser makes those null)
+            return self.slow(text, index)
+        if self.state.phase not in phases.SETTLED:
+            self.state.batch_seen()
+        self.state.decode.add_raw(line, running, gen)
+        return True
+
     def message(self, text: str, start: int, ts: str, ranks: dict[str, int], index: int) -> bool:
         """Any other prefixed line, classified directly as its prefix is known; True if no error is pending."""
+        if text.startswith("[gpu_id=", start):  # ≈0.2.x tag after the prefix: the full parser drops it
+            return self.slow(text, index)
         parsed = classify(text[start:])
         if parsed is None:
             return True
@@ -122,7 +194,7 @@ class _Scan:
             self.state.apply(event)
         return self.parser.pending is None
 
-    def add_statuses(self, statuses: dict[str, int]) -> None:
+    def add_statuses(self, statuses: list[str]) -> None:
         counts = self.state.http_status
-        for status, count in statuses.items():
+        for status, count in Counter(statuses).items():
             counts[int(status)] = counts.get(int(status), 0) + count

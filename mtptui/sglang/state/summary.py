@@ -29,7 +29,9 @@ def state_to_dict(state: ServerState) -> dict[str, Any]:
         "last_decode": state.decode.last,
         "series": series_columns(state.decode.series),
         "requests": {"http": {str(code): count for code, count in sorted(state.http_status.items())},
-                     "prefill": state.prefill_count, "decode": state.decode.count},
+                     "prefill": state.prefill_count, "decode": state.decode.count,
+                     "finished": state.requests.finished},
+        "request_speculation": state.requests.speculation(),
         "warnings": {"count": state.warning_count, "last": state.last_warning},
         "error": state.last_error,
     }

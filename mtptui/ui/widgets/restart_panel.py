@@ -55,7 +55,7 @@ class RestartPanel(Widget):
         """Hide the banner of a finished restart (its outcome stays in the log and the notifications)."""
         if self.finished:
             self.view = None
-            self.remove_class("-active", "-failed", "-ok")
+            self.remove_class("-active", "-failed", "-ok", "-end")
             self.refresh(layout=True)
 
     def begin(self, profile: str | None) -> None:
@@ -100,7 +100,7 @@ class RestartPanel(Widget):
             self.app.pop_screen()
         self.view = RestartView(plan.profile)
         self.add_class("-active")
-        self.remove_class("-failed", "-ok")
+        self.remove_class("-failed", "-ok", "-end")
         self.refresh(layout=True)
         self.run_restart(plan, force)
 
@@ -132,6 +132,7 @@ class RestartPanel(Widget):
         self.view.profile = result.profile
         self.view.finish(result)
         self.add_class("-ok" if result.ok else "-failed")
+        self.set_class(self.view.end is not None, "-end")
         self.refresh(layout=True)
         self.screen.refresh_bindings()  # the banner may be dismissed now
         severity = "information" if result.ok else "error"

@@ -1,0 +1,75 @@
+"""The host as it stands after a restart: which unit is on disk, and which launch runs.
+
+Read from the host when a restart ends, never inferred from what the restart meant to do: a report that says
+"the previous unit is on disk and pid 42 runs the previous launch" has just looked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mtptui.remote.procinfo import read_process
+from mtptui.remote.shell import Command
+from mtptui.remote.systemd import SystemdManager
+
+UNITS = {"new": "the new unit", "previous": "the previous unit",
+         "other": "a unit that is neither the previous nor the new one"}
+LAUNCHES = {"new": "the new profile", "previous": "the previous launch", "other": "another command line"}
+
+
+@dataclass(frozen=True)
+class EndState:
+    """``unit``: new, previous or other (None on a process-managed host); ``launch`` likewise (None: nothing runs)."""
+
+    unit: str | None
+    unit_path: str | None
+    pid: int | None
+    launch: str | None
+
+    def __str__(self) -> str:
+        runs = f"pid {self.pid} runs {LAUNCHES[self.launch]}" if self.pid and self.launch else "no server runs"
+        return runs if self.unit is None else f"{UNITS[self.unit]} is on disk and {runs}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"unit": self.unit, "unit_path": self.unit_path, "pid": self.pid, "launch": self.launch,
+                "text": str(self)}
+
+
+def _which(found, new, previous) -> str:
+    return "new" if found == new else "previous" if found == previous else "other"
+
+
+async def unit_and_pid(session, plan) -> tuple[str | None, int | None]:
+    """The unit file's text (systemd; None for a process) and the pid of the server mtptui manages (or None)."""
+    manager = session.manager
+    if not isinstance(manager, SystemdManager):
+        info = await manager.find()
+        return None, info.pid if info else None
+    path = plan.previous.unit_path
+    result = await session.transport.run(Command.of([*manager.prefix, "cat", "--", path], f"read {path}"))
+    return result.check(f"reading {path}").out, await manager.main_pid()
+
+
+async def read_end_state(session, plan) -> EndState:
+    """Look at the host: the unit file on disk (systemd) and the server that runs, each matched to the plan."""
+    manager = session.manager
+    text, pid = await unit_and_pid(session, plan)
+    info = await read_process(session.transport, pid, getattr(manager, "prefix", ())) if pid else None
+    if isinstance(manager, SystemdManager):
+        launches = (_exec_argv(plan.new_unit, manager.unit), _exec_argv(plan.previous.unit_text, manager.unit))
+        unit = _which(text, plan.new_unit, plan.previous.unit_text)
+    else:
+        from mtptui.sglang.flags import render_argv
+
+        launches, unit = (plan.target.entry_argv + render_argv(plan.target), plan.previous.argv), None
+    launch = _which(info.argv, *launches) if info is not None else None
+    if launch == "other" and info.pid == plan.previous.pid:
+        launch = "previous"  # the same process as before (a unit whose ExecStart= runs a shell, say)
+    return EndState(unit, plan.previous.unit_path, info.pid if info else None, launch)
+
+
+def _exec_argv(text: str | None, name: str) -> list[str] | None:
+    from mtptui.sglang.unit import read_unit
+
+    return read_unit(text, name=name).exec_argv if text else None

@@ -1,0 +1,81 @@
+"""The app of `mtptui fleet`: the fleet screen, themes, help; it ends with the row to drill into (or None).
+
+Drill-down hands over rather than stacking: the app exits with a ``Drill`` and the command runs that host's
+dashboard app (the same as `mtptui HOST`, read-only), then a new fleet app on the same ``FleetView``. Each app
+owns its own connections and workers, so the dashboard is exactly the one `mtptui HOST` opens.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import Screen
+
+from mtptui.fleet.settings import FleetSettings
+from mtptui.fleet.view import Drill, FleetView
+from mtptui.ui.fleet.help import FleetHelpScreen
+from mtptui.ui.fleet.screen import FleetScreen
+from mtptui.ui.keymap import load_keymap
+from mtptui.ui.themes import load_themes, resolve_theme
+
+UI_DIR = Path(__file__).resolve().parents[1]
+
+
+class FleetApp(App[Drill | None]):
+    """One row per SGLang instance Prometheus scrapes; ``collector`` (an async callable giving a Snapshot)
+    replaces Prometheus where a test wants fixed figures, ``clock`` the time shown."""
+
+    TITLE = "mtptui fleet"
+    CSS_PATH = [UI_DIR / "app.tcss", UI_DIR / "help.tcss", UI_DIR / "fleet" / "fleet.tcss"]
+    BINDINGS = [
+        Binding("q", "quit", "Quit", id="quit"),
+        Binding("question_mark,f1", "help", "Help", id="help"),
+        Binding("t", "next_theme", "Theme", id="theme"),
+    ]
+
+    def __init__(self, settings: FleetSettings, hosts: dict, view: FleetView | None = None, *,
+                 theme: str | None = None, collector: Any = None, clock: Callable[[], float] = time.time,
+                 keymap: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.settings, self.hosts = settings, hosts
+        self.view = view or FleetView()
+        self.collector, self.clock = collector, clock
+        self._keymap = load_keymap() if keymap is None else keymap
+        self.shipped_themes = load_themes()
+        for shipped in self.shipped_themes.values():
+            self.register_theme(shipped)
+        self.theme = resolve_theme(theme, self.available_themes)
+
+    def get_default_screen(self) -> Screen:
+        return FleetScreen(self.settings, self.hosts, self.view, self.collector)
+
+    def on_mount(self) -> None:
+        if self._keymap:
+            self.set_keymap(self._keymap)
+
+    def key_list(self) -> list[tuple[str, str]]:
+        """(keys, description) of mtptui's own bindings on the current screen (they have ids), as remapped."""
+        seen: dict[str, list[str]] = {}
+        for active in self.screen.active_bindings.values():
+            if active.binding.id and active.binding.description:
+                seen.setdefault(active.binding.description, []).append(self.get_key_display(active.binding))
+        return [(" / ".join(dict.fromkeys(keys)), description) for description, keys in seen.items()]
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, FleetHelpScreen):
+            self.push_screen(FleetHelpScreen(self.key_list()))
+
+    def action_next_theme(self) -> None:
+        names = sorted(self.shipped_themes)
+        self.theme = names[(names.index(self.theme) + 1) % len(names)] if self.theme in names else names[0]
+
+    def notify(self, message: str, *, title: str = "", **options: Any) -> None:
+        """Text from Prometheus is shown, never obeyed: no terminal controls, no markup."""
+        from mtptui.text import visible
+
+        options.setdefault("markup", False)
+        super().notify(visible(str(message)), title=visible(str(title)), **options)
