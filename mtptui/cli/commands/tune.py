@@ -34,6 +34,9 @@ def register(sub, parent) -> None:
     p.add_argument("--keep", choices=("original", "best"), default="original",
                    help="what the host runs at the end (default: the original launch)")
     p.add_argument("--json", dest="json_file", metavar="FILE", default=None, help="write the result here")
+    p.add_argument("--save-best", metavar="NAME", default=None,
+                   help="save the best arm as profile NAME in the host file (when an arm qualifies)")
+    p.add_argument("--known-good", action="store_true", help="with --save-best: mark it the host's known-good profile")
     p.add_argument("--yes", action="store_true", help="do not ask before the first restart")
     p.add_argument("--timeout", metavar="S", type=float, default=600.0, help="seconds each restart may take to be ready")
     p.set_defaults(run=run)
@@ -83,12 +86,37 @@ def run(args: argparse.Namespace) -> int:
     from mtptui.ops.tune.report import render_run
     from mtptui.text import visible
 
-    _, host = find_host(args.host, args.config)
+    path, host = find_host(args.host, args.config)
     refuse_if_readonly(args.readonly, "run a tune (every arm restarts the server)", host.name)
+    _check_save_name(args)
     result = asyncio.run(_tune(args, host))
     print(visible(render_run(result)))
+    if args.save_best:
+        print(visible(_save_best(args, host, path, result)))
     if args.json_file:
         _write_json(args.json_file, result.to_json())
     if result.aborted:
         return 130
     return 0 if result.kept == args.keep else 1
+
+
+def _check_save_name(args) -> None:
+    name = args.save_best
+    if args.known_good and not name:
+        raise UserError("--known-good marks the profile --save-best saves: name it with --save-best NAME")
+    if name is not None and (not name or not name.replace("-", "").replace("_", "").isalnum()):
+        raise UserError(f"--save-best takes a profile name of letters, digits, - and _, not {name!r}")
+
+
+def _save_best(args, host, path, result) -> str:
+    """Save the best arm's profile into the host file (the user's copy for an example); what was done."""
+    from mtptui.ops.profile_save import save_path, save_profile
+
+    best = result.verdict.best if result.verdict else None
+    if best is None:
+        return f"not saved as {args.save_best}: no arm qualifies"
+    target = save_path(host, path)
+    profile = best.profile.model_copy(update={"note": f"best arm of a tune of {result.plan.base}"})
+    save_profile(host, args.save_best, profile, target, known_good=args.known_good)
+    what = " (the host's known-good profile)" if args.known_good else ""
+    return f"saved {best.label} as profile {args.save_best}{what} to {target}"
