@@ -23,7 +23,7 @@ from mtptui.ops.tune.plan import plan_tune
 from mtptui.ops.tune.runner import Tuner
 from mtptui.remote.errors import ReadOnlyError
 from mtptui.sim.lossy import LOSSY_ENV
-from tests.lab import lab, lab_process, lab_systemd, operator_env  # noqa: F401  (fixtures)
+from tests.lab import lab, lab_each, lab_process, lab_process_each, lab_systemd, operator_env  # noqa: F401
 from tests.sshd import ROOT, STAND_IN
 
 pytestmark = pytest.mark.ssh
@@ -50,6 +50,17 @@ def with_base_env(host, **env: str) -> None:
     data = tomllib.loads(host.path.read_text())
     data["profiles"]["restored"]["env"].update(env)
     host.path.write_text(tomli_w.dumps(data))
+
+
+def plain(renderable) -> str:
+    """What a pane shows, as text."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    console = Console(width=160, record=True, file=StringIO())
+    console.print(renderable)
+    return console.export_text()
 
 
 @pytest.fixture(params=["systemd", "process"])
@@ -103,11 +114,12 @@ def test_a_four_arm_tune_finds_the_restored_settings_and_puts_the_original_back(
     assert "steps 3 / draft 4 *" in result.stdout and "now: lab runs redeploy-1step again" in result.stdout
 
 
-async def test_an_abort_mid_arm_rolls_back_to_the_original(lab_process):
-    lab = lab_process.lab
-    lab_process.wait_ready()
+async def test_an_abort_mid_arm_rolls_back_to_the_original(lab_process_each):
+    """On each supported SGLang version (the arms' flags are checked against the version's own launch)."""
+    lab = lab_process_each.lab
+    lab_process_each.wait_ready()
     processes = len(lab.pids())
-    async with open_session(lab_process.config) as session:
+    async with open_session(lab_process_each.config) as session:
         plan = await plan_tune(session, grid=["steps=3,4"], concurrency="1", requests=3, max_tokens=48)
         task = None
 
@@ -138,3 +150,45 @@ async def test_readonly_refuses_the_tune_before_anything_changes(lab_systemd, tm
         with pytest.raises(ReadOnlyError):
             await plan_tune(session)
     assert server_info(lab_systemd.lab) == pid and "Stopping" not in lab_systemd.log_text()
+
+
+async def test_the_tune_screen_runs_a_tune_and_q_aborts_it_back_to_the_original(lab_systemd):
+    """The dashboard on the lab host: T, s, the one confirmation, an arm measured live; q mid-tune asks, aborts,
+    and mtptui quits only once the original launch runs again."""
+    from mtptui.ops.feed_host import feed_for_host
+    from mtptui.ui.app import AppContext, MtpApp, QuitScreen
+    from mtptui.ui.screens.confirm import ConfirmScreen
+    from mtptui.ui.screens.tune import SCREEN_NAME, TuneScreen
+    from tests.ui_fixtures.support import SIZE, wait_until
+
+    lab_systemd.wait_ready()
+    session = open_session(lab_systemd.config)
+    context = AppContext("lab", host=lab_systemd.config, session=session)
+    app = MtpApp(feed_for_host(session, every_s=3600.0, slow_every_s=3600.0), context, cursor_blink=False, keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        app.install_screen(TuneScreen(context, grid=["steps=3,4"], concurrency="1", requests=2, max_tokens=32,
+                                      canary_tokens=16), SCREEN_NAME)
+        await wait_until(pilot, lambda: app.session.host is not None, timeout=30)
+        await pilot.press("T")
+        await wait_until(pilot, lambda: isinstance(app.screen, TuneScreen))
+        screen = app.screen
+        await pilot.press("s")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=30)
+        assert "tune lab from profile restored: 2 arm(s)" in str(app.screen.body)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: screen.run is not None and (screen.run.arms[1].phase or "").startswith("c=1"),
+                         timeout=120)  # the second arm is measuring
+        assert screen.run.arms[0].results[0].output_tok_s > 0 and screen.run.arms[0].canary == "pass"
+        first_row = plain(screen.query_one("#tune-table").renderable).splitlines()[1].split()
+        assert first_row[:4] == ["steps", "3", "done", f"{screen.run.arms[0].results[0].output_tok_s:.1f}"]
+        assert first_row[-1] == "pass"
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuitScreen))
+        assert "the original launch is restarted and checked" in str(app.screen.body)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: not app.is_running, timeout=120)
+    run = screen.run
+    assert run.state == "aborted" and run.kept == "original", run.restore
+    assert [a.status for a in run.arms] == ["done", "aborted"]
+    info = server_info(lab_systemd.lab)
+    assert (info["speculative_num_steps"], info["max_running_requests"]) == (1, 1)
