@@ -166,7 +166,7 @@ async def test_the_tune_screen_runs_a_tune_and_q_aborts_it_back_to_the_original(
     context = AppContext("lab", host=lab_systemd.config, session=session)
     app = MtpApp(feed_for_host(session, every_s=3600.0, slow_every_s=3600.0), context, cursor_blink=False, keymap={})
     async with app.run_test(size=SIZE) as pilot:
-        app.install_screen(TuneScreen(context, grid=["steps=3,4"], concurrency="1", requests=2, max_tokens=32,
+        app.install_screen(TuneScreen(context, grid=["steps=3,4"], concurrency="1", requests=2, max_tokens=96,
                                       canary_tokens=16), SCREEN_NAME)
         await wait_until(pilot, lambda: app.session.host is not None, timeout=30)
         await pilot.press("T")
@@ -179,7 +179,7 @@ async def test_the_tune_screen_runs_a_tune_and_q_aborts_it_back_to_the_original(
         await wait_until(pilot, lambda: screen.run is not None and (screen.run.arms[1].phase or "").startswith("c=1"),
                          timeout=120)  # the second arm is measuring
         assert screen.run.arms[0].results[0].output_tok_s > 0 and screen.run.arms[0].canary == "pass"
-        first_row = plain(screen.query_one("#tune-table").renderable).splitlines()[1].split()
+        first_row = plain(screen.query_one("#tune-table").renderable).splitlines()[2].split()  # title, header, the base arm
         assert first_row[:4] == ["steps", "3", "done", f"{screen.run.arms[0].results[0].output_tok_s:.1f}"]
         assert first_row[-1] == "pass"
         await pilot.press("q")
