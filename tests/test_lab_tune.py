@@ -2,7 +2,8 @@
 
 The tune restarts the server once per arm through the restart's public entry points, checks the running launch,
 benches through the SSH tunnel, runs the greedy canary, finds the restored settings (steps 3 / draft 4) best and
-puts the original launch back. An abort mid-arm restores the original too; --readonly refuses the whole tune.
+puts the original launch back. An abort mid-arm, or a connection lost mid-arm, restores the original too;
+--readonly refuses the whole tune. The tune screen is driven over SSH too (T, s, y, then q mid-tune).
 The simulated server decodes in real time, so the workloads are small (few requests, short answers).
 """
 
@@ -136,6 +137,29 @@ async def test_an_abort_mid_arm_rolls_back_to_the_original(lab_process_each):
     info = server_info(lab)
     assert (info["speculative_num_steps"], info["max_running_requests"]) == (1, 1)  # the redeploy runs again
     assert settle(lab, processes) == processes
+
+
+async def test_a_connection_lost_mid_arm_aborts_the_tune_and_the_original_comes_back(lab_process):
+    """Every SSH connection is killed while the first arm is measured: the tune stops there (the arm's figures
+    are not trusted) and the original launch is restored over a new connection."""
+    lab = lab_process.lab
+    lab_process.wait_ready()
+    killed = []
+    async with open_session(lab_process.config) as session:
+        plan = await plan_tune(session, grid=["steps=3,4"], concurrency="1", requests=3, max_tokens=48)
+
+        def on_event(event) -> None:
+            if event.arm == "steps3" and event.message == "c=1: 1/3 requests" and not killed:
+                killed.append(lab.sshd.kill_connections())
+
+        run = await Tuner(session, plan, on_event=on_event).run()
+    assert killed and killed[0] > 0
+    assert run.aborted.startswith("lost the connection: it dropped while steps 3 was measured at c=1 ("), run.aborted
+    assert [(a.name, a.status) for a in run.arms] == [("steps3", "aborted"), ("steps4", "aborted")]
+    assert run.arms[1].reason == "not run: the tune stopped" and run.verdict.best is None
+    assert run.kept == "original" and run.restore == "lab runs redeploy-1step again"
+    info = server_info(lab)
+    assert (info["speculative_num_steps"], info["max_running_requests"]) == (1, 1)
 
 
 async def test_readonly_refuses_the_tune_before_anything_changes(lab_systemd, tmp_path):

@@ -144,6 +144,7 @@ class Tuner:
         self.emit("phase", f"c={concurrency}: warming up", arm)
         request = BenchRequest(workload.prompts, concurrency, total, workload.max_tokens, warmup)
         counter = _Progress(self, arm, concurrency, total)
+        link = _LinkWatch(self.session.transport)
         outcome = await run_bench(target_of_session(self.session), bench_config(request), counter,
                                   history_path=self.history_path)
         run, summary = outcome.run, outcome.run["summary"]
@@ -153,6 +154,8 @@ class Tuner:
         self.emit("measured", f"c={concurrency}: {_tok_s_text(summary)}", arm)
         if summary.get("requests_failed"):
             first = next((r.get("error") for r in run.get("requests", []) if not r.get("ok")), None)
+            if link.dropped():
+                raise ConnectionLost(f"it dropped while {arm.label} was measured at c={concurrency} ({first})")
             raise ArmFailed(f"{summary['requests_failed']} of {total} requests failed at c={concurrency}: {first}")
 
     async def _canary(self, arm: Arm) -> None:
@@ -186,6 +189,18 @@ class Tuner:
         run = self.state
         head = f"tune aborted ({run.aborted})" if run.aborted else "tune finished"
         return f"{head}; {run.restore}"
+
+
+class _LinkWatch:
+    """Did the connection to the host drop since this was made? (Requests that fail because the host's server
+    crashed fail the arm; requests that fail because the SSH connection dropped abort the tune.)"""
+
+    def __init__(self, transport) -> None:
+        self.transport, self.opened = transport, getattr(transport, "connections", 0)
+
+    def dropped(self) -> bool:
+        return bool(getattr(self.transport, "closed", False)) or \
+            getattr(self.transport, "connections", 0) != self.opened
 
 
 class _Progress:
