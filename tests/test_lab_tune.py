@@ -98,7 +98,8 @@ def test_a_four_arm_tune_finds_the_restored_settings_and_puts_the_original_back(
         assert arm["flags"]["speculative-num-draft-tokens"] == arm["flags"]["speculative-num-steps"] + 1
     speed = {name: arm["results"][0]["output_tok_s"] for name, arm in arms.items()}
     assert speed["steps3-topk1-draft4"] > 1.4 * speed["steps1-topk1-draft2"]  # the incident's ~35 vs ~55
-    assert arms["steps1-topk1-draft2"]["results"][0]["accept_len"] < arms["steps3-topk1-draft4"]["results"][0]["accept_len"]
+    accept = {name: arm["results"][0]["accept_len"] for name, arm in arms.items()}
+    assert accept["steps1-topk1-draft2"] < accept["steps3-topk1-draft4"]
     assert tune["verdict"].startswith("steps 3 / draft 4: ") and "% over steps 1 / draft 2" in tune["verdict"]
     assert [arm["canary"] for arm in arms.values()] == ["pass", "pass", "pass", "fail" if lossy else "pass"]
     assert ("steps 4 / draft 5 changed the greedy output" in " ".join(tune["notes"])) == lossy
@@ -162,6 +163,19 @@ async def test_a_connection_lost_mid_arm_aborts_the_tune_and_the_original_comes_
     assert (info["speculative_num_steps"], info["max_running_requests"]) == (1, 1)
 
 
+async def test_keep_best_leaves_the_host_on_the_best_arm(lab_systemd):
+    lab_systemd.wait_ready()
+    async with open_session(lab_systemd.config) as session:
+        plan = await plan_tune(session, grid=["steps=1,3"], concurrency="1", requests=3, max_tokens=64, keep="best")
+        run = await Tuner(session, plan).run()
+    assert [(a.name, a.status, a.canary) for a in run.arms] == [("steps1", "done", "pass"), ("steps3", "done", "pass")]
+    assert run.verdict.best.name == "steps3" and run.kept == "best", run.verdict.sentence
+    assert run.restore == "lab keeps the best arm, steps3"
+    info = server_info(lab_systemd.lab)
+    assert (info["speculative_num_steps"], info["max_running_requests"]) == (3, 16)
+    assert "--speculative-num-steps 3" in lab_systemd.unit_file.read_text()
+
+
 async def test_readonly_refuses_the_tune_before_anything_changes(lab_systemd, tmp_path):
     lab_systemd.wait_ready()
     pid = server_info(lab_systemd.lab)
@@ -203,7 +217,8 @@ async def test_the_tune_screen_runs_a_tune_and_q_aborts_it_back_to_the_original(
         await wait_until(pilot, lambda: screen.run is not None and (screen.run.arms[1].phase or "").startswith("c=1"),
                          timeout=120)  # the second arm is measuring
         assert screen.run.arms[0].results[0].output_tok_s > 0 and screen.run.arms[0].canary == "pass"
-        first_row = plain(screen.query_one("#tune-table").renderable).splitlines()[2].split()  # title, header, the base arm
+        table = plain(screen.query_one("#tune-table").renderable).splitlines()
+        first_row = table[2].split()  # under the title and the header: the base arm, run first
         assert first_row[:4] == ["steps", "3", "done", f"{screen.run.arms[0].results[0].output_tok_s:.1f}"]
         assert first_row[-1] == "pass"
         await pilot.press("q")

@@ -32,7 +32,8 @@ def test_the_default_grid_is_steps_one_to_four_with_draft_tokens_left_to_sglang(
     made = arms()
     assert [a.name for a in made] == ["steps1-topk1-draft2", "steps2-topk1-draft3", "steps3-topk1-draft4",
                                       "steps4-topk1-draft5"]
-    assert [a.label for a in made] == ["steps 1 / draft 2", "steps 2 / draft 3", "steps 3 / draft 4", "steps 4 / draft 5"]
+    assert [a.label for a in made] == ["steps 1 / draft 2", "steps 2 / draft 3", "steps 3 / draft 4",
+                                       "steps 4 / draft 5"]
     assert all(a.status == "pending" and a.auto == ("speculative-num-draft-tokens",) for a in made)
     rest = {k: v for k, v in BASE.flags.items() if k != "speculative-num-draft-tokens"}  # auto: left out
     assert [a.profile.flags for a in made] == [{**rest, "speculative-num-steps": s} for s in (1, 2, 3, 4)]

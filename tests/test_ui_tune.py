@@ -171,7 +171,8 @@ async def test_quitting_while_a_tune_runs_asks_then_aborts_and_quits_once_it_end
         await pilot.press("y")
         await pilot.pause()
         assert aborted == [True] and app.is_running  # still here: the original is being restored
-        run.state, run.aborted, run.kept, run.restore = "aborted", "aborted", "original", "lab runs redeploy-1step again"
+        run.state, run.aborted, run.kept = "aborted", "aborted", "original"
+        run.restore = "lab runs redeploy-1step again"
         screen.post_message(messages.TuneProgress(TuneEvent("finished", "tune aborted")))
         screen.post_message(messages.TuneEnded(run))
         await wait_until(pilot, lambda: not app.is_running)

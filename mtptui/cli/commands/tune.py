@@ -38,7 +38,8 @@ def register(sub, parent) -> None:
                    help="save the best arm as profile NAME in the host file (when an arm qualifies)")
     p.add_argument("--known-good", action="store_true", help="with --save-best: mark it the host's known-good profile")
     p.add_argument("--yes", action="store_true", help="do not ask before the first restart")
-    p.add_argument("--timeout", metavar="S", type=float, default=600.0, help="seconds each restart may take to be ready")
+    p.add_argument("--timeout", metavar="S", type=float, default=600.0,
+                   help="seconds each restart may take to be ready")
     p.set_defaults(run=run)
 
 

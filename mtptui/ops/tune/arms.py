@@ -142,7 +142,8 @@ def make_arms(base: LaunchProfile, base_name: str, points: list[GridPoint], vers
     varying = {flag for flag in made[0][2] if len({str(m[2].get(flag)) for m in made}) > 1} if made else set()
     arms = []
     for point, profile, values, blocking in made:
-        name = "-".join(f"{SHORT[flag]}{value}" if flag in SHORT else f"{flag}={value}" for flag, value in values.items())
+        name = "-".join(f"{SHORT[flag]}{value}" if flag in SHORT else f"{flag}={value}"
+                        for flag, value in values.items())
         auto = tuple(flag for flag, value in point.values if value == AUTO)
         arm = Arm(name, _label(values, varying), values, auto, profile)
         if blocking:
