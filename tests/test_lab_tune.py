@@ -83,7 +83,8 @@ def test_a_four_arm_tune_finds_the_restored_settings_and_puts_the_original_back(
     processes = len(lab.pids())
     out = tmp_path / "tune.json"
     result = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "tune", "lab", "--config", str(host.path),
-                             "--grid", *GRID, *WORKLOAD, "--yes", "--json", str(out)],
+                             "--grid", *GRID, *WORKLOAD, "--yes", "--json", str(out), "--save-best", "tuned",
+                             *([] if lossy else ["--known-good"])],
                             capture_output=True, text=True, timeout=600, cwd=ROOT, env=operator_env(lab))
     assert result.returncode == 0, result.stderr[-3000:]
     tune = json.loads(out.read_text())
@@ -114,6 +115,12 @@ def test_a_four_arm_tune_finds_the_restored_settings_and_puts_the_original_back(
         assert host.unit_file.read_text() == unit_before
     assert settle(lab, processes) == processes
     assert "steps 3 / draft 4 *" in result.stdout and "now: lab runs redeploy-1step again" in result.stdout
+    saved = tomllib.loads(host.path.read_text())  # --save-best: the best arm, in the host's own file
+    assert saved["profiles"]["tuned"]["flags"]["speculative-num-steps"] == 3
+    assert "speculative-num-draft-tokens" not in saved["profiles"]["tuned"]["flags"]  # auto: SGLang's choice
+    assert saved["known_good"] == ("restored" if lossy else "tuned")
+    saved_as = "saved steps 3 / draft 4 as profile tuned" + ("" if lossy else " (the host's known-good profile)")
+    assert saved_as in result.stdout
 
 
 async def test_an_abort_mid_arm_rolls_back_to_the_original(lab_process_each):

@@ -183,6 +183,8 @@ def test_the_json_is_the_issues_contract() -> None:
     (["--concurrency", "0"], 1, "--concurrency takes numbers from 1 to 1024 separated by commas, not '0'"),
     (["--base", "nope"], 2, "host 'demo' has no profile 'nope' (profiles: redeploy-1step, restored)"),
     (["--prompts", "nope"], 1, None),
+    (["--known-good"], 1, "--known-good marks the profile --save-best saves: name it with --save-best NAME"),
+    (["--save-best", "a b"], 1, "--save-best takes a profile name of letters, digits, - and _, not 'a b'"),
 ])
 def test_bad_input_is_one_sentence_before_anything_is_asked_of_the_host(capsys, args, code, message) -> None:
     """The demo host (no SSH): every check here comes before the first command on the host."""
