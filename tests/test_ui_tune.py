@@ -176,3 +176,29 @@ async def test_quitting_while_a_tune_runs_asks_then_aborts_and_quits_once_it_end
         screen.post_message(messages.TuneProgress(TuneEvent("finished", "tune aborted")))
         screen.post_message(messages.TuneEnded(run))
         await wait_until(pilot, lambda: not app.is_running)
+
+
+async def test_a_asks_then_aborts_and_the_key_is_gone_once_the_tune_ended() -> None:
+    app, _ = make_app()
+    aborted = []
+    async with app.run_test(size=SIZE) as pilot:
+        await open_tune(pilot, app)
+        screen = app.screen
+        assert not screen.check_action("abort", ())  # nothing runs: nothing to abort
+        run = recorded_run(cut_in_arm=2)
+        screen.post_message(messages.TuneStarted(run, lambda: aborted.append(True)))
+        await pilot.pause()
+        await pilot.press("a")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen")
+        await pilot.press("n")
+        await pilot.pause()
+        assert aborted == [] and app.screen is screen
+        await pilot.press("a")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen")
+        await pilot.press("y")
+        await pilot.pause()
+        assert aborted == [True] and app.is_running
+        run.state, run.aborted, run.kept = "aborted", "aborted", "original"
+        screen.post_message(messages.TuneEnded(run))
+        await pilot.pause()
+        assert not screen.check_action("abort", ()) and screen.check_action("start", ())
