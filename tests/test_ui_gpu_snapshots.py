@@ -77,3 +77,19 @@ def test_throughput_last_minute(snap_compare) -> None:
         await pilot.pause(0.6)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_the_window_keys_switch_the_plot_and_can_be_remapped() -> None:
+    feed = ControlledFeed(status=demo_status())
+    app, _ = make_app(feed=feed, keymap={"plot.5m": "f5"})
+    async with app.run_test(size=SIZE) as pilot:
+        feed.push(two_bursts())
+        await settle(pilot, app)
+        pane = app.screen.query_one("#throughput")
+        for key, window, label in (("1", "1m", "last 1 min"), ("f5", "5m", "last 5 min"), ("0", "all", "whole log")):
+            await pilot.press(key)
+            await pilot.pause(0.6)
+            assert pane.time_window == window and pane.border_title.endswith(f" · {label}")
+        await pilot.press("5")  # remapped away: 5 no longer changes the window
+        await pilot.pause(0.1)
+        assert pane.time_window == "all"
