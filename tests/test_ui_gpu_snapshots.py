@@ -47,8 +47,8 @@ def test_gpu_pane_under_load_with_its_recent_history(snap_compare) -> None:
     app, _ = make_app(feed=feed)
 
     async def run_before(pilot) -> None:
-        feed.push(two_bursts())
         await feed_gpus(pilot, app, feed, [loaded(step) for step in range(24)])
+        feed.push(two_bursts())
         await settle(pilot, app)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
@@ -59,8 +59,8 @@ def test_gpu_pane_on_a_host_without_nvidia_smi(snap_compare) -> None:
     app, _ = make_app(feed=feed)
 
     async def run_before(pilot) -> None:
-        feed.push(two_bursts())
         await feed_gpus(pilot, app, feed, [reading_of(127, "", "sh: nvidia-smi: not found")])
+        feed.push(two_bursts())
         await settle(pilot, app)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
@@ -93,3 +93,22 @@ async def test_the_window_keys_switch_the_plot_and_can_be_remapped() -> None:
         await pilot.press("5")  # remapped away: 5 no longer changes the window
         await pilot.pause(0.1)
         assert pane.time_window == "all"
+
+
+def test_the_history_column_shrinks_and_then_goes_on_narrow_panes() -> None:
+    from rich.console import Console
+
+    from mtptui.ui.gpu_history import GpuHistory
+    from mtptui.ui.widgets.gpu_pane import SPARK_WIDTH, gpu_table, spark_width
+
+    assert spark_width(156) == SPARK_WIDTH and spark_width(96) == 18 and spark_width(76) == 0
+    history = GpuHistory()
+    for step in range(5):
+        history.add(loaded(step))
+    for width, spark in ((76, 0), (96, 18)):
+        console = Console(width=width, record=True, color_system=None)
+        console.print(gpu_table(history, spark_width(width)))
+        lines = console.export_text().splitlines()
+        assert all(len(line) <= width for line in lines)
+        assert "0 RTX A6000" in lines[1] and "300 W" in lines[1] and "45.3/48 GiB" in lines[1]
+        assert ("last 27 s" in lines[0]) == bool(spark)

@@ -1,7 +1,8 @@
 """Live GPUs pane: one line per GPU from nvidia-smi, polled every 1-2 s (mtptui.ops.gpu_poll).
 
-Utilisation and memory as bars, utilisation's last 45 s as a sparkline, temperature and power against the
-power limit; a figure the GPU does not report shows as a dash. A host without nvidia-smi gets one sentence.
+Utilisation and memory as bars, utilisation's last 45 s as a sparkline (shorter, or left out, where the pane
+is narrow), temperature, and power against the power limit; a figure the GPU does not report shows as a dash.
+A host without nvidia-smi gets one sentence.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from mtptui.ui.session import Session
 from mtptui.ui.widgets.render_pane import RenderPane
 
 BAR_WIDTH, SPARK_WIDTH = 10, 30  # 30 polls: 45 s of utilisation
+OTHER_COLUMNS_WIDTH, MIN_SPARK = 78, 8  # what the other columns take; a narrower sparkline is left out
 HOT_C, WARM_C = 83, 70  # thresholds of the temperature colour (A6000 slowdown is near 90 °C)
 
 
@@ -57,23 +59,35 @@ def _power(gpu: GpuStat) -> Text:
     return Text(f"{draw:.0f}" + (f"/{limit:.0f} W" if limit else " W"))
 
 
-def gpu_table(history: GpuHistory) -> Table:
+def spark_width(pane_width: int) -> int:
+    """Polls of history the pane has room for (0: none, on a narrow terminal)."""
+    room = min(pane_width - OTHER_COLUMNS_WIDTH, SPARK_WIDTH)
+    return room if room >= MIN_SPARK else 0
+
+
+def gpu_table(history: GpuHistory, spark: int = SPARK_WIDTH) -> Table:
     table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
-    recent = f"util, last {SPARK_WIDTH * EVERY_S:.0f} s"
-    for name, justify in (("gpu", "left"), ("util", "left"), (recent, "left"), ("memory", "left"),
-                          ("temp", "right"), ("power", "right")):
-        table.add_column(name, justify=justify, no_wrap=True)
+    table.add_column("gpu", no_wrap=True)
+    table.add_column("util", no_wrap=True)
+    if spark:
+        table.add_column(f"last {spark * EVERY_S:.0f} s", no_wrap=True)
+    table.add_column("memory", no_wrap=True)
+    table.add_column("temp", justify="right", no_wrap=True)
+    table.add_column("power", justify="right", no_wrap=True)
     for gpu in history.latest:
         util = gpu.utilization_pct
         util_bar = Text(bar(None if util is None else util / 100, BAR_WIDTH), level_style(util))
-        spark = sparkline(list(history.utilization.get(gpu.index, ()))[-SPARK_WIDTH:], top=100)
-        table.add_row(f"{gpu.index} {short_name(gpu.name)}", util_bar.append(f" {_pct(util)}", ""),
-                      Text(spark.rjust(SPARK_WIDTH), "cyan"), _memory(gpu), _temperature(gpu), _power(gpu))
+        recent = sparkline(list(history.utilization.get(gpu.index, ()))[-spark:], top=100) if spark else ""
+        cells = [f"{gpu.index} {short_name(gpu.name)}", util_bar.append(f" {_pct(util)}", "")]
+        cells += [Text(recent.rjust(spark), "cyan")] if spark else []
+        table.add_row(*cells, _memory(gpu), _temperature(gpu), _power(gpu))
     return table
 
 
 class GpuPane(RenderPane):
     """The dashboard repaints it after every poll; its height follows the number of GPUs."""
+
+    _height = 3  # the height DEFAULT_CSS gives, until the first GPUs are read
 
     DEFAULT_CSS = """
     GpuPane {
@@ -95,13 +109,13 @@ class GpuPane(RenderPane):
     def show(self, session: Session) -> None:
         history = session.gpus
         height = self.rows(history) + 2
-        if self.styles.height is None or self.styles.height.value != height:
-            self.styles.height = height
+        if height != self._height:  # a relayout only when the number of GPUs changes
+            self._height = self.styles.height = height
         self.border_title = "GPUs · nvidia-smi"
         if history.latest:
             self.border_subtitle = f"last poll failed: {visible(history.problem)}" if history.stale else \
                 "utilisation · memory · temperature · power"
-            self.set(gpu_table(history))
+            self.set(gpu_table(history, spark_width(self.content_size.width)))
         else:
             self.border_subtitle = ""
             sentence = "asking nvidia-smi…" if history.waiting else visible(history.problem or "no GPU")
