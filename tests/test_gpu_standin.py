@@ -134,3 +134,38 @@ def _append(said: list):
     async def emit(item) -> None:
         said.append(item)
     return emit
+
+
+def test_the_state_the_server_writes_rises_with_running_requests_and_goes_with_it(tmp_path) -> None:
+    from mtptui.sim.boot import build_boot
+    from mtptui.sim.gpu_state import GpuStateWriter, rank_memory_mib
+    from mtptui.sim.settings import SimSettings
+
+    boot = build_boot(SimSettings("0.5.12.post1", "/data/models/Qwen3.6-27B", [], "qwen", tp_size=2))
+    now = [1000.0]
+    writer = GpuStateWriter(tmp_path / "gpu.json", boot, clock=lambda: now[0])
+    starting = writer.sample()
+    assert starting["memory_used_mib"] == rank_memory_mib(boot, up=False) and starting["busy"] == 0
+    running = [0]
+    writer.load = lambda: (running[0], 0)
+    assert writer.sample()["memory_used_mib"] == rank_memory_mib(boot) != rank_memory_mib(boot, up=False)
+    running[0] = boot.max_running
+    for _ in range(10):  # 5 s of a full batch
+        now[0] += 0.5
+        busy = writer.sample()
+    assert busy["busy"] > 0.9 and busy["batch"] > 0.9 and 0.05 < busy["heat"] < 0.2
+    running[0] = 0
+    for _ in range(10):
+        now[0] += 0.5
+        idle = writer.sample()
+    assert idle["busy"] < 0.1 and idle["heat"] > busy["heat"] * 0.8  # the GPU cools slower than it idles
+
+    async def run_briefly() -> None:
+        task = asyncio.create_task(writer.run())
+        await asyncio.sleep(0.1)
+        assert (tmp_path / "gpu.json").exists()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+    asyncio.run(run_briefly())
+    assert not (tmp_path / "gpu.json").exists()

@@ -1,10 +1,11 @@
 """The simulated server's GPU load, written for the stand-in ``nvidia-smi`` (mtptui/ops/demo_bin/nvidia-smi).
 
 With $MTPTUI_SIM_GPU_STATE naming a file, the server rewrites it (atomically) every EVERY_S: its pid, the time,
-the memory each tensor-parallel rank holds (from the memory plan its startup log reports) and how busy it is:
-``busy`` (share of recent time with requests running, averaged over ~2 s) and ``batch`` (running requests over
---max-running-requests), and ``heat`` (``busy`` averaged over ~1 min, which a GPU's temperature follows). The
-stand-in turns these into utilisation, power and temperature. The file goes when the server stops.
+the memory each tensor-parallel rank holds (the CUDA context while starting, then the memory plan its startup
+log reports) and how busy it is: ``busy`` (share of recent time with requests running, averaged over ~2 s),
+``batch`` (running requests over --max-running-requests) and ``heat`` (``busy`` averaged over ~1 min, which a
+GPU's temperature follows). The stand-in turns these into utilisation, power and temperature. The file goes when
+the server stops.
 """
 
 from __future__ import annotations
@@ -26,8 +27,11 @@ BUSY_S, HEAT_S = 2.0, 60.0  # time constants of the averages
 Load = Callable[[], tuple[int, int]]  # (running, queued) requests
 
 
-def rank_memory_mib(boot: Boot) -> list[float]:
-    """MiB each rank holds once the server is up: the GPU's memory less what the startup left free."""
+def rank_memory_mib(boot: Boot, up: bool = True) -> list[float]:
+    """MiB each rank holds: once the server is up, the GPU's memory less what the startup left free; before,
+    the CUDA context alone (the startup's phases are not followed)."""
+    if not up:
+        return [round(rank.baseline_gb * 1024) for rank in boot.memory.ranks]
     total = boot.gpu_mem_gb
     return [round((total - (rank.final if rank.final is not None else rank.begin)) * 1024)
             for rank in boot.memory.ranks]
@@ -62,7 +66,8 @@ class GpuStateWriter:
         self.busy = smooth(self.busy, working, dt, BUSY_S)
         self.batch = smooth(self.batch, min(running / max(self.boot.max_running, 1), 1.0), dt, BUSY_S)
         self.heat = smooth(self.heat, self.busy, dt, HEAT_S)
-        return {"pid": os.getpid(), "written": now, "memory_used_mib": rank_memory_mib(self.boot),
+        memory = rank_memory_mib(self.boot, up=self.load is not None)
+        return {"pid": os.getpid(), "written": now, "memory_used_mib": memory,
                 "busy": round(self.busy, 4), "batch": round(self.batch, 4), "heat": round(self.heat, 4)}
 
     def write(self) -> None:
