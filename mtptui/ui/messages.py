@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from mtptui.ops.feed import Connection, HostStatus
+from mtptui.ops.feed import Connection, GpuReading, HostStatus
 from mtptui.sglang.logparse import Event
 from mtptui.ui.logbuffer import LogLine
 
@@ -42,6 +42,13 @@ class HostChanged(Message, bubble=False):
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, HostChanged)
+
+
+@dataclass
+class GpusRead(Message, bubble=False):
+    """One poll of nvidia-smi: the GPUs' figures, or why there are none (said once, not at every poll)."""
+
+    reading: GpuReading
 
 
 @dataclass

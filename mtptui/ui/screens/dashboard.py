@@ -24,6 +24,7 @@ from mtptui.ui.format import duration
 from mtptui.ui.paint_throttle import PaintThrottle
 from mtptui.ui.pump import FeedPump
 from mtptui.ui.session import Changes, Session, parse_ts
+from mtptui.ui.widgets.gpu_pane import GpuPane
 from mtptui.ui.widgets.header_bar import HeaderBar
 from mtptui.ui.widgets.log_prompt import LogPrompt
 from mtptui.ui.widgets.log_view import LogView
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from mtptui.ui.app import AppContext
 
 PAINT_INTERVAL_S = 0.5
-PANES = ("header", "startup", "memory", "speculation", "throughput")
+PANES = ("header", "startup", "memory", "speculation", "throughput", "gpus")
 DOWN_PANES = ("startup", "memory", "speculation", "throughput")
 MAX_ERROR_TOASTS = 3
 STARTUP_ROWS, TOP_ROW_MAX = 6, 14
@@ -56,6 +57,9 @@ class DashboardScreen(Screen):
         Binding("space", "follow", "Pause/follow", id="log.pause"),
         Binding("c", "copy_line", "Copy line", id="log.copy"),
         Binding("x", "dismiss_banner", "Dismiss", id="restart.dismiss"),
+        Binding("1", "plot_window('1m')", "Plot: last minute", show=False, id="plot.1m"),
+        Binding("5", "plot_window('5m')", "Plot: last 5 minutes", show=False, id="plot.5m"),
+        Binding("0", "plot_window('all')", "Plot: whole log", show=False, id="plot.all"),
     ]
 
     def __init__(self, feed: Feed, session: Session, context: "AppContext") -> None:
@@ -75,6 +79,7 @@ class DashboardScreen(Screen):
         with Horizontal(id="row-mid"):
             yield SpeculationPane(id="speculation")
             yield ThroughputPane(id="throughput")
+        yield GpuPane(id="gpus")
         yield LogView(id="log")
         yield LogPrompt(id="log-prompt")
         yield Footer()
@@ -142,6 +147,10 @@ class DashboardScreen(Screen):
         self.session.host = message.status
         self.mark(*PANES)  # a stopped or restarted server changes what every pane says
 
+    def on_gpus_read(self, message: messages.GpusRead) -> None:
+        self.session.gpus.add(message.reading)
+        self.mark("gpus")
+
     def on_feed_ended(self, message: messages.FeedEnded) -> None:
         if self.session.connection.state not in ("failed", "stopped"):
             self.session.connection = Connection("stopped")
@@ -203,6 +212,11 @@ class DashboardScreen(Screen):
         if action == "dismiss_banner":
             return self.is_mounted and self.restart_panel.finished
         return True
+
+    def action_plot_window(self, window: str) -> None:
+        """The throughput plot's time window (1m, 5m or all)."""
+        self.query_one(ThroughputPane).time_window = window
+        self.mark("throughput")
 
     def action_dismiss_banner(self) -> None:
         self.restart_panel.dismiss()
