@@ -121,6 +121,7 @@ class DashboardScreen(Screen):
     def on_log_batch(self, message: messages.LogBatch) -> None:
         changes = self.session.apply(message.events)
         self.session.lines_seen += len(message.lines) + message.dropped
+        self.session.error_held = message.holding
         self.log_view.append_lines(message.lines)
         if changes.startup or changes.errors or changes.warnings or changes.phase_from != self.session.server.phase:
             self._dirty |= {"startup", "memory"}
