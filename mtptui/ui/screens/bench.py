@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input
+from textual.widgets import Button, Input
 from textual.worker import Worker, WorkerState
 
 from mtptui.bench.events import Notice, RateSample, RequestDone, RunStarted
@@ -36,6 +36,7 @@ from mtptui.ui.widgets.bench_form import BenchForm
 from mtptui.ui.widgets.bench_progress import BenchProgress
 from mtptui.ui.widgets.bench_rate_plot import BenchRatePlot
 from mtptui.ui.widgets.bench_results import BenchResults
+from mtptui.ui.widgets.key_footer import KeyFooter
 from mtptui.ui.widgets.render_pane import RenderPane
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ class BenchScreen(Screen):
         with Horizontal(id="bench-bottom"):
             yield BenchResults(id="bench-results")
             yield BenchCompare(id="bench-compare")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         for pane, title in (("form", "workload"), ("accept", "accept length"), ("progress", "progress"),

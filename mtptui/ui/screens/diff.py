@@ -15,12 +15,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from mtptui.text import visible
 from mtptui.ui import messages
 from mtptui.ui.restart_text import side_title
+from mtptui.ui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
     from mtptui.ui.app import MtpApp
@@ -53,7 +54,7 @@ class DiffScreen(Screen):
         yield Static(id="diff-head")
         yield DataTable(id="diff-table", zebra_stripes=True, cursor_type="row")
         yield Static(id="diff-legend")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#diff-head", Static).update(Text("reading the running server, the unit and the profile…",
