@@ -17,7 +17,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, HorizontalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Input
 from textual.worker import Worker, WorkerState
@@ -83,7 +83,7 @@ class BenchScreen(Screen):
             yield BenchRatePlot(id="bench-plot")
             yield BenchAccept(id="bench-accept")
         yield BenchProgress(id="bench-progress")
-        with Horizontal(id="bench-bottom"):
+        with HorizontalScroll(id="bench-bottom"):  # scrolls on a small terminal (bench.tcss)
             yield BenchResults(id="bench-results")
             yield BenchCompare(id="bench-compare")
         yield KeyFooter()
@@ -248,6 +248,7 @@ class BenchScreen(Screen):
             return
         live = self.live
         result_tok_s = live.outcome.run["summary"].get("output_tok_s") if live.outcome else None
+        self.set_class(live.outcome is not None, "-results")  # a small terminal then shows the results first
         with self.app.batch_update():
             self.query_one("#bench-title", RenderPane).set(self._title())
             self.query_one(BenchRatePlot).show(live.samples, result_tok_s)
