@@ -15,7 +15,7 @@ from typing import Awaitable, Callable
 import pytest
 from pytest_textual_snapshot import SVGImageExtension
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Input, Select
+from textual.widgets import Button, Footer, Input
 
 from mtptui.bench.compare import compare
 from mtptui.ops.bench_run import BenchOutcome
@@ -103,6 +103,15 @@ def dialog_buttons(app) -> None:
 async def test_dashboard_serving(svg) -> None:
     app, _ = make_app()
     await at_every_size(app, svg, lambda pilot: settle(pilot, app), log_pane, help_key)
+
+
+async def test_dashboard_readonly_light(svg) -> None:
+    app, _ = make_app(theme="mtptui-light", readonly=True)
+
+    def badge(app) -> None:
+        assert "READONLY" in str(app.screen.query_one("#header").renderable), "the READONLY badge is cut off"
+
+    await at_every_size(app, svg, lambda pilot: settle(pilot, app), log_pane, help_key, badge)
 
 
 async def test_dashboard_during_startup(svg) -> None:
@@ -275,6 +284,29 @@ async def test_bench_idle(svg) -> None:
         on_screen(app.screen.query_one("#bench-start", Button))
 
     await at_every_size(app, svg, lambda pilot: open_bench(pilot, app), form, help_key)
+
+
+async def test_bench_running(svg) -> None:
+    from mtptui.bench.events import RequestDone, RunStarted
+    from mtptui.bench.metrics import RequestMetrics
+
+    app, _ = make_app()
+
+    async def run_before(pilot) -> None:
+        await open_bench(pilot, app)
+        app.screen.live.begin(BenchSettings())
+        first = GOOD["requests"][0]
+        metrics = RequestMetrics(ok=True, output_tokens=first["output_tokens"], accept_len=first["accept_len"])
+        await show(pilot, app, messages.BenchStarted(RunStarted("http://127.0.0.1:31000", 3, 1, 1,
+                                                                GOOD["fingerprint"])),
+                   messages.BenchRequestDone(RequestDone(0, "red-black-tree", False, metrics)),
+                   messages.BenchSamples(samples_of(GOOD, 7.0)))
+
+    def live(app) -> None:
+        on_screen(app.screen.query_one("#bench-plot"), rows=8)
+        on_screen(app.screen.query_one("#bench-progress"), rows=1)
+
+    await at_every_size(app, svg, run_before, live, help_key)
 
 
 async def test_bench_finished(svg) -> None:

@@ -41,6 +41,9 @@ class HeaderBar(RenderPane):
     def text(self, session: Session, full: bool = True) -> Text:
         status = session.host
         out = Text.assemble((" mtptui ", "bold reverse"), " ", (visible(self.host_label), "bold"))
+        if self.readonly and not full:  # first on a narrow line, where the end may be cut
+            out.append(" ")
+            out.append(" READONLY ", "bold reverse red")
         if status is not None:  # every part of it comes from the host: shown, never obeyed (mtptui.text)
             if full:
                 out.append(f" · {visible(status.where)}", "dim")
@@ -53,7 +56,7 @@ class HeaderBar(RenderPane):
         out.append(visible(str(connection)))
         out.append(" │ ")
         out.append(f"up {duration(session.uptime_s())}")
-        if self.readonly:
+        if self.readonly and full:
             out.append(" ")
             out.append(" READONLY ", "bold reverse red")
         return out
