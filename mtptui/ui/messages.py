@@ -16,12 +16,14 @@ class LogBatch(Message, bubble=False):
     """Lines and the events parsed from them since the last batch (posted at most ~10 times a second).
 
     ``dropped`` counts lines left out of ``lines`` because one batch held more than the view keeps; their
-    events are all in ``events``.
+    events are all in ``events``. ``holding``: an error is still held back after this batch (its traceback may
+    go on); a later batch releases it.
     """
 
     lines: list[LogLine]
     events: list[Event]
     dropped: int = 0
+    holding: bool = False
 
 
 @dataclass

@@ -172,5 +172,5 @@ class FeedPump:
         if len(lines) > self.max_lines:
             dropped = len(lines) - self.max_lines
             lines = lines[dropped:]
-        self.post(LogBatch(lines, self.events, dropped))
+        self.post(LogBatch(lines, self.events, dropped, holding=self.lines_parser.parser.pending is not None))
         self.lines, self.events = [], []

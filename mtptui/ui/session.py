@@ -96,6 +96,7 @@ class Session:
         self.accept_rate: deque[float] = deque(maxlen=spark_len)
         self.lines_seen = 0
         self.gpus = GpuHistory()  # live nvidia-smi figures (mtptui.ops.gpu_poll)
+        self.error_held = False  # the feed holds an error back until its traceback ends (or the log goes quiet)
         self._startups_seen = 0
         self._warm_up_pending = True
         self.previous_mean: float | None = None  # steady mean of the run before the last restart
