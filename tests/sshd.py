@@ -34,6 +34,8 @@ STAND_IN = Path(__file__).resolve().parent / "stand_in"
 ROOT = Path(__file__).resolve().parents[1]
 NETGUARD = Path(__file__).resolve().parent / "netguard"
 DEMO_SGLANG = ROOT / "mtptui" / "ops" / "demo_sglang"
+# the stand-in nvidia-smi beside it: not on the host's PATH unless a test installs it (tests.lab.Lab.install)
+NVIDIA_SMI = ROOT / "mtptui" / "ops" / "demo_bin" / "nvidia-smi"
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
@@ -56,6 +58,7 @@ def host_env(state_dir: Path) -> dict[str, str]:
         "PATH": f"{STAND_IN}:{SYSTEM_PATH}",
         "PYTHONPATH": f"{DEMO_SGLANG}:{NETGUARD}:{ROOT}",
         "MTPTUI_STANDIN_STATE": str(state_dir),
+        "MTPTUI_SIM_GPU_STATE": str(state_dir / "gpu.json"),  # the server's load, for the stand-in nvidia-smi
         "MTPTUI_STANDIN_PYTHON": sys.executable,
         "LC_ALL": "C.UTF-8",
         "MTPTUI_SIM_SPEED": "200",

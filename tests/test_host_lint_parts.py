@@ -15,13 +15,13 @@ from mtptui.remote.gpu_facts import QUERY, GpuFacts, parse_facts
 from mtptui.remote.transport import Completed
 from mtptui.sglang.flags.table import versions
 from mtptui.sglang.flags.verdict import LintSource, offline_verdict, offline_version
-from tests.sshd import STAND_IN
+from tests.sshd import NVIDIA_SMI
 
 FACTS = GpuFacts(2, 47.98828125, "8.6", "NVIDIA RTX A6000", "nvidia-smi")
 
 
 def stand_in_csv() -> str:
-    return subprocess.run([str(STAND_IN / "nvidia" / "nvidia-smi"), *QUERY[1:]], capture_output=True, text=True,
+    return subprocess.run([str(NVIDIA_SMI), *QUERY[1:]], capture_output=True, text=True,
                           check=True).stdout
 
 

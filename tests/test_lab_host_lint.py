@@ -23,11 +23,10 @@ from mtptui.sglang.flags import lint_profile
 from tests.flags_corpus import HYBRID, write_models
 from tests.lab import lab, lab_host_file, operator_env, prepare_lab_host  # noqa: F401  (fixtures)
 from tests.sglang_standins.venv import ensure
-from tests.sshd import STAND_IN
+from tests.sshd import NVIDIA_SMI
 
 pytestmark = [pytest.mark.ssh, pytest.mark.sglang]
 
-NVIDIA_SMI = STAND_IN / "nvidia" / "nvidia-smi"
 EXTRA = {  # profiles beside the lab's own (restored, redeploy-1step, no-extra-buffer)
     "draft-only": {"speculative-algorithm": "NEXTN", "speculative-num-draft-tokens": 4,
                    "mamba-scheduler-strategy": "extra_buffer"},

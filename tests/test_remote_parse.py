@@ -1,11 +1,10 @@
-"""Decoders of what hosts print: reader frames, journal JSON, /proc records, nvidia-smi rows."""
+"""Decoders of what hosts print: reader frames, journal JSON, /proc records (nvidia-smi rows: test_gpu_parse.py)."""
 
 from __future__ import annotations
 
 import base64
 import json
 
-from mtptui.remote.gpu import parse_gpus
 from mtptui.remote.logsource import FilePosition, FrameDecoder, JournalDecoder, JournalLog, JournalPosition, Start
 from mtptui.remote.procinfo import parse_proc, server_port
 
@@ -84,16 +83,6 @@ def test_unreadable_environ_is_none_not_empty():
     out = "\n".join([b64(b"x\0"), "-", b64(b"1 (x) Z 0 1 1"), "-"])
     info = parse_proc(1, out)
     assert info.env is None and info.cwd is None and not info.alive
-
-
-def test_nvidia_smi_rows_parse_and_odd_values_become_none():
-    text = ("0, NVIDIA RTX A6000, 45123, 49140, 87\n1, NVIDIA RTX A6000, 44001, 49140, [N/A]\n"
-            "garbage line\n2, Weird, Name, 1, [Not Supported], 0\n")
-    gpus = parse_gpus(text)
-    assert [(g.index, g.name, g.memory_used_mib, g.utilization_pct) for g in gpus] == [
-        (0, "NVIDIA RTX A6000", 45123.0, 87.0), (1, "NVIDIA RTX A6000", 44001.0, None), (2, "Weird, Name", 1.0, 0.0)]
-    assert gpus[2].memory_total_mib is None
-    assert round(gpus[0].memory_used_gb, 2) == 44.07
 
 
 def test_the_port_a_server_command_line_serves():

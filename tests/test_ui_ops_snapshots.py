@@ -61,7 +61,7 @@ async def show_restart(pilot, app, evs: list[RestartEvent], result: RestartResul
     from mtptui.ui.restart_text import RestartView
 
     panel.view = RestartView("restored")
-    panel.add_class("-active")
+    panel.show_banner(True)
     for event in evs:
         panel.post_message(messages.RestartProgress(event))
     if result is not None:

@@ -31,6 +31,7 @@ from mtptui.ops.demo_load import DemoLoad
 from mtptui.ops.feed import FileTailFeed, HostStatus, MergedFeed, merge_feeds
 
 SHIM_PATH = Path(__file__).resolve().parent / "demo_sglang"
+STAND_IN_BIN = Path(__file__).resolve().parent / "demo_bin"  # the stand-in nvidia-smi (see its docstring)
 
 BAD_PROFILE = "redeploy-1step"
 UNIT_NAME = "sglang-qwen.service"
@@ -134,9 +135,12 @@ class DemoRun:
         return self.host.api_url
 
     def server_environment(self) -> dict[str, str]:
-        """What `python -m sglang.launch_server` needs to run the simulated server at the demo's pace."""
+        """What `python -m sglang.launch_server` needs to run the simulated server at the demo's pace, and what
+        the stand-in nvidia-smi (first on the PATH) needs to show that server's load on its GPUs."""
         paths = [str(SHIM_PATH), *filter(None, [os.environ.get("PYTHONPATH")])]
-        return {"PYTHONPATH": os.pathsep.join(paths), "MTPTUI_SIM_SPEED": f"{self.speed:g}"}
+        return {"PYTHONPATH": os.pathsep.join(paths), "MTPTUI_SIM_SPEED": f"{self.speed:g}",
+                "PATH": os.pathsep.join([str(STAND_IN_BIN), os.environ.get("PATH", os.defpath)]),
+                "MTPTUI_SIM_GPU_STATE": str(self.run_dir / "gpu.json"), "MTPTUI_STANDIN_PYTHON": sys.executable}
 
     def launch_argv(self, profile: str) -> list[str]:
         """The profile's command line, exactly as SGLang would be started with it."""
@@ -179,9 +183,10 @@ class DemoRun:
         """The dashboard's feed: the log from its first line, the status through ``session`` (a
         mtptui.ops.connect session on the demo host), and the background load."""
         from mtptui.ops.feed_host import SessionStatus
+        from mtptui.ops.gpu_poll import GpuPoll
 
         # /server_info as the session reaches the API (on this machine: directly)
-        sources: list = [SessionStatus(session, self.status(), tunnel=True, every_s=5.0)]
+        sources: list = [SessionStatus(session, self.status(), tunnel=True, every_s=5.0), GpuPoll(session.transport)]
         if with_load and os.environ.get("MTPTUI_DEMO_LOAD", "1") != "0":
             self.load = DemoLoad(self.api_url)
             sources.append(self.load)

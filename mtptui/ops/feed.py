@@ -1,6 +1,7 @@
 """What the dashboard consumes, free of Textual: log bytes, the connection's state, and the host's status.
 
-A feed is an async iterator of items (``LogData``, ``Connection``, ``HostStatus``) plus ``close()``:
+A feed is an async iterator of items (``LogData``, ``Connection``, ``HostStatus``, ``GpuReading``: the live GPU
+poll of ``mtptui.ops.gpu_poll``) plus ``close()``:
 
     async for item in feed.items():
         ...
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Itera
 
 # The feed's connection and GPU items are the remote layer's own types.
 from mtptui.remote.follow import ConnectionStatus as Connection  # noqa: F401
-from mtptui.remote.gpu import GpuStat  # noqa: F401
+from mtptui.remote.gpu import GpuReading, GpuStat  # noqa: F401
 
 if TYPE_CHECKING:
     from mtptui.sglang.flags import FlagSet
@@ -55,7 +56,7 @@ class LogData:
     reset: bool = False
 
 
-FeedItem = Union[LogData, Connection, HostStatus]
+FeedItem = Union[LogData, Connection, HostStatus, GpuReading]
 
 
 class Feed(Protocol):

@@ -22,6 +22,7 @@ from mtptui.sim import messages as msg
 from mtptui.sim.api import build_app
 from mtptui.sim.boot import Boot
 from mtptui.sim.engine import Engine
+from mtptui.sim.gpu_state import GpuStateWriter
 from mtptui.sim.logfmt import LogWriter, uvicorn_log_config
 from mtptui.sim.metrics import SimMetrics
 from mtptui.sim.runtime import Runtime
@@ -133,6 +134,8 @@ async def _startup(boot: Boot, log: LogWriter, pace: Pacer) -> bool:
 async def serve(boot: Boot, *, host: str, port: int, seed: int, speed: float) -> int:
     """Run until SIGTERM; 0 on a clean stop. Raises StartupFailed (already logged) or UserError."""
     sock = hold_port(host, port)
+    gpu_state = GpuStateWriter.from_env(boot)  # what the stand-in nvidia-smi shows, when asked for
+    gpu_task = asyncio.create_task(gpu_state.run()) if gpu_state else None
     try:
         log = LogWriter(boot.settings.tp_size, log_ms=os.environ.get("SGLANG_LOG_MS") == "1",
                         level=boot.settings.log_level)
@@ -143,16 +146,21 @@ async def serve(boot: Boot, *, host: str, port: int, seed: int, speed: float) ->
             sock.listen(2048)
         except OSError:
             raise port_taken(host, port) from None
-        return await _serve(boot, log, pace, sock, host, port, seed)
+        return await _serve(boot, log, pace, sock, host, port, seed, gpu_state)
     finally:
         sock.close()
+        if gpu_task is not None:
+            gpu_task.cancel()
+            await asyncio.gather(gpu_task, return_exceptions=True)
 
 
 async def _serve(boot: Boot, log: LogWriter, pace: Pacer, sock: socket.socket, host: str, port: int,
-                 seed: int) -> int:
+                 seed: int, gpu_state: GpuStateWriter | None = None) -> int:
     metrics = SimMetrics(boot.settings.served_model_name, boot.surface) if boot.settings.enable_metrics else None
     engine = Engine(boot, log, random.Random(seed), metrics)
     rt = Runtime(boot, engine, log, metrics, seed, host, port)
+    if gpu_state is not None:
+        gpu_state.load = lambda: (len(engine.running), len(engine.waiting))
     server = SimUvicorn(_uvicorn_config(rt, build_app(rt)), rt)
     tasks = [asyncio.create_task(engine.run()), asyncio.create_task(warmup(rt, server, pace))]
     try:

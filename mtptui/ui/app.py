@@ -20,6 +20,7 @@ from mtptui.config import HostConfig
 from mtptui.ops.feed import Feed
 from mtptui.ui.commands import DomainCommands
 from mtptui.ui.keymap import load_keymap
+from mtptui.ui.layout import HEIGHTS, WIDTHS
 from mtptui.ui.messages import ActionRefused
 from mtptui.ui.screens.confirm import ConfirmScreen
 from mtptui.ui.screens import OPS_SCREENS
@@ -60,6 +61,7 @@ class MtpApp(App[None]):
     TITLE = "mtptui"
     CSS_PATH = [UI_DIR / name for name in ("app.tcss", "dashboard.tcss", "help.tcss")]  # absolute: subclasses
     COMMANDS = App.COMMANDS | {DomainCommands}
+    HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS = WIDTHS, HEIGHTS  # size classes on every screen (ui/layout.py)
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit"),
         Binding("question_mark,f1", "help", "Help", id="help"),

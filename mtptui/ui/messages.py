@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from mtptui.ops.feed import Connection, HostStatus
+from mtptui.ops.feed import Connection, GpuReading, HostStatus
 from mtptui.sglang.logparse import Event
 from mtptui.ui.logbuffer import LogLine
 
@@ -16,12 +16,14 @@ class LogBatch(Message, bubble=False):
     """Lines and the events parsed from them since the last batch (posted at most ~10 times a second).
 
     ``dropped`` counts lines left out of ``lines`` because one batch held more than the view keeps; their
-    events are all in ``events``.
+    events are all in ``events``. ``holding``: an error is still held back after this batch (its traceback may
+    go on); a later batch releases it.
     """
 
     lines: list[LogLine]
     events: list[Event]
     dropped: int = 0
+    holding: bool = False
 
 
 @dataclass
@@ -42,6 +44,13 @@ class HostChanged(Message, bubble=False):
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, HostChanged)
+
+
+@dataclass
+class GpusRead(Message, bubble=False):
+    """One poll of nvidia-smi: the GPUs' figures, or why there are none (said once, not at every poll)."""
+
+    reading: GpuReading
 
 
 @dataclass

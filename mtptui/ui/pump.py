@@ -16,12 +16,12 @@ from typing import Callable
 
 from textual.message import Message
 
-from mtptui.ops.feed import Connection, Feed, HostStatus, LogData
+from mtptui.ops.feed import Connection, Feed, GpuReading, HostStatus, LogData
 from mtptui.sglang.logparse import QUIET_S, Event, LogParser, QuietRelease
 from mtptui.sglang.logparse.prefix import strip_ansi
 from mtptui.text import visible
 from mtptui.ui.logbuffer import ERROR, INFO, WARNING, LogLine
-from mtptui.ui.messages import ConnectionChanged, FeedEnded, HostChanged, LogBatch
+from mtptui.ui.messages import ConnectionChanged, FeedEnded, GpusRead, HostChanged, LogBatch
 
 ERROR_WORDS = re.compile(r"Traceback \(most recent|\bERROR\b|\bCRITICAL\b|Error: |error: |Exception\b|hit an exception")
 WARNING_WORDS = re.compile(r"\bWARNING\b|Warning: |\bwarn(?:ing)?\b")
@@ -156,6 +156,8 @@ class FeedPump:
             self.post(ConnectionChanged(item))
         elif isinstance(item, HostStatus):
             self.post(HostChanged(item))
+        elif isinstance(item, GpuReading):
+            self.post(GpusRead(item))
         return False
 
     async def flush(self, quiet: bool = False) -> None:
@@ -170,5 +172,5 @@ class FeedPump:
         if len(lines) > self.max_lines:
             dropped = len(lines) - self.max_lines
             lines = lines[dropped:]
-        self.post(LogBatch(lines, self.events, dropped))
+        self.post(LogBatch(lines, self.events, dropped, holding=self.lines_parser.parser.pending is not None))
         self.lines, self.events = [], []

@@ -15,6 +15,7 @@ from typing import Callable, Iterable
 from mtptui.ops.feed import Connection, HostStatus
 from mtptui.sglang.logparse import Event
 from mtptui.sglang.state import ServerState, phases
+from mtptui.ui.gpu_history import GpuHistory
 
 Clock = Callable[[], float]
 DATE_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S,%f", "%Y-%m-%dT%H:%M:%S",
@@ -94,6 +95,8 @@ class Session:
         self.accept_len: deque[float] = deque(maxlen=spark_len)
         self.accept_rate: deque[float] = deque(maxlen=spark_len)
         self.lines_seen = 0
+        self.gpus = GpuHistory()  # live nvidia-smi figures (mtptui.ops.gpu_poll)
+        self.error_held = False  # the feed holds an error back until its traceback ends (or the log goes quiet)
         self._startups_seen = 0
         self._warm_up_pending = True
         self.previous_mean: float | None = None  # steady mean of the run before the last restart

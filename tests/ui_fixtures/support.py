@@ -64,13 +64,14 @@ async def wait_until(pilot, predicate: Callable[[], bool], timeout: float = 10.0
 
 
 async def settle(pilot, app, expected_lines: int | None = None) -> None:
-    """Wait until every recorded line reached the dashboard, then paint everything and drop the toasts."""
+    """Wait until every recorded line reached the dashboard and no error is held back any more (a log ending in
+    a traceback releases it after the quiet period, with its toast), then paint everything and drop the toasts."""
     feed = app.feed
     expected = len(feed.lines) if expected_lines is None else expected_lines
 
     def delivered() -> bool:
-        """all recorded lines delivered"""
-        return app.session.lines_seen >= expected
+        """all recorded lines delivered and no error held back"""
+        return app.session.lines_seen >= expected and not app.session.error_held
 
     await wait_until(pilot, delivered)
     app.screen.paint(everything=True)

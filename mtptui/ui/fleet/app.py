@@ -20,6 +20,7 @@ from mtptui.fleet.view import Drill, FleetView
 from mtptui.ui.fleet.help import FleetHelpScreen
 from mtptui.ui.fleet.screen import FleetScreen
 from mtptui.ui.keymap import load_keymap
+from mtptui.ui.layout import HEIGHTS, WIDTHS
 from mtptui.ui.themes import load_themes, resolve_theme
 
 UI_DIR = Path(__file__).resolve().parents[1]
@@ -31,6 +32,7 @@ class FleetApp(App[Drill | None]):
 
     TITLE = "mtptui fleet"
     CSS_PATH = [UI_DIR / "app.tcss", UI_DIR / "help.tcss", UI_DIR / "fleet" / "fleet.tcss"]
+    HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS = WIDTHS, HEIGHTS
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit"),
         Binding("question_mark,f1", "help", "Help", id="help"),

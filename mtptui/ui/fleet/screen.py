@@ -8,7 +8,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 from textual.worker import Worker, WorkerState
 
 from mtptui.fleet.rows import Row, Snapshot
@@ -16,6 +16,7 @@ from mtptui.fleet.settings import FleetSettings
 from mtptui.fleet.view import COLUMNS, Drill, FleetView, cells, detail
 from mtptui.text import visible
 from mtptui.ui.fleet.header import header_text
+from mtptui.ui.widgets.key_footer import KeyFooter
 
 FLAG_STYLE = {"ok": "bold green", "warn": "bold yellow", "down": "bold red"}
 KEY_SEP = "\x00"
@@ -46,7 +47,7 @@ class FleetScreen(Screen):
         yield Static(id="fleet-detail")
         yield Input(placeholder="filter: text in instance, job, version, host or health; !text hides",
                     id="fleet-filter")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

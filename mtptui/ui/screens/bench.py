@@ -17,9 +17,9 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, HorizontalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input
+from textual.widgets import Button, Input
 from textual.worker import Worker, WorkerState
 
 from mtptui.bench.events import Notice, RateSample, RequestDone, RunStarted
@@ -36,6 +36,7 @@ from mtptui.ui.widgets.bench_form import BenchForm
 from mtptui.ui.widgets.bench_progress import BenchProgress
 from mtptui.ui.widgets.bench_rate_plot import BenchRatePlot
 from mtptui.ui.widgets.bench_results import BenchResults
+from mtptui.ui.widgets.key_footer import KeyFooter
 from mtptui.ui.widgets.render_pane import RenderPane
 
 if TYPE_CHECKING:
@@ -82,10 +83,10 @@ class BenchScreen(Screen):
             yield BenchRatePlot(id="bench-plot")
             yield BenchAccept(id="bench-accept")
         yield BenchProgress(id="bench-progress")
-        with Horizontal(id="bench-bottom"):
+        with HorizontalScroll(id="bench-bottom"):  # scrolls on a small terminal (bench.tcss)
             yield BenchResults(id="bench-results")
             yield BenchCompare(id="bench-compare")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         for pane, title in (("form", "workload"), ("accept", "accept length"), ("progress", "progress"),
@@ -247,6 +248,7 @@ class BenchScreen(Screen):
             return
         live = self.live
         result_tok_s = live.outcome.run["summary"].get("output_tok_s") if live.outcome else None
+        self.set_class(live.outcome is not None, "-results")  # a small terminal then shows the results first
         with self.app.batch_update():
             self.query_one("#bench-title", RenderPane).set(self._title())
             self.query_one(BenchRatePlot).show(live.samples, result_tok_s)

@@ -14,7 +14,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
 from mtptui.ops.feed import Connection, Feed
@@ -24,27 +23,31 @@ from mtptui.ui.format import duration
 from mtptui.ui.paint_throttle import PaintThrottle
 from mtptui.ui.pump import FeedPump
 from mtptui.ui.session import Changes, Session, parse_ts
+from mtptui.ui.widgets.gpu_pane import GpuPane
 from mtptui.ui.widgets.header_bar import HeaderBar
+from mtptui.ui.widgets.key_footer import KeyFooter
 from mtptui.ui.widgets.log_prompt import LogPrompt
 from mtptui.ui.widgets.log_view import LogView
 from mtptui.ui.widgets.memory_pane import MemoryPane
 from mtptui.ui.widgets.restart_panel import RestartPanel
 from mtptui.ui.widgets.speculation_pane import SpeculationPane
 from mtptui.ui.widgets.startup_pane import StartupPane
+from mtptui.ui.widgets.stats_strip import StatsStrip
 from mtptui.ui.widgets.throughput_pane import ThroughputPane
 
 if TYPE_CHECKING:
     from mtptui.ui.app import AppContext
 
 PAINT_INTERVAL_S = 0.5
-PANES = ("header", "startup", "memory", "speculation", "throughput")
+PANES = ("header", "strip", "startup", "memory", "speculation", "throughput", "gpus")
 DOWN_PANES = ("startup", "memory", "speculation", "throughput")
 MAX_ERROR_TOASTS = 3
 STARTUP_ROWS, TOP_ROW_MAX = 6, 14
 
 
 class DashboardScreen(Screen):
-    """Everything at once; the log takes the remaining height."""
+    """Everything at once; the log takes the remaining height. On a small terminal the size classes
+    (mtptui.ui.layout) swap the panes for a compact strip, so the log keeps its room."""
 
     BINDINGS = [
         # priority: the prompt takes the focus before the next key is routed, so fast typing is not lost
@@ -56,6 +59,9 @@ class DashboardScreen(Screen):
         Binding("space", "follow", "Pause/follow", id="log.pause"),
         Binding("c", "copy_line", "Copy line", id="log.copy"),
         Binding("x", "dismiss_banner", "Dismiss", id="restart.dismiss"),
+        Binding("1", "plot_window('1m')", "Plot: last minute", show=False, id="plot.1m"),
+        Binding("5", "plot_window('5m')", "Plot: last 5 minutes", show=False, id="plot.5m"),
+        Binding("0", "plot_window('all')", "Plot: whole log", show=False, id="plot.all"),
     ]
 
     def __init__(self, feed: Feed, session: Session, context: "AppContext") -> None:
@@ -68,6 +74,7 @@ class DashboardScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield HeaderBar(self.context.host_label, self.context.readonly, id="header")
+        yield StatsStrip(id="strip")  # instead of the panes on a small terminal (dashboard.tcss)
         yield RestartPanel(self.context, id="restart")
         with Horizontal(id="row-top"):
             yield StartupPane(id="startup")
@@ -75,9 +82,10 @@ class DashboardScreen(Screen):
         with Horizontal(id="row-mid"):
             yield SpeculationPane(id="speculation")
             yield ThroughputPane(id="throughput")
+        yield GpuPane(id="gpus")
         yield LogView(id="log")
         yield LogPrompt(id="log-prompt")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         for pane, title in (("startup", "startup"), ("memory", "GPU memory"), ("speculation", "speculation")):
@@ -121,11 +129,12 @@ class DashboardScreen(Screen):
     def on_log_batch(self, message: messages.LogBatch) -> None:
         changes = self.session.apply(message.events)
         self.session.lines_seen += len(message.lines) + message.dropped
+        self.session.error_held = message.holding
         self.log_view.append_lines(message.lines)
         if changes.startup or changes.errors or changes.warnings or changes.phase_from != self.session.server.phase:
-            self._dirty |= {"startup", "memory"}
+            self._dirty |= {"startup", "memory", "strip"}
         if changes.decode:
-            self._dirty |= {"speculation", "throughput", "startup"}
+            self._dirty |= {"speculation", "throughput", "startup", "strip"}
         self._announce(changes)
         self._throttle.request()
 
@@ -141,6 +150,10 @@ class DashboardScreen(Screen):
     def on_host_changed(self, message: messages.HostChanged) -> None:
         self.session.host = message.status
         self.mark(*PANES)  # a stopped or restarted server changes what every pane says
+
+    def on_gpus_read(self, message: messages.GpusRead) -> None:
+        self.session.gpus.add(message.reading)
+        self.mark("gpus")
 
     def on_feed_ended(self, message: messages.FeedEnded) -> None:
         if self.session.connection.state not in ("failed", "stopped"):
@@ -203,6 +216,11 @@ class DashboardScreen(Screen):
         if action == "dismiss_banner":
             return self.is_mounted and self.restart_panel.finished
         return True
+
+    def action_plot_window(self, window: str) -> None:
+        """The throughput plot's time window (1m, 5m or all)."""
+        self.query_one(ThroughputPane).time_window = window
+        self.mark("throughput")
 
     def action_dismiss_banner(self) -> None:
         self.restart_panel.dismiss()

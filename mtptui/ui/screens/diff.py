@@ -15,17 +15,20 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from mtptui.text import visible
 from mtptui.ui import messages
 from mtptui.ui.restart_text import side_title
+from mtptui.ui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
     from mtptui.ui.app import MtpApp
 
 DIFFER_STYLE = "bold yellow"
+WRAP_BELOW = 120  # columns of the screen below which the table's cells wrap instead of running off to the right
+MAX_FLAG_WIDTH = 34
 
 
 class DiffScreen(Screen):
@@ -53,7 +56,7 @@ class DiffScreen(Screen):
         yield Static(id="diff-head")
         yield DataTable(id="diff-table", zebra_stripes=True, cursor_type="row")
         yield Static(id="diff-legend")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#diff-head", Static).update(Text("reading the running server, the unit and the profile…",
@@ -88,19 +91,35 @@ class DiffScreen(Screen):
         diff = compare(self.sides, self.show_all)
         table = self.query_one(DataTable)
         table.clear(columns=True)
-        table.add_column("flag", key="flag")
-        for label in diff.sides:
-            table.add_column(Text(side_title(label)))
+        names = [len(row.flag) for row in diff.rows] + [len(env.var) + 4 for env in diff.env]
+        widths = self._widths(len(diff.sides), min(max(names, default=4) + 2, MAX_FLAG_WIDTH))
+        height = None if widths else 1  # None: as high as the wrapped cells
+        table.add_column("flag", key="flag", width=widths[0] if widths else None)
+        for index, label in enumerate(diff.sides, 1):
+            table.add_column(Text(side_title(label)), width=widths[index] if widths else None)
         changed = 0
         for row in diff.rows:
             style = DIFFER_STYLE if differs(row) else ""
             changed += bool(style)
             table.add_row(Text(("≠ " if style else "  ") + visible(row.flag), style),
-                          *(Text(visible(value), style) for value in row.resolved))
+                          *(Text(visible(value), style) for value in row.resolved), height=height)
         for env in diff.env:
             table.add_row(Text(f"≠ env {visible(env.var)}", DIFFER_STYLE),
-                          *(Text(visible(v) if v is not None else "unset", DIFFER_STYLE) for v in env.values))
+                          *(Text(visible(v) if v is not None else "unset", DIFFER_STYLE) for v in env.values),
+                          height=height)
         self._head(diff, changed)
+
+    def _widths(self, sides: int, flag_width: int) -> list[int] | None:
+        """Fixed column widths that fit a narrow screen (the values wrap), or None to size columns by content."""
+        width = self.size.width
+        if not 0 < width < WRAP_BELOW:
+            return None
+        room = width - 4 - 2 * (sides + 1)  # the table's border and scrollbar, two cells of padding per column
+        return [flag_width] + [max((room - flag_width) // sides, 8)] * sides
+
+    def on_resize(self) -> None:
+        if self.sides:
+            self.fill()
 
     def _head(self, diff, changed: int) -> None:
         kinds = " vs ".join(side_title(label) for label in diff.sides)

@@ -17,13 +17,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Label, Select, Static
+from textual.widgets import Input, Label, Select, Static
 
 from mtptui.ops.flag_form import FIELDS, FormValues, choices, form_from_flagset, lint_form, resolve_row
 from mtptui.text import visible
 from mtptui.ui import messages
 from mtptui.ui.restart_text import findings_text
 from mtptui.ui.screens.confirm import ConfirmScreen
+from mtptui.ui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
     from mtptui.ui.app import MtpApp
@@ -97,7 +98,7 @@ class FlagsScreen(Screen):
             yield Label("save as profile")
             yield Input(self.default_name, id="flags-name")
             yield Label("ctrl+s save · ctrl+g save as known-good", classes="flags-hint")
-        yield Footer()
+        yield KeyFooter()
 
     @staticmethod
     def _row(label: str, widget) -> ComposeResult:

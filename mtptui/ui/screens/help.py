@@ -18,7 +18,10 @@ PANES = (
     ("speculation", "algorithm, steps, draft tokens, topk as SGLang resolves them ((auto) = SGLang chose); "
                     "accept length and rate now, their mean and as sparklines"),
     ("throughput", "server gen tok/s from the log; the first batch of a startup (warm-up) is drawn apart "
-                   "and left out of the steady mean"),
+                   "and left out of the steady mean; the line breaks where the server was idle; 1 / 5 / 0 show "
+                   "the last minute, the last 5 minutes, the whole log"),
+    ("GPUs", "nvidia-smi every 1.5 s over the host's connection: utilisation (bar and last minute), memory, "
+             "temperature, power against its limit; one sentence when the host has no nvidia-smi"),
     ("log", "follows the end; scrolling back pauses it and counts new lines; errors red, warnings yellow"),
     ("restart", "shown during and after a restart (R known-good, r pick a profile): stopping → starting → loading "
                 "shards N/M → capturing graphs → ready, or the crash reason and the automatic rollback"),

@@ -15,18 +15,27 @@ REASONING_COLOR, CONTENT_COLOR, TOTAL_COLOR = "magenta", "cyan", "green"
 LEGEND = "x: s since the first request · magenta reasoning · cyan content · green total"
 
 
+def title_text(samples: tuple[RateSample, ...], result_tok_s: float | None, width: int) -> str:
+    """The plot's title; in a narrow pane a shorter name, so the figures are not lost to an ellipsis."""
+    figures = (f" · now {samples[-1].output_tok_s:.1f}" if samples else "") + \
+        (f" · run {result_tok_s:.1f}" if result_tok_s is not None else "")
+    title = "output tok/s per second" + figures
+    return "tok/s" + figures if 0 < width < len(title) + 6 else title
+
+
 class BenchRatePlot(PlotextPlot):
-    """Redrawn by the bench screen at most twice a second."""
+    """Redrawn by the bench screen at most twice a second, and when its size changes."""
+
+    shown: tuple[tuple[RateSample, ...], float | None] = ((), None)
+
+    def on_resize(self) -> None:
+        self.show(*self.shown)
 
     def show(self, samples: tuple[RateSample, ...], result_tok_s: float | None = None) -> None:
+        self.shown = (samples, result_tok_s)
         plt = self.plt
         plt.clear_figure()
-        title = "output tok/s per second"
-        if samples:
-            title += f" · now {samples[-1].output_tok_s:.1f}"
-        if result_tok_s is not None:
-            title += f" · run {result_tok_s:.1f}"
-        self.border_title = title
+        self.border_title = title_text(samples, result_tok_s, self.size.width)
         self.border_subtitle = LEGEND if samples else "waiting for the first measured second"
         if samples:
             xs = [s.t for s in samples]

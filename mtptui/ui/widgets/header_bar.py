@@ -24,17 +24,30 @@ class HeaderBar(RenderPane):
         self.host_label = host_label
         self.readonly = readonly
 
+    session: Session | None = None
+
     def show(self, session: Session) -> None:
+        self.session = session
         text = self.text(session)
+        if text.cell_len > self.size.width > 0:  # a narrow terminal: without where it runs and the service name
+            text = self.text(session, full=False)
         if text != self.renderable:  # the once-a-second tick repaints only when the uptime text changed
             self.set(text)
 
-    def text(self, session: Session) -> Text:
+    def on_resize(self) -> None:
+        if self.session is not None:
+            self.show(self.session)
+
+    def text(self, session: Session, full: bool = True) -> Text:
         status = session.host
         out = Text.assemble((" mtptui ", "bold reverse"), " ", (visible(self.host_label), "bold"))
+        if self.readonly and not full:  # first on a narrow line, where the end may be cut
+            out.append(" ")
+            out.append(" READONLY ", "bold reverse red")
         if status is not None:  # every part of it comes from the host: shown, never obeyed (mtptui.text)
-            out.append(f" · {visible(status.where)}", "dim")
-            self._service(out, visible(status.service), visible(status.service_state))
+            if full:
+                out.append(f" · {visible(status.where)}", "dim")
+            self._service(out, visible(status.service) if full else "", visible(status.service_state))
             out.append(" │ ")
             out.append(f"SGLang {visible(status.version)}" if status.version else "SGLang ?")
         connection = session.connection
@@ -43,7 +56,7 @@ class HeaderBar(RenderPane):
         out.append(visible(str(connection)))
         out.append(" │ ")
         out.append(f"up {duration(session.uptime_s())}")
-        if self.readonly:
+        if self.readonly and full:
             out.append(" ")
             out.append(" READONLY ", "bold reverse red")
         return out

@@ -15,6 +15,8 @@ from mtptui.ui.session import Session
 from mtptui.ui.widgets.render_pane import RenderPane
 
 COLUMNS = ("rank", "weights", "MTP head", "KV target", "KV draft", "mamba", "graphs", "avail")
+COMPACT_COLUMNS = ("rank", "weights", "KV", "avail")  # KV: target and draft together
+FULL_WIDTH = 90  # content columns the full table needs; below it the pane is compact
 PARTS = (("weights", "weights_gb", "dodger_blue2"), ("MTP head", "draft_weights_gb", "medium_purple"),
          ("KV", "kv_gb", "dark_orange"), ("draft KV", "draft_kv_gb", "light_salmon1"),
          ("mamba", "mamba_gb", "yellow3"), ("graphs", "graphs_gb", "green3"))
@@ -50,10 +52,21 @@ def legend(with_other: bool) -> Text:
 
 
 class MemoryPane(RenderPane):
-    """GB per GPU from the startup log."""
+    """GB per GPU from the startup log; in a narrow pane, fewer columns and no legend."""
+
+    session: Session | None = None
 
     def show(self, session: Session) -> None:
+        self.session = session
         self.set(self.content(session))
+
+    def on_resize(self) -> None:
+        if self.session is not None:
+            self.show(self.session)
+
+    @property
+    def compact(self) -> bool:
+        return 0 < self.content_size.width < FULL_WIDTH
 
     @staticmethod
     def rows(session: Session) -> int:
@@ -63,24 +76,32 @@ class MemoryPane(RenderPane):
         return 1 + ranks + (2 if ranks else 1) + gpus
 
     def content(self, session: Session) -> Group:
+        columns = COMPACT_COLUMNS if self.compact else COLUMNS
         table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
-        for index, name in enumerate(COLUMNS + ("used / total GB",)):
-            table.add_column(name, justify="left" if index in (0, len(COLUMNS)) else "right", no_wrap=True)
+        for index, name in enumerate(columns + ("used / total GB",)):
+            table.add_column(name, justify="left" if index in (0, len(columns)) else "right", no_wrap=True)
         ranks = session.server.memory.ranks
         gpu_gb = session.host.gpu_memory_gb if session.host else None
         for label, rank in ranks.items():
-            table.add_row(label, gb(rank.weights_gb), gb(rank.draft_weights_gb), gb(rank.kv_gb),
-                          gb(rank.draft_kv_gb), gb(rank.mamba_gb), gb(rank.graphs_gb), gb(rank.avail_gb),
-                          usage_bar(rank, gpu_gb))
+            table.add_row(label, *self._figures(rank), usage_bar(rank, gpu_gb, BAR_WIDTH // 2 if self.compact
+                                                                  else BAR_WIDTH))
         parts: list = [table]
         if not ranks:
             parts.append(Text("waiting for the startup log (weights, pools, graphs)", "dim"))
         else:
-            parts.append(legend(gpu_gb is not None))
-            parts.append(Text(self._note(session), "dim"))
+            if not self.compact:
+                parts.append(legend(gpu_gb is not None))
+            parts.append(Text(self._note(session), "dim", no_wrap=True, overflow="ellipsis"))
         gpus = session.host.gpus if session.host else ()
         parts.extend(_gpu_line(gpu) for gpu in gpus)
         return Group(*parts)
+
+    def _figures(self, rank: RankMemory) -> tuple[str, ...]:
+        if self.compact:
+            kv = None if rank.kv_gb is None else rank.kv_gb + (rank.draft_kv_gb or 0.0)
+            return gb(rank.weights_gb), gb(kv), gb(rank.avail_gb)
+        return (gb(rank.weights_gb), gb(rank.draft_weights_gb), gb(rank.kv_gb), gb(rank.draft_kv_gb),
+                gb(rank.mamba_gb), gb(rank.graphs_gb), gb(rank.avail_gb))
 
     @staticmethod
     def _note(session: Session) -> str:
@@ -93,4 +114,5 @@ class MemoryPane(RenderPane):
 def _gpu_line(gpu: GpuStat) -> Text:
     used, total = (f"{v / 1024:.1f}" if v is not None else "?" for v in (gpu.memory_used_mib, gpu.memory_total_mib))
     util = f" · util {gpu.utilization_pct:g} %" if gpu.utilization_pct is not None else ""
-    return Text(visible(f"nvidia-smi GPU{gpu.index} {gpu.name}: {used} / {total} GiB{util}"))
+    return Text(visible(f"nvidia-smi GPU{gpu.index} {gpu.name}: {used} / {total} GiB{util}"), no_wrap=True,
+                overflow="ellipsis")

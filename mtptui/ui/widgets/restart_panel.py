@@ -55,8 +55,8 @@ class RestartPanel(Widget):
         """Hide the banner of a finished restart (its outcome stays in the log and the notifications)."""
         if self.finished:
             self.view = None
-            self.remove_class("-active", "-failed", "-ok", "-end")
-            self.refresh(layout=True)
+            self.remove_class("-failed", "-ok", "-end")
+            self.show_banner(False)
 
     def begin(self, profile: str | None) -> None:
         """Plan a restart with ``profile`` (the known-good one when None), or say why not."""
@@ -99,10 +99,15 @@ class RestartPanel(Widget):
         while len(self.app.screen_stack) > 1:  # the progress is on the dashboard
             self.app.pop_screen()
         self.view = RestartView(plan.profile)
-        self.add_class("-active")
         self.remove_class("-failed", "-ok", "-end")
-        self.refresh(layout=True)
+        self.show_banner(True)
         self.run_restart(plan, force)
+
+    def show_banner(self, shown: bool) -> None:
+        """Show or hide the banner; the screen's -restarting class lets a small terminal make room for it."""
+        self.set_class(shown, "-active")
+        self.screen.set_class(shown, "-restarting")
+        self.refresh(layout=True)
 
     @work(exclusive=True, group="restart", exit_on_error=False)
     async def run_restart(self, plan, force: bool) -> None:

@@ -35,17 +35,17 @@ class StartupPane(RenderPane):
         grid = Table.grid(padding=(0, 1))
         grid.add_column(style="dim", no_wrap=True, min_width=8)
         grid.add_column(no_wrap=True, overflow="ellipsis")
-        grid.add_row("phase", self._phase(session))
+        grid.add_row("phase", self.phase_text(session))
         grid.add_row("shards", _progress(state.shards, ""))
         capture = state.startup.graph_capture
         grid.add_row("graphs", _progress(capture, f" bs {capture['bs']}" if capture and capture.get("bs") else ""))
         grid.add_row("capacity", _capacity(state.capacity))
         grid.add_row("served", _served(session))
-        grid.add_row("problems", _problems(session))
+        grid.add_row("problems", problems_text(session))
         return grid
 
     @staticmethod
-    def _phase(session: Session) -> Text:
+    def phase_text(session: Session) -> Text:
         state = session.server
         down = session.server_down()
         if down is not None:
@@ -84,7 +84,7 @@ def _served(session: Session) -> Text:
     return text
 
 
-def _problems(session: Session) -> Text:
+def problems_text(session: Session) -> Text:
     """This server run's errors and warnings (a restart starts afresh), the exception line first."""
     run = session.server.startup
     if run.last_error:

@@ -1,8 +1,9 @@
 """Throughput pane: server gen tok/s from the log against seconds since start, steady mean marked.
 
 Warm-up batches (the first decode batch of each startup) are drawn apart as ``x`` and left out of the mean;
-idle batches (no running request) are left out altogether. The legend lives in the pane's border, so the
-plot keeps every row for data.
+idle batches (no running request) are left out altogether, and the line is cut where the server was idle
+(mtptui.ui.throughput_window). The window is the last minute, the last five or the whole log. The legend lives
+in the pane's border, so the plot keeps every row for data.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ import math
 from textual_plotext import PlotextPlot
 
 from mtptui.ui.session import Session
+from mtptui.ui.throughput_window import WINDOW_LABELS, WINDOWS, window_series
 
 STEADY_COLOR, WARM_UP_COLOR, MEAN_COLOR, RESTART_COLOR = "cyan", "orange", "green", "red"
 LEGEND = "x: seconds since the first log line · ⠒ steady mean · x warm-up (excluded)"
+SHORT_LEGEND = "x: s since the first line · ⠒ mean · x warm-up"
 
 
 def y_range(values: list[float]) -> tuple[float, float]:
@@ -24,35 +27,58 @@ def y_range(values: list[float]) -> tuple[float, float]:
     return max(math.floor(low * 0.9 / step) * step, 0.0), high * 1.15 if high > 0 else 1.0
 
 
+def title_text(mean: float | None, before: float | None, width: int) -> str:
+    """The pane's title, shortened to fit ``width`` columns rather than losing its figures to an ellipsis."""
+    figures = (f" · steady mean {mean:.1f}" if mean is not None else "") + \
+        (f" this run · {before:.1f} before the restart" if before is not None else "")
+    title = "throughput · server gen tok/s" + figures
+    if 0 < width < len(title) + 6:
+        title = "gen tok/s" + (f" · mean {mean:.1f}" if mean is not None else "") + \
+            (f" · {before:.1f} before restart" if before is not None else "")
+    return title
+
+
 class ThroughputPane(PlotextPlot):
-    """Redrawn by the dashboard at most twice a second, and only when new decode batches arrived."""
+    """Redrawn by the dashboard at most twice a second, and only when new decode batches arrived;
+    ``time_window`` (a key of WINDOWS: 1m, 5m, all) is chosen with the dashboard's keys."""
+
+    time_window = "all"
+
+    session: Session | None = None
+
+    def on_resize(self) -> None:
+        if self.session is not None:
+            self.show(self.session)
 
     def show(self, session: Session) -> None:
+        self.session = session
         plt = self.plt
         plt.clear_figure()
         mean = session.steady_mean
-        points = list(session.throughput.steady)
-        warm = list(session.throughput.warm_up)
-        restarts = session.throughput.restarts
-        self.border_title = "throughput · server gen tok/s" + (f" · steady mean {mean:.1f}" if mean is not None else "")
-        if restarts and session.previous_mean is not None:
-            self.border_title += f" this run · {session.previous_mean:.1f} before the restart"
-            points_now = [p for p in points if p[0] >= restarts[-1]]
-            for at in restarts:
-                plt.vline(at, color=RESTART_COLOR)
-        else:
-            points_now = points
+        series = session.throughput
+        shown = window_series(series.steady, series.warm_up, series.restarts, WINDOWS[self.time_window])
+        points, warm, restarts = shown.points, shown.warm_up, series.restarts
+        restarted = bool(restarts) and session.previous_mean is not None
+        window = f" · {WINDOW_LABELS[self.time_window]}"
+        before = session.previous_mean if restarted else None
+        self.border_title = title_text(mean, before, self.size.width - len(window)) + window
+        points_now = [p for p in points if p[0] >= restarts[-1]] if restarted else points
+        for at in shown.restarts:
+            plt.vline(at, color=RESTART_COLOR)
         down = session.server_down()
+        legend = SHORT_LEGEND if 0 < self.size.width < len(LEGEND) + 16 else LEGEND
         self.border_subtitle = f"server {down} · last run's figures" if down else \
-            (LEGEND + (" · │ restart" if restarts else "")) if points or warm else "waiting for decode batches"
+            (legend + (" · │ restart" if restarts else "")) if points or warm else "waiting for decode batches"
         if mean is not None and points_now:
             plt.plot([points_now[0][0], points_now[-1][0]], [mean, mean], marker="braille", color=MEAN_COLOR)
-        if points:
-            xs, ys = zip(*points)
+        for segment in shown.segments:  # apart: an idle gap is no line
+            xs, ys = zip(*segment)
             plt.plot(xs, ys, marker="braille", color=STEADY_COLOR)
         if warm:
             wx, wy = zip(*warm)
             plt.scatter(wx, wy, marker="x", color=WARM_UP_COLOR)
+        if shown.x_range and shown.x_range[1] > shown.x_range[0]:
+            plt.xlim(*shown.x_range)
         values = [y for _, y in points + warm] + ([mean] if mean is not None else [])
         plt.ylim(*y_range(values or [0.0, 1.0]))
         self.refresh()
