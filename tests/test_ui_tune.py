@@ -20,6 +20,7 @@ from mtptui.ops.tune.plan import Original, TunePlan, Workload
 from mtptui.ops.tune.state import TuneEvent, TuneRun
 from mtptui.ops.tune.verdict import Verdict
 from mtptui.ui import messages
+from tests.test_ui_sizes import svg  # noqa: F401  (the per-size snapshot fixture)
 from tests.test_ui_snapshots import snapshots_from_one_python  # noqa: F401  (the one-Python guard)
 from tests.ui_fixtures.support import FIXTURES, SIZE, make_app, settle, wait_until
 
@@ -202,3 +203,23 @@ async def test_a_asks_then_aborts_and_the_key_is_gone_once_the_tune_ended() -> N
         screen.post_message(messages.TuneEnded(run))
         await pilot.pause()
         assert not screen.check_action("abort", ()) and screen.check_action("start", ())
+
+
+async def test_tune_finished_at_every_size(svg) -> None:
+    """160x48, 100x30 and 80x24: every arm's row, the verdict and the Help key on screen; the plot from 30 rows."""
+    from tests.test_ui_sizes import at_every_size, help_key, on_screen
+
+    app, _ = make_app()
+
+    async def run_before(pilot) -> None:
+        await open_tune(pilot, app)
+        await show(pilot, app, recorded_run())
+
+    def essentials(app) -> None:
+        screen = app.screen
+        on_screen(screen.query_one("#tune-table"), rows=2 + 4 + 2)  # title, header, four arms, border
+        on_screen(screen.query_one("#tune-status"), rows=4)
+        if app.size.height >= 30:
+            on_screen(screen.query_one("#tune-plot"), rows=10)
+
+    await at_every_size(app, svg, run_before, essentials, help_key)

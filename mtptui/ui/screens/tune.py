@@ -53,7 +53,7 @@ class TuneScreen(Screen):
         Binding("s", "start", "Start", id="tune.start"),
         Binding("a", "abort", "Abort", id="tune.abort"),
         Binding("k", "save(False)", "Save best", id="tune.save"),
-        Binding("K", "save(True)", "Best as known-good", id="tune.known_good"),
+        Binding("K", "save(True)", "Known-good", id="tune.known_good"),
         Binding("escape", "back", "Back", id="tune.back"),
         Binding("T", "noop", show=False),
     ]

@@ -1,6 +1,7 @@
 """The tune's Pareto plot: per-request tok/s (what one user sees) against total output tok/s (what the host
 serves), one point per arm and concurrency (``o``; the best arm's ``*``), each arm's points joined from low to
-high concurrency, the Pareto front drawn in gray under them, the best arm named at its c=1 point."""
+high concurrency, the Pareto front drawn in gray under them, the best arm named at its c=1 point. Each arm has its
+color in the table too, so the table is the legend (a legend inside the plot would cover the points)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,13 @@ from mtptui.ui.widgets.throughput_pane import y_range
 
 COLORS = ("cyan", "magenta", "yellow", "blue", "red", "white")
 BEST_COLOR, FRONT_COLOR = "green", "gray"
-LEGEND = "x: total tok/s · y: per request · gray: Pareto front"
+LEGEND = "x total · y per request tok/s · gray: Pareto front"
+
+
+def arm_color(run: TuneRun, arm) -> str:
+    """The arm's color in the plot and in the table (the table is the plot's legend); the best arm's is green."""
+    best = run.verdict.best if run.verdict else None
+    return BEST_COLOR if arm is best else COLORS[run.arms.index(arm) % len(COLORS)]
 
 
 def _points(arm) -> tuple[list[float], list[float]]:
@@ -38,11 +45,11 @@ class TunePlot(PlotextPlot):
         front = sorted(pareto(arms), key=lambda p: p[2])
         if len(front) > 1:
             plt.plot([p[2] for p in front], [p[3] for p in front], marker="braille", color=FRONT_COLOR)
-        for index, arm in enumerate(arms):
+        for arm in arms:
             xs, ys = _points(arm)
-            color = BEST_COLOR if arm is best else COLORS[index % len(COLORS)]
+            color = arm_color(run, arm)
             plt.plot(xs, ys, marker="braille", color=color)
-            plt.scatter(xs, ys, marker="*" if arm is best else "o", color=color, label=arm.label)
+            plt.scatter(xs, ys, marker="*" if arm is best else "o", color=color)
         if best is not None:
             xs, ys = _points(best)
             plt.text(f"best: {best.label}", xs[0], ys[0], color=BEST_COLOR, alignment="left")

@@ -9,6 +9,7 @@ from rich.text import Text
 from mtptui.ops.tune.report import arm_rows
 from mtptui.ops.tune.state import TuneRun
 from mtptui.text import visible
+from mtptui.ui.widgets.tune_plot import arm_color
 from mtptui.ui.widgets.render_pane import RenderPane
 
 STATUS_STYLES = {"done": "green", "running": "bold yellow", "refused": "magenta", "failed": "red",
@@ -27,9 +28,10 @@ def arms_table(run: TuneRun) -> Table:
     best = run.verdict.best if run.verdict else None
     for arm, row in zip(run.arms, rows):
         cells = [Text(visible(cell)) for cell in row]
+        cells[0].stylize(arm_color(run, arm))
         cells[1].stylize(STATUS_STYLES.get(arm.status, ""))
         cells[-1].stylize(CANARY_STYLES.get(row[-1], ""))
-        table.add_row(*cells, style="bold green" if arm is best else None)
+        table.add_row(*cells, style="bold" if arm is best else None)
     return table
 
 
