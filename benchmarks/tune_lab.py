@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.lab import Lab, lab_host_file, lab_missing, operator_env, start_server  # noqa: E402
-from tests.sshd import STAND_IN  # noqa: E402
+from tests.sshd import NVIDIA_SMI  # noqa: E402
 
 
 def main() -> None:
@@ -40,7 +40,7 @@ def main() -> None:
     lab = Lab(Path(tempfile.mkdtemp(prefix="mtptui-tune-lab-"))).start()
     try:
         host = lab_host_file(lab, lab.root / "lab.toml", args.manager)
-        lab.install(STAND_IN / "nvidia" / "nvidia-smi")
+        lab.install(NVIDIA_SMI)
         start_server(host, "redeploy-1step")
         host.wait_ready()
         command = [sys.executable, "-m", "mtptui.cli.main", "tune", "lab", "--config", str(host.path),

@@ -9,7 +9,7 @@ from mtptui.bench.compare import compare
 from mtptui.bench.report import comparison_text
 from mtptui.bench.rig import describe_rig, make_rig, rig_differences, rig_of
 from mtptui.remote.gpu_rig import parse_rig_gpus
-from tests.sshd import STAND_IN
+from tests.sshd import NVIDIA_SMI
 from tests.test_bench_history import BAD, GOOD, run
 
 A6000 = {"model": "NVIDIA RTX A6000", "count": 2, "driver": "550.127.05"}
@@ -23,7 +23,7 @@ def on_rig(tok_s: float, flags: dict, version: str = "0.5.12.post1", gpus: dict 
 
 
 def test_the_stand_in_nvidia_smi_gives_model_count_and_driver() -> None:
-    out = subprocess.run([str(STAND_IN / "nvidia" / "nvidia-smi"), "--query-gpu=name,driver_version",
+    out = subprocess.run([str(NVIDIA_SMI), "--query-gpu=name,driver_version",
                           "--format=csv,noheader"], capture_output=True, text=True, check=True).stdout
     assert parse_rig_gpus(out) == A6000
     assert parse_rig_gpus("") is None and parse_rig_gpus("NVIDIA A100, 80GB, 535.1\n")["driver"] == "535.1"

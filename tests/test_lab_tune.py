@@ -25,7 +25,7 @@ from mtptui.ops.tune.runner import Tuner
 from mtptui.remote.errors import ReadOnlyError
 from mtptui.sim.lossy import LOSSY_ENV
 from tests.lab import lab, lab_each, lab_process, lab_process_each, lab_systemd, operator_env  # noqa: F401
-from tests.sshd import ROOT, STAND_IN
+from tests.sshd import NVIDIA_SMI, ROOT
 
 pytestmark = pytest.mark.ssh
 GRID = ["steps=1,2,3,4", "topk=1", "draft=auto"]
@@ -78,7 +78,7 @@ def test_a_four_arm_tune_finds_the_restored_settings_and_puts_the_original_back(
     if lossy:
         with_base_env(host, **{LOSSY_ENV: "4"})
     else:
-        lab.install(STAND_IN / "nvidia" / "nvidia-smi")
+        lab.install(NVIDIA_SMI)
     unit_before = host.unit_file.read_text() if host.manager == "systemd" else None
     processes = len(lab.pids())
     out = tmp_path / "tune.json"
