@@ -41,6 +41,58 @@ def test_decode_model_is_calibrated_to_the_mission(model, accept, tok_s) -> None
     assert max(draws) <= (model.steps + 1 if model.speculative else 1)
 
 
+def test_acceptance_falls_off_by_draft_position_and_the_optimum_is_three_steps() -> None:
+    """The issue's shape: per position ~0.75 / 0.70 / 0.60, then a tail falling by ~0.6; a step costs time."""
+    models = {steps: DecodeModel(steps, 1, steps + 1) for steps in range(1, 8)}
+    gains = [models[s + 1].mean_accept_len() - models[s].mean_accept_len() for s in range(1, 7)]
+    assert gains == sorted(gains, reverse=True) and gains[2] < 0.2  # each further draft brings less
+    speeds = {steps: model.tokens_per_second() for steps, model in models.items()}
+    assert max(speeds, key=speeds.get) == 3 and 53 <= speeds[3] <= 57
+    assert speeds[4] <= speeds[3] and speeds[4] >= 0.97 * speeds[3]  # a fourth step adds nothing (within noise)
+    assert speeds[5] < 0.98 * speeds[3] and speeds[7] < speeds[5]  # deeper settings stop paying
+    assert speeds[3] / speeds[1] == pytest.approx(1.57, abs=0.05)  # "+57 % over steps 1"
+
+
+def test_deep_drafts_cost_more_at_high_concurrency() -> None:
+    """Batch effects: the verify grows with every request's draft tokens, so depth pays less at c=16."""
+    def ratio(batch: int) -> float:
+        return DecodeModel(4, 1, 5).tokens_per_second(batch) / DecodeModel(2, 1, 3).tokens_per_second(batch)
+
+    assert ratio(16) < ratio(4) < ratio(1)
+
+
+def test_the_same_draw_accepts_at_least_as_many_drafts_under_deeper_settings() -> None:
+    """One draw per step decides how far the chain is accepted, so settings differ by depth, not by luck."""
+    rng = random.Random(3)
+    for _ in range(2000):
+        draw = rng.random()
+        counts = [DecodeModel(s, 1, s + 1).correct(draw) for s in range(1, 7)]
+        assert counts == sorted(counts) and all(c <= s for c, s in zip(counts, range(1, 7)))
+
+
+def test_a_requests_draws_are_stratified_so_short_runs_realize_the_expected_accept_length() -> None:
+    from mtptui.sim.draws import BLOCK, StepDraws
+
+    draws = StepDraws(0, "prompt", 0)
+    block = sorted(draws.next() for _ in range(BLOCK))
+    assert all(i / BLOCK <= v < (i + 1) / BLOCK for i, v in enumerate(block))
+    model = DecodeModel(3, 1, 4)
+    for prompt in ("a", "b", "c", "d"):
+        draws = StepDraws(0, prompt, 0)
+        accepted = [model.correct(draws.next()) + 1 for _ in range(32)]  # ~96 tokens
+        assert sum(accepted) / len(accepted) == pytest.approx(model.mean_accept_len(), rel=0.06)
+
+
+def test_draws_repeat_for_a_replayed_request_and_differ_between_requests() -> None:
+    from mtptui.sim.draws import StepDraws
+
+    def first(counter: int) -> list[float]:
+        draws = StepDraws(0, "a", counter)
+        return [draws.next() for _ in range(12)]
+
+    assert first(3) == first(3) and first(0) != first(5)
+
+
 def test_concurrency_lowers_per_request_speed_but_raises_the_total() -> None:
     model = DecodeModel(3, 1, 4)
     speeds = [model.tokens_per_second(bs) for bs in (1, 4, 16)]

@@ -18,6 +18,9 @@ understates it (all requests share the server's state at that moment). So, in or
 A change is a regression (or improvement) only if it is significant (p < alpha) *and* at least the minimum
 effect (2 %, or 5 % without repeats), so that a statistically detectable but practically irrelevant change
 stays "no change". Too few numbers to test give "inconclusive".
+
+Only runs measured on the same rig (SGLang version, GPUs, driver, TP size; mtptui.bench.rig) are baselines; the
+others are stale, left out, and ``stale`` says so ("re-bench owed").
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any, NamedTuple, Sequence
 
 from mtptui.bench.fingerprint import flag_differences
 from mtptui.bench.history import same_class
+from mtptui.bench.rig import rig_of, split_by_rig, stale_sentence
 from mtptui.bench.stats import mean, t_two_sided_p, variance, welch
 
 ALPHA = 0.05
@@ -50,6 +54,7 @@ class Comparison:
     baseline: dict[str, Any] | None = None
     flag_diff: list[tuple[str, Any, Any]] = field(default_factory=list)
     reason: str | None = None  # why there is no baseline, when it is not simply the first run
+    stale: str | None = None  # earlier runs of this workload left out: measured on another rig (re-bench owed)
 
     def sentence(self) -> str:
         """E.g. "40.1 tok/s now vs 70.3 before (-43.0 %): regression (p = 0.0004, Welch on 3 vs 3 runs)"."""
@@ -68,7 +73,7 @@ class Comparison:
             "baseline_recorded_at": base.get("recorded_at"),
             "baseline_output_tok_s": (base.get("summary") or {}).get("output_tok_s"),
             "flag_diff": [{"flag": n, "now": a, "before": b} for n, a, b in self.flag_diff],
-            "reason": self.reason,
+            "reason": self.reason, "stale": self.stale,
         }
 
 
@@ -131,14 +136,17 @@ def compare(current: Sequence[dict[str, Any]], history: Sequence[dict[str, Any]]
     """Compare the run(s) just made (repeats of one configuration, as stored) with the earlier ones."""
     ids = {run.get("id") for run in current}
     earlier = [r for r in same_class(list(history), current[0]["fingerprint"]) if r.get("id") not in ids]
+    rig = rig_of(current[0]["fingerprint"])
+    earlier, stale = split_by_rig(earlier, rig)
+    note = stale_sentence(stale, rig)
     group = best_group(earlier)
     now = [r for r in current if _tok_s(r) is not None]
     if not group or not now:
-        return Comparison("no-baseline", now_runs=len(now))
+        return Comparison("no-baseline", now_runs=len(now), reason=note if not earlier else None, stale=note)
     baseline = max(group, key=_tok_s)
     result = Comparison("inconclusive", mean([_tok_s(r) for r in now]), mean([_tok_s(r) for r in group]),
                         now_runs=len(now), before_runs=len(group), baseline=baseline,
-                        flag_diff=flag_differences(current[0]["fingerprint"], baseline["fingerprint"]))
+                        flag_diff=flag_differences(current[0]["fingerprint"], baseline["fingerprint"]), stale=note)
     result.change = result.now_tok_s / result.before_tok_s - 1 if result.before_tok_s else None
     tested = _test(now, group, min_effect)
     if tested is None or result.change is None:

@@ -1,6 +1,7 @@
 """The fingerprint of a run: what was measured and under which server configuration.
 
-Two keys are derived from it:
+It also holds the run's ``rig`` (SGLang version, GPUs, driver, TP size; mtptui.bench.rig). Two keys are derived
+from it:
 - the *class* (target, model, sampling, prompt set, concurrency, max tokens, arrival rate): runs in one class
   measured the same workload on the same machine and may be compared, whatever the launch flags were;
 - the *configuration* (class + server version + launch flags): runs of one configuration are repeats, and
@@ -26,9 +27,15 @@ CONFIG_FIELDS = CLASS_FIELDS + ("server_version", "launch_flags")
 
 
 def make_fingerprint(*, target: str, url: str, server: "ServerInfo", sampling: "Sampling",
-                     prompts: "PromptSet", plan: "LoadPlan", max_tokens: int) -> dict[str, Any]:
-    """The `fingerprint` object of the Bench JSON contract; secrets in the launch (``--api-key``) are masked."""
+                     prompts: "PromptSet", plan: "LoadPlan", max_tokens: int,
+                     gpus: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The `fingerprint` object of the Bench JSON contract; secrets in the launch (``--api-key``) are masked.
+
+    ``rig`` (mtptui.bench.rig) says what was measured on: a run on another rig is not a baseline for this one."""
+    from mtptui.bench.rig import make_rig
+
     return {
+        "rig": make_rig(server.version, server.launch_flags, gpus),
         "target": target,
         "url": url,
         "server_version": server.version,

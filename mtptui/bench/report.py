@@ -107,6 +107,8 @@ def results_table(run: dict[str, Any]) -> str:
 def comparison_text(comparison, detail: bool = False) -> str:
     """One sentence; with `detail`, the baseline and the launch flags that differ."""
     lines = [f"compare: {comparison.sentence()}"]
+    if comparison.stale and comparison.stale != comparison.reason:
+        lines.append(f"  {comparison.stale}")
     if detail and comparison.baseline:
         base = comparison.baseline
         lines.append(f"  baseline: run {base.get('id')} of {base.get('recorded_at')}, best of "

@@ -66,6 +66,7 @@ class BenchConfig:
     bin_s: float = 1.0
     tick_s: float = 0.25
     warmup_max_tokens: int = 32
+    gpus: dict | None = None  # the host's GPUs for the run's rig (mtptui.remote.gpu_rig), None when unknown
 
 
 @dataclass
@@ -116,7 +117,7 @@ class BenchRunner:
             self._model = server.request_model
             fingerprint = make_fingerprint(target=cfg.target or cfg.url, url=cfg.url, server=server,
                                            sampling=cfg.sampling, prompts=cfg.prompts, plan=cfg.plan,
-                                           max_tokens=cfg.max_tokens)
+                                           max_tokens=cfg.max_tokens, gpus=cfg.gpus)
             self._emit(RunStarted(cfg.url, cfg.plan.requests, cfg.plan.warmup, cfg.plan.concurrency, fingerprint))
             for note in server.notes:
                 self._notice(note)

@@ -36,15 +36,29 @@ class ApiTarget:
     url: Callable[[], Awaitable[str]]
     models: tuple[str, ...] = ()  # the models the host's profiles serve; empty: any model is the host's
     log: Callable[[], Any] | None = None
+    gpus: Callable[[], Awaitable[dict | None]] | None = None  # the host's GPUs, for the runs' rig
 
 
 def target_of_session(session) -> ApiTarget:
-    """The API of a host session's host, reached through the session (an SSH tunnel for a remote host), and its
-    server log, followed through the same session."""
+    """The API of a host session's host, reached through the session (an SSH tunnel for a remote host), its
+    server log, followed through the same session, and its GPUs (nvidia-smi on the host)."""
+    from mtptui.remote.gpu_rig import query_rig_gpus
     from mtptui.remote.logsource import Start
 
     return ApiTarget(session.host.name, session.api_url, profile_models(session.host),
-                     lambda: session.follower(start=Start.end()))
+                     lambda: session.follower(start=Start.end()), lambda: query_rig_gpus(session.transport))
+
+
+async def target_gpus(target: ApiTarget) -> dict | None:
+    """The target's GPUs for the rig; None without a host or when the host cannot say (no nvidia-smi)."""
+    from mtptui.remote.errors import RemoteError
+
+    if target.gpus is None:
+        return None
+    try:
+        return await target.gpus()
+    except RemoteError:
+        return None
 
 
 def target_of_url(url: str) -> ApiTarget:
@@ -114,7 +128,7 @@ async def run_bench(target: ApiTarget, config: "BenchConfig", on_event: Callable
     from mtptui.bench.decodelog import DecodeLog
     from mtptui.bench.runner import BenchRunner
 
-    config = dataclasses.replace(config, url=await target.url(), target=target.name)
+    config = dataclasses.replace(config, url=await target.url(), target=target.name, gpus=await target_gpus(target))
     runs = []
     for _ in range(repeat):
         log = DecodeLog(target.log()) if target.log is not None else None

@@ -101,6 +101,7 @@ class SSHTransport:
         self.declined: set[tuple[str, int, str]] = set()  # (host, port, fingerprint) the user said no to
         self.seen: SeenKey | None = None
         self.closed = True
+        self.connections = 0  # how many connections were opened: a caller sees that one dropped meanwhile
         self._conn: Any = None
         self._tunnel = tunnel  # a connection to reach the host through (a ProxyJump hop), None for direct
         self._hops: list[SSHTransport] = []
@@ -159,6 +160,7 @@ class SSHTransport:
             if self._conn is None or self.closed:
                 self._conn = await self._open()
                 self.closed = False
+                self.connections += 1
             return self._conn
 
     async def _open(self) -> Any:

@@ -1,9 +1,23 @@
-"""Speculative decoding model: how many tokens one verify step accepts, and how long a step takes.
+"""Speculative decoding model: how many drafts one verify step accepts, and how long a step takes.
 
-A stand-in for the GPU, calibrated to the mission's measurements on 2x A6000 (Qwen3.6-27B, TP 2):
-no speculation ~22 tok/s; 1 MTP step (2 draft tokens) accept length ~1.75, ~35 tok/s; 3 steps with 4 draft
-tokens accept length ~3.1, ~55 tok/s. Drafts are accepted as a chain: the first with probability
-``FIRST_ACCEPT``, each further one (given the previous was accepted) with ``NEXT_ACCEPT``.
+A stand-in for the GPU, calibrated to the mission's measurements on 2x A6000 (Qwen3.6-27B, TP 2): no
+speculation ~22 tok/s; 1 MTP step (2 draft tokens) accept length ~1.75, ~35 tok/s; 3 steps with 4 draft
+tokens accept length ~3.05, ~55 tok/s (``../shared/reference/speculative-performance.md``).
+
+Acceptance by draft position (``ACCEPT_BY_POSITION``, topk 1): the probability that the first k drafts of a step
+are all accepted. Positions 1-3 come from the mission's host (1.75 at one step, ~3.05 at three). From position 4
+on it falls by ~0.6 a position, the ratio of the public per-position measurements on 27B MTP heads (0.74 / 0.47
+/ 0.31 / 0.19); where that tail starts (0.12) is set so that a fourth step costs about what it brings, as the
+incident found: deeper settings stop paying.
+
+Which drafts a step accepts is decided by one number in [0, 1) per step (mtptui.sim.draws: seeded and
+stratified, so short runs realize the expected accept length closely): the step accepts the first k drafts when the
+number is below the probability of position k. The same number accepts at least as many drafts under a deeper
+setting, so a tuner's arms differ by their settings, not by luck.
+
+Step time: the target's verify of every running request's draft tokens (a cost per request and a smaller one per
+verified token: the batch effects, which make deep drafts costlier at high concurrency), one draft forward per
+step, and a fixed cost of speculation.
 """
 
 from __future__ import annotations
@@ -12,15 +26,22 @@ import math
 import random
 from dataclasses import dataclass
 
-TARGET_STEP_S = 1 / 22  # one target forward at batch size 1
-SPEC_FIXED_S = 0.001015  # verify bookkeeping per step with speculation
-DRAFT_STEP_S = 0.003535  # one MTP draft forward (incl. its share of the verify)
-BATCH_SLOPE = 0.04  # each extra running request makes the step this much longer
-FIRST_ACCEPT = 0.75
-NEXT_ACCEPT = 0.95
+TARGET_STEP_S = 1 / 22  # one target forward of one token at batch size 1
+VERIFY_TOKEN_SLOPE = 0.01  # each further token verified in the step (any request's) costs this share of it
+BATCH_SLOPE = 0.04  # each further running request (its KV and mamba state) costs this share of it
+SPEC_FIXED_S = 0.001818  # verify bookkeeping per step with speculation
+DRAFT_STEP_S = 0.002273  # one MTP draft forward (memory-bound: flat in the batch size)
+ACCEPT_BY_POSITION = (0.75, 0.70, 0.60, 0.12, 0.07, 0.04, 0.025, 0.015, 0.009, 0.005)
 JITTER = 0.02  # relative standard deviation of a step's duration
 WARMUP_EXTRA = 2.0  # the first decode steps after start pay JIT / graph warm-up
 WARMUP_STEPS = 6.0  # decay constant of that extra cost, in steps
+
+
+def _position(k: int) -> float:
+    """P(the first k drafts are all accepted) at topk 1, k >= 1."""
+    if k <= len(ACCEPT_BY_POSITION):
+        return ACCEPT_BY_POSITION[k - 1]
+    return ACCEPT_BY_POSITION[-1] * 0.6 ** (k - len(ACCEPT_BY_POSITION))
 
 
 @dataclass(frozen=True)
@@ -47,29 +68,42 @@ class DecodeModel:
         """SGLang's accept-rate denominator per request-step: draft tokens - 1, else steps."""
         return (self.draft_tokens - 1) if self.draft_tokens else self.steps
 
-    def _accept_probs(self) -> tuple[float, float]:
-        boost = 1 - (1 - FIRST_ACCEPT) ** (1 + 0.25 * (self.topk - 1))  # a wider tree finds more
-        return boost, NEXT_ACCEPT
+    @property
+    def verified_tokens(self) -> int:
+        """Tokens the target verifies per request and step."""
+        return max(1, self.draft_tokens or self.steps + 1) if self.speculative else 1
 
-    def draw_correct(self, rng: random.Random) -> int:
-        """Correct drafts in one verify step (accepted tokens = this + 1)."""
-        first, nxt = self._accept_probs()
+    def chain(self, depth: int) -> float:
+        """P(the first ``depth`` drafts are all accepted); a wider tree (topk) finds more at every depth."""
+        widen = 1 + 0.25 * (self.topk - 1)
+        total = 1.0
+        for k in range(1, depth + 1):
+            conditional = _position(k) / (_position(k - 1) if k > 1 else 1.0)
+            total *= 1 - (1 - conditional) ** widen
+        return total
+
+    def correct(self, draw: float) -> int:
+        """Correct drafts of a step whose draw is ``draw`` (accepted tokens = this + 1)."""
         correct = 0
-        while correct < self.max_drafts and rng.random() < (first if correct == 0 else nxt):
+        while correct < self.max_drafts and draw < self.chain(correct + 1):
             correct += 1
         return correct
 
+    def draw_correct(self, rng: random.Random) -> int:
+        """Correct drafts of one step drawn from ``rng``."""
+        return self.correct(rng.random())
+
     def mean_accept_len(self) -> float:
         """Expected accepted tokens per step, bonus token included."""
-        first, nxt = self._accept_probs()
-        return 1 + sum(first * nxt ** i for i in range(self.max_drafts))
+        return 1 + sum(self.chain(depth) for depth in range(1, self.max_drafts + 1))
 
     def step_seconds(self, batch_size: int) -> float:
         """Mean duration of one decode (or draft + verify) step for ``batch_size`` running requests."""
-        base = TARGET_STEP_S
-        if self.speculative:
-            base += SPEC_FIXED_S + DRAFT_STEP_S * self.steps * (1 + 0.1 * (self.topk - 1))
-        return base * (1 + BATCH_SLOPE * (max(1, batch_size) - 1))
+        batch = max(1, batch_size)
+        verify = TARGET_STEP_S * (1 + BATCH_SLOPE * (batch - 1) + VERIFY_TOKEN_SLOPE * (batch * self.verified_tokens - 1))
+        if not self.speculative:
+            return verify
+        return verify + SPEC_FIXED_S + DRAFT_STEP_S * self.steps * (1 + 0.1 * (self.topk - 1))
 
     def sample_step(self, batch_size: int, steps_since_start: int, rng: random.Random) -> float:
         """One step's duration: the mean, warm-up right after start, and a little jitter."""

@@ -163,7 +163,7 @@ class Engine:
 
     def _advance(self, request: Request, now: float) -> None:
         decode = self.boot.decode
-        correct = decode.draw_correct(self.rng) if decode.speculative else 0
+        correct = self._correct(request) if decode.speculative else 0
         previous = request.last_token_at
         made = request.take(correct + 1)
         if decode.speculative:
@@ -174,6 +174,11 @@ class Engine:
             request.itl.append((now, (now - previous) / made, made))
             for _ in range(made):
                 self.metrics.observe("inter_token_latency_seconds", (now - previous) / made)
+
+    def _correct(self, request: Request) -> int:
+        """Correct drafts of this step, from the request's own draws (mtptui.sim.draws)."""
+        draw = request.draws.next() if request.draws is not None else self.rng.random()
+        return self.boot.decode.correct(draw)
 
     def _retire(self, request: Request) -> None:
         if request in self.running:

@@ -6,6 +6,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Iterator
 
+from mtptui.sim.draws import StepDraws
 from mtptui.sim.textgen import Piece
 
 REASONING_KINDS = ("think_start", "reasoning", "think_end")
@@ -36,6 +37,7 @@ class Request:
     cached_tokens: int = 0
     health: bool = False
     streaming: bool = False
+    draws: StepDraws | None = None  # None: each step drawn from the engine's generator (mtptui.sim.decode)
     arrival: float = 0.0
     outputs: asyncio.Queue = field(default_factory=asyncio.Queue)
     completion_tokens: int = 0

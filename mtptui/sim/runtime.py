@@ -7,8 +7,10 @@ import time
 from dataclasses import dataclass, field
 
 from mtptui.sim.boot import Boot
+from mtptui.sim.draws import StepDraws
 from mtptui.sim.engine import Engine
 from mtptui.sim.logfmt import LogWriter
+from mtptui.sim.lossy import flip, lossy_steps
 from mtptui.sim.metrics import SimMetrics
 from mtptui.sim.request import Request
 from mtptui.sim.textgen import count_text_tokens, generate, request_rng
@@ -45,9 +47,18 @@ class Runtime:
         self.counter += 1
         rid = f"{random.Random(self.seed * 1_000_003 + index).getrandbits(128):032x}"
         stream = generate(request_rng(self.seed, prompt_key, index, temperature), thinking)
+        if self.lossy:
+            stream = flip(stream)
         return Request(rid=rid, index=index, prompt_tokens=prompt_tokens, max_new_tokens=max_new_tokens,
                        stream=stream, eos_token_id=self.boot.model.eos_token_id, ignore_eos=ignore_eos,
-                       cached_tokens=self._cached(prompt_key, prompt_tokens), health=health, streaming=streaming)
+                       cached_tokens=self._cached(prompt_key, prompt_tokens), health=health, streaming=streaming,
+                       draws=StepDraws(self.seed, prompt_key, index))
+
+    @property
+    def lossy(self) -> bool:
+        """The test-only switch of mtptui.sim.lossy names this launch's speculative steps."""
+        settings = self.boot.settings
+        return settings.speculative and settings.spec_steps in lossy_steps(settings.env)
 
     def _cached(self, prompt_key: str, prompt_tokens: int) -> int:
         """Radix cache: a prompt seen before is served from cache but for its last token."""

@@ -26,6 +26,7 @@ from mtptui.ui.screens.confirm import ConfirmScreen
 from mtptui.ui.screens import OPS_SCREENS
 from mtptui.ui.screens import ops_actions  # noqa: F401  (registers diff, flags, restore, restart)
 from mtptui.ui.screens import bench as _bench  # noqa: F401  (registers the bench screen)
+from mtptui.ui.screens import tune as _tune  # noqa: F401  (registers the tune screen)
 from mtptui.ui.screens.dashboard import DashboardScreen
 from mtptui.ui.screens.help import HelpScreen
 from mtptui.ui.session import Clock, Session
@@ -70,6 +71,7 @@ class MtpApp(App[None]):
         Binding("R", "ops('restore')", "Restore", id="restore"),
         Binding("r", "ops('restart')", "Restart", id="restart"),
         Binding("t", "next_theme", "Theme", id="theme"),
+        Binding("T", "ops('tune')", "Tune", id="tune", show=False),  # in the help and the palette
     ]
 
     def __init__(self, feed: Feed, context: AppContext, *, theme: str | None = None, clock: Clock = time.time,
@@ -124,16 +126,28 @@ class MtpApp(App[None]):
         elif not isinstance(self.screen, QuitScreen):
             what, consequence = busy
             self.push_screen(QuitScreen(f"Quit while {what} is running?", consequence, confirm_label="Quit"),
-                             lambda yes: self.exit() if yes else None)
+                             lambda yes: self._quit_after_tune() if yes else None)
+
+    def _quit_after_tune(self) -> None:
+        """Quit; a tune that runs is aborted first and the app exits once the original launch is back."""
+        tune = self.get_screen("tune") if self.is_screen_installed("tune") else None
+        if tune is not None and tune.run is not None and tune.run.busy:
+            self.notify("Aborting the tune: restoring the original launch before quitting.", title="tune")
+            tune.abort(then=self.exit)
+        else:
+            self.exit()
 
     def busy_with(self) -> tuple[str, str] | None:
-        """(what runs, what quitting does to it) while a restart or a bench run is going on, else None."""
+        """(what runs, what quitting does to it) while a restart, a tune or a bench run is going on, else None."""
         from mtptui.ui.screens.dashboard import DashboardScreen
 
         dashboard = self.screen_stack[0] if self.screen_stack else None
         if isinstance(dashboard, DashboardScreen) and dashboard.restart_panel.running:
             return "a restart", ("The restart goes on on the host, but nothing will watch it any more: if the new "
                                  "server crashes or never becomes ready, mtptui will not roll it back.")
+        tune = self.get_screen("tune") if self.is_screen_installed("tune") else None
+        if tune is not None and tune.running:
+            return "a tune", "The tune stops, and the original launch is restarted and checked before mtptui quits."
         bench = self.get_screen("bench") if self.is_screen_installed("bench") else None
         if bench is not None and getattr(bench, "live", None) is not None and bench.live.state == "running":
             return "a bench run", "The run stops here and is not recorded in the history."

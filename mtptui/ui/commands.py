@@ -20,6 +20,8 @@ OPS_COMMANDS: tuple[Command, ...] = (
     ("Restart with a chosen profile", "pick a profile, confirm, watch it start; rolled back on a crash (r)",
      "ops('restart')"),
     ("Benchmark the server", "fire prompts, plot tok/s live, compare with earlier runs (b)", "ops('bench')"),
+    ("Tune the speculative settings", "restart with each arm of a grid, bench, canary, keep the best (T)",
+     "ops('tune')"),
 )
 LOG_COMMANDS: tuple[Command, ...] = (
     ("Find in the log", "highlight a text; n / N jump between matches (/)", "screen.find"),

@@ -193,3 +193,43 @@ class DiffLoaded(Message, bubble=False):
     profile: str
     sides: list
     notes: list
+
+
+# Tune screen (mtptui.ui.screens.tune) ------------------------------------------------------------------------
+
+
+@dataclass
+class TunePlanned(Message, bubble=False):
+    """The tune is planned (mtptui.ops.tune.plan.TunePlan): nothing changed yet; the confirm dialog comes next."""
+
+    plan: object
+
+
+@dataclass
+class TuneStarted(Message, bubble=False):
+    """The tune runs: ``run`` is its live TuneRun (read by the screen, changed only by the tuner), ``abort`` stops
+    it (the original launch is restored)."""
+
+    run: object
+    abort: object
+
+
+@dataclass
+class TuneProgress(Message, bubble=False):
+    """Something happened in the tune (mtptui.ops.tune.state.TuneEvent)."""
+
+    event: object
+
+
+@dataclass
+class TuneEnded(Message, bubble=False):
+    """The tune ended (finished or aborted) and the final restart ran; ``run`` says how it went."""
+
+    run: object
+
+
+@dataclass
+class TuneFailed(Message, bubble=False):
+    """The tune could not be planned or stopped on an error: one sentence."""
+
+    reason: str

@@ -1,4 +1,4 @@
-"""Screens of the app, and the registry the ops screens (diff, flags, bench, restore, restart) plug into.
+"""Screens of the app, and the registry the ops screens (diff, flags, bench, restore, restart, tune) plug into.
 
 An ops screen registers a factory: ``register("diff", lambda app: DiffScreen(app.context))``. Until one is
 registered for a name, its key and palette command say so in a notification instead of doing nothing.
@@ -28,6 +28,7 @@ OPS_SCREENS: dict[str, OpsEntry] = {
     "bench": OpsEntry("the benchmark screen"),
     "restore": OpsEntry("restoring the known-good profile", changes_host=True),
     "restart": OpsEntry("restarting with a chosen profile", changes_host=True),
+    "tune": OpsEntry("the tune screen (restarts with each arm of a grid)", changes_host=True),
 }
 
 

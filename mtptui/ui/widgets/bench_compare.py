@@ -46,6 +46,8 @@ class BenchCompare(RenderPane):
         if best.baseline:
             parts.append(Text(f"  baseline: run {best.baseline.get('id')} of {_when(best.baseline)}, best of "
                               f"{best.before_runs} run(s) of that configuration", style="dim"))
+        if best.stale and best.stale != best.reason:
+            parts.append(Text(visible(f"  {best.stale}"), style="yellow"))
         if outcome.previous is not None:
             parts.append(verdict_line("vs the run before", outcome.previous))
         parts += self._flags(best.flag_diff)

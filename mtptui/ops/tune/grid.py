@@ -1,0 +1,76 @@
+"""The tune grid: ``steps=1,2,3,4 topk=1 draft=auto`` turned into arms, one per combination.
+
+Keys are ``steps``, ``topk`` and ``draft`` (the speculative flags) or any SGLang flag by its profile name (long
+name without ``--``). ``auto`` leaves a flag to SGLang (draft tokens: steps + 1 at topk 1).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from mtptui.errors import UserError
+
+ALIASES = {"steps": "speculative-num-steps", "topk": "speculative-eagle-topk", "draft": "speculative-num-draft-tokens"}
+SHORT = {flag: alias for alias, flag in ALIASES.items()}
+DEFAULT_GRID = ("steps=1,2,3,4", "topk=1", "draft=auto")
+AUTO = "auto"
+MAX_ARMS = 64
+
+
+@dataclass(frozen=True)
+class GridPoint:
+    """One combination: flag (profile name) → value, ``AUTO`` for a flag left to SGLang."""
+
+    values: tuple[tuple[str, object], ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return dict(self.values)
+
+
+def _value(flag: str, word: str) -> object:
+    if word == AUTO:
+        return AUTO
+    try:
+        return int(word)
+    except ValueError:
+        pass
+    try:
+        return float(word)
+    except ValueError:
+        return word
+
+
+def parse_dimension(spec: str) -> tuple[str, list[object]]:
+    """``steps=1,2,3`` → ("speculative-num-steps", [1, 2, 3]); a UserError for anything else."""
+    key, sep, values = spec.partition("=")
+    key = key.strip().lower().removeprefix("--")
+    words = [word.strip() for word in values.split(",") if word.strip()]
+    if not sep or not key or not words:
+        raise UserError(f"--grid takes NAME=V1,V2,... (e.g. steps=1,2,3), not {spec!r}")
+    flag = ALIASES.get(key, key)
+    if not all(c.isalnum() or c == "-" for c in flag):
+        raise UserError(f"--grid: {key!r} is not a flag name (steps, topk, draft or an SGLang flag without --)")
+    return flag, [_value(flag, word) for word in dict.fromkeys(words)]
+
+
+def parse_grid(specs: list[str] | tuple[str, ...] | None) -> list[GridPoint]:
+    """Every combination of the dimensions, in the order written (the first dimension varies slowest)."""
+    dims: dict[str, list[object]] = {}
+    for spec in specs or DEFAULT_GRID:
+        flag, values = parse_dimension(spec)
+        if flag in dims:
+            raise UserError(f"--grid names {SHORT.get(flag, flag)} twice")
+        dims[flag] = values
+    points = [GridPoint(tuple(zip(dims, combo))) for combo in itertools.product(*dims.values())]
+    if len(points) > MAX_ARMS:
+        raise UserError(f"--grid makes {len(points)} arms; at most {MAX_ARMS} (each one is a restart)")
+    return points
+
+
+def parse_concurrency(text: str | None) -> list[int]:
+    """``1,4,16`` → [1, 4, 16] (sorted, distinct, each >= 1)."""
+    words = [w.strip() for w in (text or "1,4,16").split(",") if w.strip()]
+    if not words or not all(w.isdigit() and 1 <= int(w) <= 1024 for w in words):
+        raise UserError(f"--concurrency takes numbers from 1 to 1024 separated by commas, not {text!r}")
+    return sorted({int(w) for w in words})

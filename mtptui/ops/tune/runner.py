@@ -1,0 +1,241 @@
+"""Run a tune plan: every arm (restart, check the launch, bench each concurrency, canary), the verdict, then the
+original launch back (or the best arm with keep = best).
+
+    run = await Tuner(session, plan, on_event=print).run()
+
+An abort restores the original too: cancelling the task that runs ``run()`` (Ctrl+C, the screen's abort or
+quit) or losing the connection stops the arm in progress (``aborted``), and the original is restarted before
+``run()`` returns (the connection is reopened for it). Each arm's restart rolls back by itself when the arm's
+server crashes or never becomes ready; that arm is ``failed`` and the tune goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Callable
+
+from mtptui.errors import UserError
+from mtptui.ops.readonly import refuse_if_readonly
+from mtptui.ops.tune.arms import Arm, Measured
+from mtptui.ops.tune.canary import CanaryOutputs, judge as judge_canary, run_canary
+from mtptui.ops.tune.plan import TunePlan, tune_session
+from mtptui.ops.tune.state import TuneEvent, TuneRun
+from mtptui.ops.tune.verify import launch_mismatch
+from mtptui.remote.errors import ConnectError, ConnectionLost
+
+RESTART_TIMEOUT_S = 600.0
+MINOR_RESTART_STEPS = frozenset({"loading", "allocating", "capturing_graphs", "warming_up", "backup", "reload"})
+FIRST_WARMUP = 2  # warm-up requests before an arm's first concurrency: a fresh server's first steps are slow
+
+
+class ArmFailed(Exception):
+    """The arm in progress cannot be measured; the message says why."""
+
+
+class Tuner:
+    """Executes one TunePlan; ``state`` is the live TuneRun."""
+
+    def __init__(self, session, plan: TunePlan, *, on_event: Callable[[TuneEvent], None] | None = None,
+                 restart_timeout_s: float = RESTART_TIMEOUT_S, history_path=None, clock=None) -> None:
+        self.session = tune_session(session, plan)
+        self.plan, self.on_event = plan, on_event or (lambda event: None)
+        self.restart_timeout_s, self.history_path = restart_timeout_s, history_path
+        self.state = TuneRun(plan, clock) if clock else TuneRun(plan)
+        self.reference: CanaryOutputs | None = None
+
+    def emit(self, kind: str, message: str, arm: Arm | None = None, minor: bool = False) -> None:
+        if kind == "phase":
+            self.state.phase = message
+            if arm is not None:
+                arm.phase = message
+        self.on_event(TuneEvent(kind, message, arm.name if arm else None, minor))
+
+    def _restart_event(self, event, arm: Arm | None) -> None:
+        self.emit("restart", str(event), arm, minor=event.step in MINOR_RESTART_STEPS)
+
+    async def run(self) -> TuneRun:
+        """Run every arm, judge, keep; returns the TuneRun (``aborted`` says why it stopped early, if it did)."""
+        run = self.state
+        refuse_if_readonly(self.session.readonly, "run a tune (every arm restarts the server)", self.plan.host.name)
+        run.state, run.started = "running", run.clock()
+        self.emit("plan", f"tuning {self.plan.host.name}: {len(self.plan.runnable)} arm(s)")
+        keep = self.plan.keep
+        try:
+            for arm in self.plan.runnable:
+                await self._arm(arm)
+            self._judge()
+        except asyncio.CancelledError:
+            asyncio.current_task().uncancel()
+            keep = self._stop("aborted")
+        except (ConnectionLost, ConnectError) as exc:
+            keep = self._stop(f"lost the connection: {exc}")
+        await self._keep(keep)
+        run.state, run.ended = ("aborted" if run.aborted else "finished"), run.clock()
+        self.emit("finished", self._ending())
+        return run
+
+    def _stop(self, why: str) -> str:
+        """The tune stops early: the arm in progress and the ones not run are aborted; the original comes back."""
+        self.state.aborted = why
+        for arm in self.plan.arms:
+            if arm.status == "pending":
+                arm.status, arm.reason = "aborted", "not run: the tune stopped"
+            elif arm.status in ("running", "aborted") and arm.reason is None:
+                arm.status, arm.reason = "aborted", why
+        self._judge()
+        return "original"
+
+    def _judge(self) -> None:
+        from mtptui.ops.tune.verdict import judge
+
+        self.state.verdict = judge(self.plan.arms, list(self.plan.workload.concurrency), self.plan.original_values)
+        self.emit("verdict", self.state.verdict.sentence)
+
+    # One arm ----------------------------------------------------------------------------------------------
+
+    async def _arm(self, arm: Arm) -> None:
+        arm.status, arm.started, self.state.current = "running", self.state.clock(), arm.name
+        try:
+            if await self._restart(arm.name, arm):
+                await self._check_launch(arm)
+                for index, concurrency in enumerate(self.plan.workload.concurrency):
+                    await self._bench(arm, concurrency, FIRST_WARMUP if index == 0 else 1)
+                await self._canary(arm)
+                arm.status = "done"
+        except ArmFailed as exc:
+            arm.status, arm.reason = "failed", str(exc)
+        except (ConnectionLost, ConnectError, asyncio.CancelledError):
+            arm.status = "aborted"
+            raise
+        except UserError as exc:
+            arm.status, arm.reason = "failed", str(exc)
+        finally:
+            arm.ended, arm.phase = self.state.clock(), None
+            self.emit("arm", f"{arm.status}" + (f": {arm.reason}" if arm.reason else ""), arm)
+
+    async def _restart(self, profile: str, arm: Arm | None) -> bool:
+        """Restart with ``profile``; False when SGLang on the host refuses it (the arm is refused)."""
+        from mtptui.ops.restart import plan_restart
+        from mtptui.ops.restart_run import Restarter
+
+        self.emit("phase", f"restarting with {profile}", arm)
+        plan = await plan_restart(self.session, profile)
+        if plan.blocking and arm is not None:
+            arm.status, arm.reason = "refused", f"SGLang on the host would refuse it: {plan.blocking[0]}"
+            return False
+        result = await Restarter(self.session, plan, timeout_s=self.restart_timeout_s,
+                                 on_event=lambda event: self._restart_event(event, arm)).run()
+        self.state.restart_s.append(result.elapsed_s)
+        if not result.ok:
+            raise ArmFailed(result.summary())
+        return True
+
+    async def _check_launch(self, arm: Arm) -> None:
+        self.emit("phase", "checking the running launch", arm)
+        mismatch = await launch_mismatch(self.session, arm.profile)
+        if mismatch:
+            raise ArmFailed(mismatch)
+
+    async def _bench(self, arm: Arm, concurrency: int, warmup: int) -> None:
+        from mtptui.ops.bench_run import BenchRequest, bench_config, run_bench, target_of_session
+
+        workload = self.plan.workload
+        total = workload.requests_at(concurrency)
+        self.emit("phase", f"c={concurrency}: warming up", arm)
+        request = BenchRequest(workload.prompts, concurrency, total, workload.max_tokens, warmup)
+        counter = _Progress(self, arm, concurrency, total)
+        link = _LinkWatch(self.session.transport)
+        outcome = await run_bench(target_of_session(self.session), bench_config(request), counter,
+                                  history_path=self.history_path)
+        run, summary = outcome.run, outcome.run["summary"]
+        self.state.rig = run["fingerprint"].get("rig")
+        arm.runs.append(run)
+        arm.results.append(_measured(concurrency, run))
+        self.emit("measured", f"c={concurrency}: {_tok_s_text(summary)}", arm)
+        if summary.get("requests_failed"):
+            first = next((r.get("error") for r in run.get("requests", []) if not r.get("ok")), None)
+            if link.dropped():
+                raise ConnectionLost(f"it dropped while {arm.label} was measured at c={concurrency} ({first})")
+            raise ArmFailed(f"{summary['requests_failed']} of {total} requests failed at c={concurrency}: {first}")
+
+    async def _canary(self, arm: Arm) -> None:
+        self.emit("phase", "greedy canary", arm)
+        outputs = await run_canary(await self.session.api_url(), self.plan.workload.canary_tokens)
+        arm.canary, arm.canary_detail = judge_canary(outputs, self.reference)
+        if self.reference is None and arm.canary == "pass":
+            self.reference = outputs
+        self.emit("canary", f"canary {arm.canary}" + (f": {arm.canary_detail}" if arm.canary_detail else ""), arm)
+
+    # The end ----------------------------------------------------------------------------------------------
+
+    async def _keep(self, keep: str) -> None:
+        """Restart with the best arm (keep = best, when there is one) or the original; say how it went."""
+        run, best = self.state, self.state.verdict.best if self.state.verdict else None
+        name, kept = (best.name, "best") if keep == "best" and best is not None else (self.plan.original.name,
+                                                                                       "original")
+        run.state, run.current = "restoring", None
+        try:
+            await self._restart(name, None)
+            mismatch = await launch_mismatch(self.session, self.plan.host.profiles[name])
+            if mismatch:
+                raise ArmFailed(mismatch)
+        except (ArmFailed, UserError) as exc:
+            run.restore = f"restarting with {name} failed: {exc}"
+            return
+        run.kept, run.restore = kept, f"{self.plan.host.name} runs {name} again" if kept == "original" else \
+            f"{self.plan.host.name} keeps the best arm, {name}"
+
+    def _ending(self) -> str:
+        run = self.state
+        head = f"tune aborted ({run.aborted})" if run.aborted else "tune finished"
+        return f"{head}; {run.restore}"
+
+
+class _LinkWatch:
+    """Did the connection to the host drop since this was made? (Requests that fail because the host's server
+    crashed fail the arm; requests that fail because the SSH connection dropped abort the tune.)"""
+
+    def __init__(self, transport) -> None:
+        self.transport, self.opened = transport, getattr(transport, "connections", 0)
+
+    def dropped(self) -> bool:
+        return bool(getattr(self.transport, "closed", False)) or \
+            getattr(self.transport, "connections", 0) != self.opened
+
+
+class _Progress:
+    """The bench's events as the tune's phase: warm-up, then measured requests done out of the total."""
+
+    def __init__(self, tuner: Tuner, arm: Arm, concurrency: int, total: int) -> None:
+        self.tuner, self.arm, self.concurrency, self.total, self.done = tuner, arm, concurrency, total, 0
+
+    def __call__(self, event) -> None:
+        from mtptui.bench.events import Notice, RequestDone
+
+        if isinstance(event, RequestDone) and not event.warmup:
+            self.done += 1
+            self.tuner.emit("phase", f"c={self.concurrency}: {self.done}/{self.total} requests", self.arm, minor=True)
+        elif isinstance(event, Notice):
+            self.tuner.emit("notice", event.message, self.arm)
+
+
+def _median(summary: dict, key: str) -> float | None:
+    value = (summary.get(key) or {}).get("median")
+    return round(value, 2) if isinstance(value, (int, float)) else None
+
+
+def _rounded(value) -> float | None:
+    return round(value, 3) if isinstance(value, (int, float)) else None
+
+
+def _measured(concurrency: int, run: dict) -> Measured:
+    s = run["summary"]
+    return Measured(concurrency, _rounded(s.get("output_tok_s")), _rounded(s.get("request_tok_s")),
+                    _rounded(s.get("accept_len")), _median(s, "ttft_ms"), _median(s, "tpot_ms"),
+                    s.get("accept_len_source"), run.get("id"))
+
+
+def _tok_s_text(summary: dict) -> str:
+    tok_s, accept = summary.get("output_tok_s"), summary.get("accept_len")
+    text = f"{tok_s:.1f} tok/s" if isinstance(tok_s, (int, float)) else "no tok/s"
+    return text + (f", accept length {accept:.2f}" if isinstance(accept, (int, float)) else "")
