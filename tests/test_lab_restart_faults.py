@@ -217,7 +217,7 @@ async def test_a_host_that_stays_away_during_the_watch_is_reported_as_unknown_no
     assert "what runs there now is unknown" in summary and "not rolled back" in summary
     assert "rolled back to" not in summary and "rolling_back" not in steps(result)
     assert [r.step for r in result.changed] == ["write_unit", "reload", "starting"]
-    assert f"write the new unit" in summary and result.end is None
+    assert "write the new unit" in summary and result.end is None
     assert lab_systemd.unit_file.read_text() == plan.new_unit  # what the report says it did, the host shows
     assert Path(plan.backup).read_text() == plan.previous.unit_text
 
