@@ -232,7 +232,8 @@ class FrameDecoder:
         """A frame at the expected offset continues the log, even in another inode (a rotated file's rest)."""
         expected = self.expected
         follows = expected is not None and offset == expected.offset
-        mark = (expected.mark + payload[-MARK_BYTES:])[-MARK_BYTES:] if follows else payload[-MARK_BYTES:]
+        kept = expected.mark if expected is not None and follows else b""
+        mark = (kept + payload[-MARK_BYTES:])[-MARK_BYTES:]
         self.expected = FilePosition(inode, offset + len(payload), mark)
         return LogChunk(payload, self.expected, reset=expected is not None and not follows)
 
@@ -282,7 +283,7 @@ class FileLog:
         inode, offset = (position.inode, position.offset) if isinstance(position, FilePosition) else (0, 0)
         mark = position.mark.hex() if isinstance(position, FilePosition) and position.mark else None
         tail = -1 if position is not None or start.lines is None else start.lines
-        words = [self.python, "-c", FILE_READER, self.path, inode, offset, tail, int(wait)]
+        words: list[str | int] = [self.python, "-c", FILE_READER, self.path, inode, offset, tail, int(wait)]
         return Command.of(words + ([mark] if mark else []), f"follow {self.path}")
 
     def decoder(self, position: LogPosition) -> FrameDecoder:
