@@ -20,8 +20,6 @@ PACKAGE = ROOT / "mtptui"
 KNOWN_CIRCLES: list[list[str]] = [
     ["mtptui.bench.events", "mtptui.bench.result"],
     ["mtptui.cli.commands._flags_host", "mtptui.cli.commands.flags"],
-    ["mtptui.ops.restart", "mtptui.ops.restart_text"],
-    ["mtptui.sglang.flags.diff", "mtptui.sglang.flags.diff_text"],
     ["mtptui.sglang.flags.effective", "mtptui.sglang.flags.speculative"],
     ["mtptui.sglang.state.model", "mtptui.sglang.state.summary"],
     ["mtptui.sglang.unit.unit", "mtptui.sglang.unit.write"],

@@ -11,6 +11,7 @@ import pytest
 
 from mtptui.config.loader import load_host_file
 from mtptui.sglang.flags import FlagError, FlagSet, diff_flagsets, parse_command
+from mtptui.sglang.flags.diff_text import render_diff
 from mtptui.sglang.unit import read_unit
 from tests.conftest import CONFIGS
 
@@ -91,7 +92,7 @@ def test_env_rows_and_three_sides() -> None:
                   "resolved": ["unset (default false)", "unset (default false)", "true"]}],
         "env": [{"var": "SGLANG_ENABLE_SPEC_V2", "values": ["1", None, "0"]}],
     }
-    text = diff.render_text()
+    text = render_diff(diff)
     assert "--port" in text and "SGLANG_ENABLE_SPEC_V2" in text and "unset" in text
 
 

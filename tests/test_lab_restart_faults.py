@@ -25,6 +25,7 @@ from mtptui.ops.connect import open_session
 from mtptui.ops.restart import plan_restart
 from mtptui.ops.restart_env import ENV_HEADING
 from mtptui.ops.restart_run import Restarter
+from mtptui.ops.restart_text import render_plan
 from mtptui.remote.procinfo import read_process
 from tests.lab import UNIT, LabHost, lab, lab_process, lab_systemd, operator_env, prepare_lab_host  # noqa: F401
 from tests.sshd import ROOT, STAND_IN
@@ -229,7 +230,7 @@ async def test_a_restore_keeps_the_units_own_environment_unless_dropped(lab_syst
     async with open_session(lab_systemd.config) as session:
         plan = await plan_restart(session, "restored")
         statuses = {change.var: change.status for change in plan.env}
-        text, as_json = plan.render_text(), plan.to_json()
+        text, as_json = render_plan(plan), plan.to_json()
         dropping = await plan_restart(session, "restored", drop_env=["HF_HOME"])
         with pytest.raises(UserError, match="cannot drop NOPE: the unit has no such Environment= variable"):
             await plan_restart(session, "restored", drop_env=["NOPE"])

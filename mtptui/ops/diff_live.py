@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from mtptui.errors import UserError
 from mtptui.ops.launches import Running, configured_side, profile_side, running_side
 from mtptui.sglang.flags import Diff, diff_flagsets
+from mtptui.sglang.flags.diff_text import render_diff
 
 
 @dataclass
@@ -29,7 +30,7 @@ class LiveDiff:
         return data
 
     def render_text(self) -> str:
-        text = self.diff.render_text()
+        text = render_diff(self.diff)
         return "\n".join([*(f"note: {note}" for note in self.notes), text]) if self.notes else text
 
 

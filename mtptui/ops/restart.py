@@ -20,6 +20,7 @@ from mtptui.errors import UserError
 from mtptui.ops.diff_live import default_profile
 from mtptui.ops.launches import Running, Side, configured_side, profile_side, running_side
 from mtptui.ops.restart_env import EnvChange, merge_env
+from mtptui.ops.restart_text import rollback_summary
 from mtptui.remote.procinfo import ProcessInfo
 from mtptui.remote.process import stop_group_command
 from mtptui.remote.shell import Command
@@ -102,22 +103,6 @@ class RestartPlan:
                                 for s in self.finish],
                 "backup": self.backup, "new_unit": self.shown_unit, "lock": self.lock,
                 "environment": [change.to_json() for change in self.env], "rollback": rollback_summary(self)}
-
-    def render_text(self) -> str:
-        from mtptui.ops.restart_text import render_plan
-
-        return render_plan(self)
-
-
-def rollback_summary(plan: RestartPlan) -> str:
-    prev = plan.previous
-    if plan.manager == "systemd":
-        again = "restart it" if prev.running else "leave it stopped"
-        return (f"on crash or timeout: write the previous unit back to {prev.unit_path}, daemon-reload, {again} "
-                f"(a failure undoes only the steps that ran: if the unit could not be written, nothing changes)")
-    if prev.running:
-        return "on crash or timeout: stop the new server and relaunch the previous command line"
-    return "on crash or timeout: stop the new server (nothing ran before)"
 
 
 def _entry_from(profile, target: FlagSet, current: FlagSet | None) -> None:

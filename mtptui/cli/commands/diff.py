@@ -39,6 +39,7 @@ def run(args) -> int:
 
 def _offline(args) -> int:
     from mtptui.sglang.flags.diff import diff_flagsets
+    from mtptui.sglang.flags.diff_text import render_diff
     from mtptui.sglang.flags.sources import load_source
     from mtptui.sglang.flags.table import load_table
 
@@ -51,5 +52,5 @@ def _offline(args) -> int:
     else:
         from mtptui.text import visible
 
-        print(visible(diff.render_text()))
+        print(visible(render_diff(diff)))
     return 0

@@ -51,11 +51,6 @@ class Diff:
             "env": [{"var": e.var, "values": list(e.values)} for e in self.env],
         }
 
-    def render_text(self) -> str:
-        from mtptui.sglang.flags.diff_text import render_diff
-
-        return render_diff(self)
-
 
 @dataclass(frozen=True)
 class _Cell:
