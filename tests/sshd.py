@@ -307,7 +307,7 @@ def process_host(tmp_path: Path, sshd: SSHD | None, name: str = "gpu") -> TestHo
 def systemd_host(tmp_path: Path, sshd: SSHD, unit_profile: str, name: str = "gpu") -> TestHost:
     """A systemd host whose unit (in the stand-in's unit directory) launches ``unit_profile``."""
     from mtptui.sglang.flags import FlagSet
-    from mtptui.sglang.unit import read_unit
+    from mtptui.sglang.unit import read_unit, with_launch
 
     unit = f"sglang-{tmp_path.name.replace('_', '-')}.service"
     host = TestHost(tmp_path / f"{name}.toml", name, free_port(), tmp_path, unit)
@@ -316,7 +316,7 @@ def systemd_host(tmp_path: Path, sshd: SSHD, unit_profile: str, name: str = "gpu
     flagset = FlagSet.from_profile(host.config.profile(unit_profile), host.config.sglang_version)
     path = host.unit_file(Path(sshd.env["MTPTUI_STANDIN_STATE"]))
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(read_unit(UNIT_TEMPLATE, name=unit).with_launch(flagset))
+    path.write_text(with_launch(read_unit(UNIT_TEMPLATE, name=unit), flagset))
     return host
 
 

@@ -12,7 +12,7 @@ import pytest
 from mtptui.config.loader import load_host_file
 from mtptui.sglang.flags import FlagError, FlagSet, diff_flagsets, parse_command
 from mtptui.sglang.flags.diff_text import render_diff
-from mtptui.sglang.unit import read_unit
+from mtptui.sglang.unit import read_unit, with_launch
 from tests.conftest import CONFIGS
 
 MISSION_ROWS = {"--speculative-num-steps", "--speculative-num-draft-tokens", "--mem-fraction-static",
@@ -36,7 +36,7 @@ def restored_unit(ct129, tmp_path: Path) -> Path:
     """The known-good profile written as the systemd unit it came from."""
     fs = FlagSet.from_profile(ct129.profile("restored"), ct129.sglang_version)
     path = tmp_path / "sglang-qwen.service"
-    path.write_text(read_unit(UNIT_TEMPLATE).with_launch(fs))
+    path.write_text(with_launch(read_unit(UNIT_TEMPLATE), fs))
     return path
 
 

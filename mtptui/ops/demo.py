@@ -85,13 +85,13 @@ def localized_host(template: HostConfig, run_dir: Path, port: int) -> HostConfig
 def known_good_unit(host: HostConfig) -> str:
     """The systemd unit that ran the known-good profile before the redeploy (rendered, never started)."""
     from mtptui.sglang.flags import FlagSet
-    from mtptui.sglang.unit import read_unit
+    from mtptui.sglang.unit import read_unit, with_launch
 
     skeleton = ("[Unit]\nDescription=SGLang Qwen3.6-27B (MTP) on port 30000\nAfter=network-online.target\n\n"
                 "[Service]\nType=simple\nUser=ops\nExecStart=/bin/true\nRestart=on-failure\n\n"
                 "[Install]\nWantedBy=multi-user.target\n")
     flagset = FlagSet.from_profile(host.profile(host.known_good or "restored"), host.sglang_version)
-    return read_unit(skeleton, UNIT_NAME).with_launch(flagset)
+    return with_launch(read_unit(skeleton, UNIT_NAME), flagset)
 
 
 @dataclass

@@ -147,7 +147,7 @@ async def plan_restart(session, profile_name: str | None = None, stamp: str | No
 
 
 async def _plan_systemd(session, name: str, profile, profile_s: Side, stamp: str, drop_env: set[str]) -> RestartPlan:
-    from mtptui.sglang.unit import read_unit
+    from mtptui.sglang.unit import read_unit, with_launch
 
     manager: SystemdManager = session.manager
     unit_s, unit_file = await configured_side(session)
@@ -159,7 +159,7 @@ async def _plan_systemd(session, name: str, profile, profile_s: Side, stamp: str
     target = profile_s.flagset
     _entry_from(profile, target, unit_s.flagset)
     target.env, env_changes = merge_env(fragment.environment, target.env, drop_env)
-    new_text = fragment.with_launch(target)
+    new_text = with_launch(fragment, target)
     backup = backup_path(unit_file.path, stamp)
     main_pid = await manager.main_pid()
     stray = running.info if running and running.info.pid != main_pid else None
@@ -175,7 +175,7 @@ async def _plan_systemd(session, name: str, profile, profile_s: Side, stamp: str
                      f"restores the unit, not that server")
     plan = RestartPlan(session.host.name, name, "systemd", target, _diff([_side(running), unit_s, profile_s]), [],
                        steps, [Step("enabled", manager.enable_command())], previous, backup, new_text, notes,
-                       shown_unit=fragment.with_launch(mask_flagset(target)), lock=lock_path(unit_file.path),
+                       shown_unit=with_launch(fragment, mask_flagset(target)), lock=lock_path(unit_file.path),
                        env=env_changes)
     return _with_lint(plan, await _lint(session, target))
 

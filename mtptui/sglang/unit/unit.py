@@ -50,12 +50,6 @@ class Unit:
         found = [s for s in self.service("ExecStart") if s.value.strip()]
         return found[-1] if found else None
 
-    def with_launch(self, fs, multiline: bool = True) -> str:
-        """The unit text with ``fs`` as ExecStart= and Environment=, nothing else changed."""
-        from mtptui.sglang.unit.write import with_launch
-
-        return with_launch(self, fs, multiline)
-
 
 def _logical_lines(lines: list[str]):
     """(start, end, text) of each logical line: backslash-newline joins with a space, comments skipped."""

@@ -36,6 +36,7 @@ def _env_word(name: str, value: str) -> str:
 
 
 def with_launch(unit: Unit, fs, multiline: bool = True) -> str:
+    """The unit text with ``fs`` as ExecStart= and Environment=, nothing else changed."""
     exec_start = unit.exec_start
     if exec_start is None:
         raise FlagError("the unit has no ExecStart= in [Service] to replace")
