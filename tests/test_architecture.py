@@ -20,7 +20,6 @@ PACKAGE = ROOT / "mtptui"
 KNOWN_CIRCLES: list[list[str]] = [
     ["mtptui.bench.events", "mtptui.bench.result"],
     ["mtptui.cli.commands._flags_host", "mtptui.cli.commands.flags"],
-    ["mtptui.sglang.flags.effective", "mtptui.sglang.flags.speculative"],
     ["mtptui.ui.app", "mtptui.ui.commands", "mtptui.ui.screens.bench", "mtptui.ui.screens.dashboard",
      "mtptui.ui.screens.diff", "mtptui.ui.screens.flags", "mtptui.ui.screens.ops_actions",
      "mtptui.ui.widgets.restart_panel"],

@@ -7,7 +7,7 @@ simpler model of sglang-flags.md §2.2. Checked against SGLang's own code by the
 
 from __future__ import annotations
 
-from mtptui.sglang.flags.effective import (
+from mtptui.sglang.flags.spec_values import (
     DRAFT, DRAFT_WARNING, MRR, MRR_SPEC, MRR_WARNING, NEW_AUTO_TABLE, NGRAM_WARNING, STEPS, TOPK, TYPE_ERROR,
     TYPE_ERROR_VERSIONS, Effective, SpecError, SpecResolution, auto_spec_params,
 )
