@@ -26,9 +26,9 @@ def register(sub, parent) -> None:
 def run(args) -> int:
     if args.left is None and args.right is None:
         if args.host:  # live: running vs unit vs profile, over the host's transport (mtptui.ops.diff_live)
-            from mtptui.ops.diff_live import run_cli
+            from mtptui.cli.commands._diff_host import run_host
 
-            return run_cli(args)
+            return run_host(args)
         raise UserError("give HOST, or --left A --right B")
     if args.left is None or args.right is None:
         raise UserError("--left and --right go together")
