@@ -10,7 +10,7 @@ way a network failure does (the listener stays up, so clients can reconnect).
 
 The "GPU host" is this machine seen through sshd: its PATH has ``tests/stand_in`` (the stand-in ``systemctl``
 and ``journalctl``) before the system's, and its PYTHONPATH starts with the demo's stand-in ``sglang`` package
-(``mtptui/ops/demo_sglang``: ``python -m sglang.launch_server`` runs the simulated server, paced by
+(``mtptui/demo_sglang``: ``python -m sglang.launch_server`` runs the simulated server, paced by
 $MTPTUI_SIM_SPEED) and the tests' network guard. Tests contact 127.0.0.1 only.
 """
 
@@ -33,7 +33,7 @@ SSHD_BIN = shutil.which("sshd") or "/usr/sbin/sshd"
 STAND_IN = Path(__file__).resolve().parent / "stand_in"
 ROOT = Path(__file__).resolve().parents[1]
 NETGUARD = Path(__file__).resolve().parent / "netguard"
-DEMO_SGLANG = ROOT / "mtptui" / "ops" / "demo_sglang"
+DEMO_SGLANG = ROOT / "mtptui" / "demo_sglang"
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 

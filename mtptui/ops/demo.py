@@ -4,7 +4,7 @@
 directory, profiles launched by this Python), the known-good systemd unit rendered from the ``restored``
 profile, and the log. ``start()`` launches ``python -m sglang.launch_server`` with the ``redeploy-1step``
 profile as a detached process, the way the ad-hoc nohup redeploy ran; with ``server_environment()`` in the
-environment that command runs the simulated server (the stand-in ``sglang`` package in ``demo_sglang/``), so
+environment that command runs the simulated server (the stand-in ``sglang`` package in ``mtptui/demo_sglang/``), so
 the process list, restarts and diffs see SGLang's real command line. ``feed()`` follows the log, watches the
 process, its command line and /server_info, and keeps a steady stream of the mission's coding prompt going so
 the log shows decode batches; ``stop()`` ends the server.
@@ -30,7 +30,7 @@ from mtptui.errors import UserError
 from mtptui.ops.demo_load import DemoLoad
 from mtptui.ops.feed import FileTailFeed, HostStatus, MergedFeed, merge_feeds
 
-SHIM_PATH = Path(__file__).resolve().parent / "demo_sglang"
+SHIM_PATH = Path(__file__).resolve().parent.parent / "demo_sglang"
 
 BAD_PROFILE = "redeploy-1step"
 UNIT_NAME = "sglang-qwen.service"
