@@ -39,7 +39,7 @@ from mtptui.ui.widgets.bench_results import BenchResults
 from mtptui.ui.widgets.render_pane import RenderPane
 
 if TYPE_CHECKING:
-    from mtptui.ui.app import AppContext
+    from mtptui.ui.context import AppContext
 
 PAINT_INTERVAL_S = 0.5
 SCREEN_NAME = "bench"

@@ -34,7 +34,7 @@ from mtptui.ui.widgets.startup_pane import StartupPane
 from mtptui.ui.widgets.throughput_pane import ThroughputPane
 
 if TYPE_CHECKING:
-    from mtptui.ui.app import AppContext
+    from mtptui.ui.context import AppContext
 
 PAINT_INTERVAL_S = 0.5
 PANES = ("header", "startup", "memory", "speculation", "throughput")
