@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mtptui.cli.commands._common import add, print_json
 from mtptui.errors import UserError
+from mtptui.sglang.versions import DEFAULT_VERSION
 
 NAME = "diff"
 
@@ -18,7 +19,7 @@ def register(sub, parent) -> None:
     p.add_argument("--left", default=None, help="offline: unit file, TOML profile, command-line file or HOST:PROFILE")
     p.add_argument("--right", default=None, help="offline: unit file, TOML profile, command-line file or HOST:PROFILE")
     p.add_argument("--version", dest="sglang_version", default=None,
-                   help="SGLang version for both sides (default: the host's, else 0.5.12.post1)")
+                   help=f"SGLang version for both sides (default: the host's, else {DEFAULT_VERSION})")
     p.add_argument("--json", action="store_true", help="print the diff as JSON")
     p.set_defaults(run=run)
 

@@ -7,6 +7,7 @@ import argparse
 from mtptui.cli.commands._common import add
 from mtptui.cli.commands._flags_report import USAGE_HINT, report
 from mtptui.errors import UserError
+from mtptui.sglang.versions import DEFAULT_VERSION
 
 NAME = "flags"
 
@@ -23,7 +24,7 @@ def register(sub, parent) -> None:
                                           "the SGLang installed on the host (its argument checks, in the "
                                           "profile's python, read-only), falling back to the offline table. "
                                           "Exit 0 clean, 1 on errors (warnings alone exit 0).")
-    lint.add_argument("--version", dest="sglang_version", default=None, help="SGLang version (default 0.5.12.post1)")
+    lint.add_argument("--version", dest="sglang_version", default=None, help=f"SGLang version (default {DEFAULT_VERSION})")
     lint.add_argument("--model-arch", default=None, metavar="ARCH",
                       help="model architecture from config.json, e.g. Qwen3_5ForCausalLM (default: guessed from "
                            "the model path)")
@@ -51,7 +52,6 @@ def _lint(words: list[str], version: str, model_arch: str | None):
 
 
 def run(args) -> int:
-    from mtptui.sglang.flags import DEFAULT_VERSION
     from mtptui.sglang.flags.table import load_table
     from mtptui.sglang.flags.verdict import LintSource, LintVerdict, resolved_json
 

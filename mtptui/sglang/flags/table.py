@@ -9,8 +9,8 @@ from importlib import resources
 from typing import Any
 
 from mtptui.errors import UserError
+from mtptui.sglang.versions import DEFAULT_VERSION
 
-DEFAULT_VERSION = "0.5.12.post1"
 PROG = "sglang serve"
 
 
