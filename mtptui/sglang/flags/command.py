@@ -86,6 +86,25 @@ def parse_words(words: list[str], version: str = DEFAULT_VERSION, *, require_mod
     return flagset
 
 
+SHELLS = ("sh", "bash", "dash", "zsh")
+
+
+def shell_script(argv: list[str]) -> str | None:
+    """The SCRIPT of a ``sh -c SCRIPT`` wrapper (sh, bash, dash or zsh alike); None when argv is not one."""
+    if argv and os.path.basename(argv[0]) in SHELLS and "-c" in argv[1:-1]:
+        return argv[argv.index("-c") + 1]
+    return None
+
+
+def parse_launch_argv(argv: list[str], version: str = DEFAULT_VERSION, *, require_model: bool = True) -> FlagSet:
+    """The flag set an argv launches (ExecStart=, /proc/PID/cmdline): a shell's ``-c`` script is read as the
+    command line it runs, the same way wherever the argv came from."""
+    script = shell_script(argv)
+    if script is not None:
+        return parse_command(script, version, require_model=require_model)
+    return parse_words(argv, version, require_model=require_model)
+
+
 def value_text(value: object) -> str:
     """A value as one argv word: floats by repr (round-trips), everything else by str."""
     return repr(value) if isinstance(value, float) else str(value)

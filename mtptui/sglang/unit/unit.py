@@ -6,7 +6,6 @@ plus drop-ins): the last non-empty ExecStart= of [Service] is the command that r
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 from mtptui.sglang.flags.errors import FlagError
@@ -142,15 +141,12 @@ def read_unit(text: str, name: str | None = None) -> Unit:
 def unit_flagset(unit: Unit, version: str | None = None):
     """The FlagSet the unit's ExecStart= launches, with Environment= (and any `env` prefix) as env."""
     from mtptui.sglang.flags import DEFAULT_VERSION
-    from mtptui.sglang.flags.command import parse_command, parse_words
+    from mtptui.sglang.flags.command import parse_launch_argv
 
     version = version or DEFAULT_VERSION
     argv = unit.exec_argv
     if not argv:
         raise FlagError(f"unit{' ' + unit.name if unit.name else ''} has no ExecStart= in [Service]")
-    if os.path.basename(argv[0]) in ("sh", "bash", "dash") and "-c" in argv[1:-1]:
-        flagset = parse_command(argv[argv.index("-c") + 1], version)
-    else:
-        flagset = parse_words(argv, version)
+    flagset = parse_launch_argv(argv, version)
     flagset.env = {**unit.environment, **flagset.env}
     return flagset
