@@ -94,8 +94,6 @@ class Session:
         self.accept_len: deque[float] = deque(maxlen=spark_len)
         self.accept_rate: deque[float] = deque(maxlen=spark_len)
         self.lines_seen = 0
-        self._startups_seen = 0
-        self._warm_up_pending = True
         self.previous_mean: float | None = None  # steady mean of the run before the last restart
 
     def apply(self, events: Iterable[Event]) -> Changes:
@@ -122,10 +120,7 @@ class Session:
         return changes
 
     def _decode(self, event: Event) -> None:
-        if self.server.startups != self._startups_seen:
-            self._startups_seen = self.server.startups
-            self._warm_up_pending = True
-        warm_up, self._warm_up_pending = self._warm_up_pending, False
+        warm_up = self.server.decode.last_was_warm_up  # the state's rule: the first batch of each startup
         fields = event.fields
         self.throughput.add(event.ts, fields["gen_throughput"], warm_up, fields["running_req"])
         if not warm_up and fields["running_req"]:
