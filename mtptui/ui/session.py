@@ -9,36 +9,16 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Callable, Iterable
 
 from mtptui.ops.feed import Connection, HostStatus
 from mtptui.sglang.logparse import Event
+from mtptui.sglang.logparse.timestamps import parse_ts
 from mtptui.sglang.state import ServerState, phases
 
 Clock = Callable[[], float]
-DATE_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S,%f", "%Y-%m-%dT%H:%M:%S",
-                "%Y-%m-%dT%H:%M:%S.%f")
-TIME_FORMATS = ("%H:%M:%S", "%H:%M:%S.%f")
 # Service states (systemd's is-active, the process manager's, the demo's) in which no server runs.
 DOWN_STATES = ("inactive", "failed", "deactivating", "not running", "exited", "not started")
-
-
-def parse_ts(text: str | None) -> float | None:
-    """Seconds (epoch, local time) of a timestamp as SGLang prints it; time-only stamps count from midnight."""
-    if not text:
-        return None
-    for fmt in DATE_FORMATS:
-        try:
-            return datetime.strptime(text, fmt).timestamp()
-        except ValueError:
-            pass
-    for fmt in TIME_FORMATS:
-        try:
-            return (datetime.strptime(text, fmt) - datetime(1900, 1, 1)).total_seconds()
-        except ValueError:
-            pass
-    return None
 
 
 @dataclass
