@@ -131,12 +131,9 @@ class SessionStatus:
     async def _service_state(self) -> str:
         manager = self.session.manager
         try:
-            if manager.kind == "systemd":
-                return await manager.is_active()
-            info = await manager.find()
+            return await manager.state()
         except UserError as exc:
             return f"unknown ({exc})"
-        return "running" if info is not None and info.alive else "not running"
 
     async def _running(self, status: HostStatus) -> HostStatus:
         """/server_info, the command line of the running server and nvidia-smi (each kept when unreadable)."""

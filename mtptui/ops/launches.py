@@ -9,9 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mtptui.config.models import HostConfig, LaunchProfile, ProcessServer, SystemdServer
-from mtptui.remote.procinfo import ProcessInfo, read_process
-from mtptui.remote.process import find_by_command_line
-from mtptui.remote.systemd import SystemdManager, UnitFile
+from mtptui.remote.procinfo import ProcessInfo
+from mtptui.remote.systemd import UnitFile
 from mtptui.sglang.flags import FlagError, FlagSet, parse_command
 from mtptui.sglang.flags.command import parse_launch_argv
 
@@ -63,13 +62,7 @@ def _labelled(label: str, build):
 
 async def running_side(session, env_names: set[str]) -> Running | None:
     """The live server as a side, or None when none runs; ``env_names`` are variables always compared."""
-    manager, version = session.manager, session.host.sglang_version
-    if isinstance(manager, SystemdManager):
-        pid = await manager.main_pid()
-        info = await read_process(session.transport, pid, manager.prefix) if pid else None
-        info = info or await find_by_command_line(session.transport, api_port(session.host), manager.prefix)
-    else:
-        info = await manager.find()
+    info, version = await session.manager.server_process(), session.host.sglang_version
     if info is None:
         return None
     label = f"running:pid {info.pid}"

@@ -89,12 +89,24 @@ class ProcessManager:
     """Find, stop and launch a hand-started SGLang server."""
 
     kind = "process"
+    prefix: tuple[str, ...] = ()  # a hand-started server is the login user's
 
     def __init__(self, transport: Transport, config: ProcessServer, stop_timeout_s: float = 30.0,
                  port: int | None = None) -> None:
         self.transport, self.config = transport, config
         self.stop_timeout_s = stop_timeout_s
         self.port = port
+
+    async def state(self) -> str:
+        info = await self.find()
+        return "running" if info is not None and info.alive else "not running"
+
+    async def server_process(self) -> ProcessInfo | None:
+        return await self.find()
+
+    async def describe(self) -> tuple[str, str]:
+        info = await self.find()
+        return (f"process pid {info.pid}", "running") if info else ("process", "not running")
 
     async def find(self) -> ProcessInfo | None:
         """The running server: the pid file's process if alive, else the SGLang server on ``port`` (by command line)."""

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 from mtptui.config.models import SystemdServer
 from mtptui.remote.errors import RemoteError
+from mtptui.remote.procinfo import ProcessInfo, read_process
+from mtptui.remote.process import find_by_command_line
 from mtptui.remote.shell import Command, script
 from mtptui.remote.transport import Transport
 
@@ -45,10 +47,24 @@ class SystemdManager:
 
     kind = "systemd"
 
-    def __init__(self, transport: Transport, config: SystemdServer) -> None:
+    def __init__(self, transport: Transport, config: SystemdServer, port: int | None = None) -> None:
         self.transport, self.config = transport, config
         self.prefix = tuple(config.command_prefix)
         self.unit = config.unit
+        self.port = port  # the API's port: finds the server by its command line when the unit has no main pid
+
+    async def state(self) -> str:
+        return await self.is_active()
+
+    async def server_process(self) -> ProcessInfo | None:
+        """The unit's main process, else the SGLang server on ``port`` (a unit that forks, say)."""
+        pid = await self.main_pid()
+        info = await read_process(self.transport, pid, self.prefix) if pid else None
+        return info or await find_by_command_line(self.transport, self.port, self.prefix)
+
+    async def describe(self) -> tuple[str, str]:
+        pid = await self.main_pid()
+        return f"{self.unit}" + (f" pid {pid}" if pid else ""), await self.is_active()
 
     def systemctl(self, *args: str, what: str = "", changes_host: bool = False) -> Command:
         return Command.of([*self.prefix, "systemctl", *args], what or f"systemctl {' '.join(args)}",
