@@ -25,18 +25,24 @@ TAIL_LINES = 20_000  # a long-running server's log is read from its last lines (
 
 
 async def fetch_server_info(api_url: str, timeout_s: float = 3.0) -> dict[str, Any] | None:
-    """SGLang's ``GET /server_info``, or None while the server cannot answer."""
+    """SGLang's ``GET /server_info`` (mtptui.sglang.api's order), or None while the server cannot answer."""
     import httpx
 
+    from mtptui.sglang.api import server_info
+
+    base = api_url.rstrip("/")
     try:
         async with httpx.AsyncClient(timeout=timeout_s, trust_env=False) as client:  # a tunnel: never a proxy
-            response = await client.get(api_url.rstrip("/") + "/server_info")
-        if response.status_code != 200:
-            return None
-        body = response.json()
-    except (httpx.HTTPError, ValueError):
+            async def get_json(path: str) -> tuple[int, Any]:
+                response = await client.get(base + path)
+                try:
+                    return response.status_code, response.json()
+                except ValueError:
+                    return response.status_code, None
+
+            return await server_info(get_json)
+    except httpx.HTTPError:
         return None
-    return body if isinstance(body, dict) else None
 
 
 def with_server_info(status: HostStatus, info: dict[str, Any]) -> HostStatus:
