@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from typing import Any, cast
 
 from mtptui.sglang.flags.errors import FlagError
 from mtptui.sglang.flags.flagset import MODEL_PATH, FlagSet, Value, parse_argv
@@ -39,7 +40,9 @@ def prefix_env(tokens: list[Token]) -> dict[str, str]:
         if os.path.basename(token.text) == "env":
             after_env = True
         elif token.assignment or (after_env and _NAME_VALUE.match(token.text)):
-            name, value = _NAME_VALUE.match(token.text).groups()
+            found = _NAME_VALUE.match(token.text)
+            assert found is not None  # an assignment word is NAME=VALUE
+            name, value = found.groups()
             env[name] = value
     return env
 
@@ -115,9 +118,9 @@ def flag_tokens(spec: FlagSpec, value: Value) -> list[str]:
     if spec.flag_kind in ("store_true", "const"):
         return [spec.name] if value else []
     if spec.flag_kind == "boolean_optional":
-        return [spec.name] if value else [spec.negative]
+        return [spec.name] if value else [spec.negative or spec.name]
     if spec.is_list:
-        return [spec.name, *(value_text(item) for item in value)]
+        return [spec.name, *(value_text(item) for item in cast("list[Any]", value))]
     if value is True and spec.nargs == "?":
         return [spec.name]
     text = value_text(value)

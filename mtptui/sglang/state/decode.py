@@ -104,6 +104,7 @@ class DecodeHistory:
     def _parse_raw(self) -> None:
         raw, resolve = self.raw, self.resolve
         while raw:
+            assert resolve is not None, "raw decode lines come with their resolver (state.scan)"
             ts, message = resolve(raw.popleft())
             parsed = parse_batch(message)
             fields = parsed[1] if parsed else {}

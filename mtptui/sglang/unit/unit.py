@@ -7,9 +7,13 @@ plus drop-ins): the last non-empty ExecStart= of [Service] is the command that r
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterator
 
 from mtptui.sglang.flags.errors import FlagError
 from mtptui.sglang.unit.syntax import SyntaxProblem, expand_specifiers, split_words, substitute_env
+
+if TYPE_CHECKING:
+    from mtptui.sglang.flags.flagset import FlagSet
 
 EXEC_PREFIXES = "@-:+!"
 
@@ -50,7 +54,7 @@ class Unit:
         return found[-1] if found else None
 
 
-def _logical_lines(lines: list[str]):
+def _logical_lines(lines: list[str]) -> Iterator[tuple[int, int, str]]:
     """(start, end, text) of each logical line: backslash-newline joins with a space, comments skipped."""
     i = 0
     while i < len(lines):
@@ -138,7 +142,7 @@ def read_unit(text: str, name: str | None = None) -> Unit:
     return unit
 
 
-def unit_flagset(unit: Unit, version: str | None = None):
+def unit_flagset(unit: Unit, version: str | None = None) -> FlagSet:
     """The FlagSet the unit's ExecStart= launches, with Environment= (and any `env` prefix) as env."""
     from mtptui.sglang.flags import DEFAULT_VERSION
     from mtptui.sglang.flags.command import parse_launch_argv
