@@ -6,7 +6,9 @@ mtptui.remote.process.ProcessManager both are a ServiceManager.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Collection, Protocol
+
+from mtptui.remote.steps import PreviousRun, ServiceStep
 
 if TYPE_CHECKING:
     from mtptui.remote.procinfo import ProcessInfo
@@ -28,6 +30,11 @@ class ServiceManager(Protocol):
 
     async def describe(self) -> tuple[str, str]:
         """(what runs the server, its state) for a status line, e.g. ("sglang-qwen.service pid 42", "active")."""
+        ...
+
+    async def rollback_steps(self, previous: PreviousRun, new_pid: int | None,
+                             changed: Collection[str]) -> list[ServiceStep]:
+        """The commands that undo ``changed`` (the restart steps that ran or may have run), and only those."""
         ...
 
 
