@@ -10,7 +10,7 @@ way a network failure does (the listener stays up, so clients can reconnect).
 
 The "GPU host" is this machine seen through sshd: its PATH has ``tests/stand_in`` (the stand-in ``systemctl``
 and ``journalctl``) before the system's, and its PYTHONPATH starts with the demo's stand-in ``sglang`` package
-(``mtptui/ops/demo_sglang``: ``python -m sglang.launch_server`` runs the simulated server, paced by
+(``mtptui/demo_sglang``: ``python -m sglang.launch_server`` runs the simulated server, paced by
 $MTPTUI_SIM_SPEED) and the tests' network guard. Tests contact 127.0.0.1 only.
 """
 
@@ -33,9 +33,9 @@ SSHD_BIN = shutil.which("sshd") or "/usr/sbin/sshd"
 STAND_IN = Path(__file__).resolve().parent / "stand_in"
 ROOT = Path(__file__).resolve().parents[1]
 NETGUARD = Path(__file__).resolve().parent / "netguard"
-DEMO_SGLANG = ROOT / "mtptui" / "ops" / "demo_sglang"
+DEMO_SGLANG = ROOT / "mtptui" / "demo_sglang"
 # the stand-in nvidia-smi beside it: not on the host's PATH unless a test installs it (tests.lab.Lab.install)
-NVIDIA_SMI = ROOT / "mtptui" / "ops" / "demo_bin" / "nvidia-smi"
+NVIDIA_SMI = ROOT / "mtptui" / "demo_bin" / "nvidia-smi"
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
@@ -310,7 +310,7 @@ def process_host(tmp_path: Path, sshd: SSHD | None, name: str = "gpu") -> TestHo
 def systemd_host(tmp_path: Path, sshd: SSHD, unit_profile: str, name: str = "gpu") -> TestHost:
     """A systemd host whose unit (in the stand-in's unit directory) launches ``unit_profile``."""
     from mtptui.sglang.flags import FlagSet
-    from mtptui.sglang.unit import read_unit
+    from mtptui.sglang.unit import read_unit, with_launch
 
     unit = f"sglang-{tmp_path.name.replace('_', '-')}.service"
     host = TestHost(tmp_path / f"{name}.toml", name, free_port(), tmp_path, unit)
@@ -319,7 +319,7 @@ def systemd_host(tmp_path: Path, sshd: SSHD, unit_profile: str, name: str = "gpu
     flagset = FlagSet.from_profile(host.config.profile(unit_profile), host.config.sglang_version)
     path = host.unit_file(Path(sshd.env["MTPTUI_STANDIN_STATE"]))
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(read_unit(UNIT_TEMPLATE, name=unit).with_launch(flagset))
+    path.write_text(with_launch(read_unit(UNIT_TEMPLATE, name=unit), flagset))
     return host
 
 

@@ -11,7 +11,8 @@ import pytest
 
 from mtptui.config.loader import load_host_file
 from mtptui.sglang.flags import FlagError, FlagSet, diff_flagsets, parse_command
-from mtptui.sglang.unit import read_unit
+from mtptui.sglang.flags.diff_text import render_diff
+from mtptui.sglang.unit import read_unit, with_launch
 from tests.conftest import CONFIGS
 
 MISSION_ROWS = {"--speculative-num-steps", "--speculative-num-draft-tokens", "--mem-fraction-static",
@@ -35,7 +36,7 @@ def restored_unit(ct129, tmp_path: Path) -> Path:
     """The known-good profile written as the systemd unit it came from."""
     fs = FlagSet.from_profile(ct129.profile("restored"), ct129.sglang_version)
     path = tmp_path / "sglang-qwen.service"
-    path.write_text(read_unit(UNIT_TEMPLATE).with_launch(fs))
+    path.write_text(with_launch(read_unit(UNIT_TEMPLATE), fs))
     return path
 
 
@@ -91,7 +92,7 @@ def test_env_rows_and_three_sides() -> None:
                   "resolved": ["unset (default false)", "unset (default false)", "true"]}],
         "env": [{"var": "SGLANG_ENABLE_SPEC_V2", "values": ["1", None, "0"]}],
     }
-    text = diff.render_text()
+    text = render_diff(diff)
     assert "--port" in text and "SGLANG_ENABLE_SPEC_V2" in text and "unset" in text
 
 

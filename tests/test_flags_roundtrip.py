@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from mtptui.sglang.flags import FlagSet, parse_argv, parse_command, render_argv, render_command
 from mtptui.sglang.flags.table import load_table
-from mtptui.sglang.unit import read_unit, unit_flagset
+from mtptui.sglang.unit import read_unit, unit_flagset, with_launch
 
 NASTY = " \t'\"$`;&|<>()\\#*?~!{}[]%=\n"
 # "--" alone is the one value argparse itself cannot take (it ends the options), so SGLang never sees it.
@@ -77,7 +77,7 @@ UNIT = ("[Unit]\nDescription=x\n\n[Service]\nExecStart=/bin/true\nRestart=always
 @given(flagsets(version="0.5.12.post1"))
 def test_unit_round_trip(fs: FlagSet) -> None:
     fs.entry = f"{sys.executable} -m sglang.launch_server"
-    text = read_unit(UNIT).with_launch(fs)
+    text = with_launch(read_unit(UNIT), fs)
     unit = read_unit(text)
     assert unit_flagset(unit, fs.version) == fs
     assert text.startswith("[Unit]\nDescription=x\n\n[Service]\n") and text.endswith("WantedBy=multi-user.target\n")

@@ -14,7 +14,7 @@ from typing import Iterator
 
 import pytest
 
-from mtptui.errors import ConfigError, UserError
+from mtptui.errors import ConfigError
 from mtptui.fleet.settings import Auth, fleet_config_path, load_settings
 from tests.prometheus import start_prometheus
 from tests.simserver import ROOT

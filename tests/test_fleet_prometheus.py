@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import pytest
 
@@ -15,6 +15,9 @@ from tests.fleet_lab import SERVERS, WINDOW_S, FleetLab, checks, fleet_json, fle
 from tests.prometheus import SCRAPE_S
 from tests.simserver import free_port
 from tests.ui_fixtures.support import SIZE, wait_until
+
+if TYPE_CHECKING:
+    from mtptui.fleet.settings import FleetSettings
 
 
 @pytest.fixture(scope="module")

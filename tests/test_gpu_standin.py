@@ -1,4 +1,4 @@
-"""The stand-in nvidia-smi (mtptui/ops/demo_bin/nvidia-smi) on the simulated GPU host: it prints what real
+"""The stand-in nvidia-smi (mtptui/demo_bin/nvidia-smi) on the simulated GPU host: it prints what real
 nvidia-smi prints for the dashboard's query, its GPUs are idle without a server, and its figures follow the
 simulated server's load (they rise under a bench run); and the GPU poll says once that a host has none."""
 

@@ -12,8 +12,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from mtptui.text import UNSAFE, visible, visible_json
 from mtptui.ui.pump import clean
 from tests.ui_fixtures.support import DEMO_LOG, SIZE, demo_status, make_app, wait_until

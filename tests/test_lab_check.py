@@ -103,7 +103,7 @@ def test_the_healthy_lab_fails_only_nvidia_smi_until_the_host_has_one(lab_host):
     assert set(report) == {"host", "ok", "checks"}
     assert all(set(c) == {"name", "status", "detail", "fix"} for c in report["checks"])
     assert set(statuses(report).values()) == {"ok"} and {c["fix"] for c in report["checks"]} == {None}
-    # the stand-in's GPUs hold what the running server's startup took (mtptui/ops/demo_bin/nvidia-smi)
+    # the stand-in's GPUs hold what the running server's startup took (mtptui/demo_bin/nvidia-smi)
     detail = re.fullmatch(r"2 GPUs: 0 NVIDIA RTX A6000 (\d+\.\d)/48\.0 GiB used; 1 NVIDIA RTX A6000 (\d+\.\d)/48\.0 "
                           r"GiB used", by_name(report)["nvidia-smi"]["detail"])
     assert detail and all(30 < float(used) < 48 for used in detail.groups()), report

@@ -1,5 +1,5 @@
 """The live GPU pane against the lab host, over SSH only: nvidia-smi is polled through the session's connection,
-the figures follow the server's load (the stand-in nvidia-smi, mtptui/ops/demo_bin/nvidia-smi, installed on the
+the figures follow the server's load (the stand-in nvidia-smi, mtptui/demo_bin/nvidia-smi, installed on the
 host), and a host without nvidia-smi gets one sentence in the pane."""
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ from mtptui.ops.connect import open_session
 from mtptui.ops.restart import plan_restart
 from mtptui.ops.restart_env import ENV_HEADING
 from mtptui.ops.restart_run import Restarter
+from mtptui.ops.restart_text import render_plan
 from mtptui.remote.procinfo import read_process
 from tests.lab import UNIT, LabHost, lab, lab_process, lab_systemd, operator_env, prepare_lab_host  # noqa: F401
 from tests.sshd import ROOT, STAND_IN
@@ -217,7 +218,7 @@ async def test_a_host_that_stays_away_during_the_watch_is_reported_as_unknown_no
     assert "what runs there now is unknown" in summary and "not rolled back" in summary
     assert "rolled back to" not in summary and "rolling_back" not in steps(result)
     assert [r.step for r in result.changed] == ["write_unit", "reload", "starting"]
-    assert f"write the new unit" in summary and result.end is None
+    assert "write the new unit" in summary and result.end is None
     assert lab_systemd.unit_file.read_text() == plan.new_unit  # what the report says it did, the host shows
     assert Path(plan.backup).read_text() == plan.previous.unit_text
 
@@ -229,7 +230,7 @@ async def test_a_restore_keeps_the_units_own_environment_unless_dropped(lab_syst
     async with open_session(lab_systemd.config) as session:
         plan = await plan_restart(session, "restored")
         statuses = {change.var: change.status for change in plan.env}
-        text, as_json = plan.render_text(), plan.to_json()
+        text, as_json = render_plan(plan), plan.to_json()
         dropping = await plan_restart(session, "restored", drop_env=["HF_HOME"])
         with pytest.raises(UserError, match="cannot drop NOPE: the unit has no such Environment= variable"):
             await plan_restart(session, "restored", drop_env=["NOPE"])

@@ -7,7 +7,7 @@ import io
 
 from mtptui.sglang.logparse import LogParser, parse_text
 from mtptui.sglang.logparse.quiet import QuietRelease
-from mtptui.sglang.state import ServerState
+from mtptui.sglang.state import ServerState, state_to_dict
 from mtptui.sglang.state.scan import summarize_stream
 from tests.logparse_contract import ev
 
@@ -87,10 +87,10 @@ def test_lines_that_only_look_like_exceptions_are_not_errors() -> None:
 def test_summary_fast_path_reports_both_crash_forms() -> None:
     for text, message in ((CUT_OFF, "Scheduler hit an exception: Traceback (most recent call last):"),
                           (BARE.rsplit("\n", 2)[0], BARE.split("\n", 1)[0])):
-        fast = summarize_stream(io.BytesIO(text.encode()), ServerState()).to_dict()
+        fast = state_to_dict(summarize_stream(io.BytesIO(text.encode()), ServerState()))
         reduced = ServerState()
         reduced.apply_all(parse_text(text))
-        assert fast == reduced.to_dict()
+        assert fast == state_to_dict(reduced)
         assert (fast["phase"], fast["error"]["message"]) == ("crashed", message)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mtptui.sglang.logparse import LogParser, parse_text
-from mtptui.sglang.state import ServerState
+from mtptui.sglang.state import ServerState, state_to_dict
 from mtptui.sglang.state.scan import summarize_stream
 from tests.conftest import REAL_LOGS
 from tests.logparse_contract import ev
@@ -25,7 +25,7 @@ def events_of(prefix: str) -> list[dict]:
 
 def summary_of(prefix: str) -> dict:
     with log(prefix).open("rb") as fh:
-        return summarize_stream(fh, ServerState()).to_dict()
+        return state_to_dict(summarize_stream(fh, ServerState()))
 
 
 def test_01_eagle3_decode_lines() -> None:
@@ -172,4 +172,4 @@ def test_summary_fast_path_equals_event_reducer(prefix: str) -> None:
     data = log(prefix).read_bytes()
     state = ServerState()
     state.apply_all(parse_text(data))
-    assert summarize_stream(io.BytesIO(data), ServerState()).to_dict() == state.to_dict()
+    assert state_to_dict(summarize_stream(io.BytesIO(data), ServerState())) == state_to_dict(state)

@@ -7,7 +7,7 @@ import io
 import json
 
 from mtptui.sglang.logparse import parse_text
-from mtptui.sglang.state import ServerState
+from mtptui.sglang.state import ServerState, state_to_dict
 from mtptui.sglang.state.scan import summarize_stream
 from tests.logparse_contract import ev
 
@@ -71,10 +71,10 @@ def test_finish_line_without_meta_info_gives_nulls() -> None:
 
 def test_summary_adds_up_acceptance_like_the_bench() -> None:
     text = "\n".join([V0523, V052, V0512_JSON]) + "\n"
-    fast = summarize_stream(io.BytesIO(text.encode()), ServerState()).to_dict()
+    fast = state_to_dict(summarize_stream(io.BytesIO(text.encode()), ServerState()))
     reduced = ServerState()
     reduced.apply_all(parse_text(text))
-    assert fast == reduced.to_dict()
+    assert fast == state_to_dict(reduced)
     assert fast["requests"]["finished"] == 3
     spec = fast["request_speculation"]
     assert spec["requests"] == 2 and spec["accept_len"] == (256 + 96) / (86 + 40)
@@ -82,5 +82,5 @@ def test_summary_adds_up_acceptance_like_the_bench() -> None:
 
 
 def test_no_speculation_no_totals() -> None:
-    summary = summarize_stream(io.BytesIO(V0512_JSON.encode()), ServerState()).to_dict()
+    summary = state_to_dict(summarize_stream(io.BytesIO(V0512_JSON.encode()), ServerState()))
     assert summary["request_speculation"] is None and summary["requests"]["finished"] == 1

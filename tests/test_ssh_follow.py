@@ -9,7 +9,7 @@ import json
 import pytest
 
 from mtptui.remote.follow import Backoff, ConnectionStatus, LogFollower
-from mtptui.remote.logsource import FileLog, JournalLog, LogChunk, Start
+from mtptui.remote.logsource import FileLog, JournalLog, Start
 from mtptui.remote.ssh import SSHTransport
 from tests.sshd import sshd  # noqa: F401  (fixture)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mtptui.sglang.logparse import parse_text
-from mtptui.sglang.state import PHASES, ServerState
+from mtptui.sglang.state import PHASES, ServerState, state_to_dict
 from mtptui.sglang.state.scan import summarize_stream
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,7 +68,7 @@ def test_phases_through_a_startup() -> None:
 
 
 def test_memory_table_per_rank_with_mtp_weights_and_draft_pool() -> None:
-    memory = state_of(*STARTUP).to_dict()["memory"]
+    memory = state_to_dict(state_of(*STARTUP))["memory"]
     assert memory["TP0"] == {"model_type": "Qwen3_5ForCausalLM", "weights_gb": 25.61,
                              "draft_model_type": "Qwen3_5ForCausalLMMTP", "draft_weights_gb": 2.82,
                              "kv_tokens": 685000, "kv_gb": 10.46, "draft_kv_gb": 0.66, "mamba_gb": 6.61,
@@ -86,11 +86,11 @@ def test_weights_from_available_memory_when_the_version_prints_no_usage() -> Non
 def test_untagged_and_reordered_ranks_share_one_label() -> None:
     state = state_of(f"{p('')}Memory pool end. avail mem=1.00 GB",
                      f"{p('TP1 DP0 EP1')}Memory pool end. avail mem=2.00 GB")
-    assert set(state.to_dict()["memory"]) == {"TP0", "DP0 TP1 EP1"}
+    assert set(state_to_dict(state)["memory"]) == {"TP0", "DP0 TP1 EP1"}
 
 
 def test_capacity_shards_and_capture_progress() -> None:
-    summary = state_of(*STARTUP).to_dict()
+    summary = state_to_dict(state_of(*STARTUP))
     assert summary["capacity"]["max_total_num_tokens"] == 685000
     assert summary["capacity"]["available_gpu_mem_gb"] == 3.43
     assert summary["shards"] == {"desc": "Multi-thread loading shards", "done": 15, "total": 15, "percent": 100}
@@ -116,7 +116,7 @@ def test_restart_resets_startup_but_keeps_history() -> None:
     assert state.memory.ranks["TP0"].avail_gb == 9.99
     assert state.decode_count == 3 and state.http_status == {200: 1} and len(state.series) == 3
     state.apply_all(parse_text("\n".join([STARTUP[-1], decode(4.0), decode(50.0), decode(56.0)])))
-    summary = state.to_dict()
+    summary = state_to_dict(state)
     assert summary["phase"] == "ready"
     assert summary["steady_gen_throughput"] == (35.0 + 37.0 + 50.0 + 56.0) / 4  # each startup's warm-up left out
     assert summary["steady_gen_throughput_this_startup"] == 53.0
@@ -137,7 +137,7 @@ def test_crash_then_restart() -> None:
 
 def test_scheduler_traceback_reaches_the_state() -> None:
     state = state_of(*STARTUP, f"{p()}Scheduler hit an exception: boom", "ValueError: x")
-    assert state.to_dict()["error"] == {"message": "Scheduler hit an exception: boom", "traceback": "ValueError: x",
+    assert state_to_dict(state)["error"] == {"message": "Scheduler hit an exception: boom", "traceback": "ValueError: x",
                                         "last_frame": None, "truncated": False, "ts": "2026-05-11 23:49:07",
                                         "ranks": {"TP": 0}}
 
@@ -145,7 +145,7 @@ def test_scheduler_traceback_reaches_the_state() -> None:
 def test_a_cut_off_traceback_reaches_the_state_as_truncated() -> None:
     state = state_of(*STARTUP, f"{p()}Scheduler hit an exception: Traceback (most recent call last):",
                      '  File "/sgl/scheduler.py", line 2931, in run_scheduler_process', "    scheduler.run()")
-    error = state.to_dict()["error"]
+    error = state_to_dict(state)["error"]
     frame = 'File "/sgl/scheduler.py", line 2931, in run_scheduler_process'
     assert (error["truncated"], error["last_frame"]) == (True, frame)
     assert state.phase == "crashed"
@@ -178,7 +178,7 @@ def test_history_is_bounded() -> None:
 
 
 def test_summary_is_json_serialisable_and_complete() -> None:
-    summary = json.loads(json.dumps(state_of(*STARTUP, decode(3.0), decode(40.0)).to_dict()))
+    summary = json.loads(json.dumps(state_to_dict(state_of(*STARTUP, decode(3.0), decode(40.0)))))
     assert {"phase", "ready_at", "shards", "memory", "capacity", "steady_gen_throughput", "last_accept_len",
             "last_accept_rate", "series", "requests", "warnings", "error"} <= set(summary)
     assert summary["series"]["gen_throughput"] == [3.0, 40.0]
@@ -194,8 +194,8 @@ def test_every_log_shape_fast_path_equals_reducer(tmp_path: Path, shape: str) ->
     reduced = ServerState()
     reduced.apply_all(parse_text(data))
     with out.open("rb") as fh:
-        fast = summarize_stream(fh, ServerState()).to_dict()
-    assert fast == reduced.to_dict()
+        fast = state_to_dict(summarize_stream(fh, ServerState()))
+    assert fast == state_to_dict(reduced)
     assert (fast["phase"], fast["startups"], fast["requests"]["decode"] > 200) == ("ready", 2, True)
 
 
@@ -207,8 +207,8 @@ def test_generated_log_fast_path_equals_reducer(tmp_path: Path) -> None:
     reduced = ServerState()
     reduced.apply_all(parse_text(data))
     with out.open("rb") as fh:
-        fast = summarize_stream(fh, ServerState()).to_dict()
-    assert fast == reduced.to_dict()
+        fast = state_to_dict(summarize_stream(fh, ServerState()))
+    assert fast == state_to_dict(reduced)
     assert (fast["phase"], fast["startups"]) == ("ready", 2)
     assert fast["error"]["message"].startswith("SIGQUIT received.")
     assert sum(fast["requests"]["http"].values()) + fast["requests"]["prefill"] + fast["requests"]["decode"] > 18000

@@ -7,7 +7,8 @@ import itertools
 import os
 from pathlib import Path
 
-from mtptui.ops.feed import Connection, FileTailFeed, HostStatus, LogData, RecordedFeed, merge_feeds
+from mtptui.ops.feed import Connection, FileTailFeed, HostStatus, LogData, merge_feeds
+from tests.recorded_feed import RecordedFeed
 from mtptui.ops.feed_host import with_server_info
 from mtptui.ui import messages
 from mtptui.ui.logbuffer import ERROR, INFO, WARNING

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from mtptui.sglang.flags import FlagError, FlagSet
-from mtptui.sglang.unit import read_unit, unit_flagset
+from mtptui.sglang.unit import read_unit, unit_flagset, with_launch
 from mtptui.sglang.unit.syntax import quote_word
 from mtptui.sglang.unit.write import environment_lines
 from tests.systemd_parse import parse_unit, systemd_missing
@@ -114,7 +114,7 @@ def test_a_launch_with_hostile_values_passes_verify_and_reads_back(tmp_path: Pat
     fs.flags["--served-model-name"] = "".join(HOSTILE)
     fs.env = {f"V{i}": v for i, v in enumerate(HOSTILE)}
     path = tmp_path / "sglang-x.service"
-    path.write_text(read_unit("[Unit]\nDescription=x\n[Service]\nExecStart=/bin/false\n").with_launch(fs))
+    path.write_text(with_launch(read_unit("[Unit]\nDescription=x\n[Service]\nExecStart=/bin/false\n"), fs))
     result = subprocess.run(["systemd-analyze", "verify", str(path)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and str(path) not in result.stderr, result.stderr
     parsed = parse_unit(path.read_text())

@@ -11,7 +11,7 @@ import pytest
 
 from mtptui.config.loader import load_host_file
 from mtptui.sglang.flags import FlagError, FlagSet
-from mtptui.sglang.unit import read_unit, unit_flagset
+from mtptui.sglang.unit import read_unit, unit_flagset, with_launch
 from tests.conftest import CONFIGS
 
 PY = sys.executable
@@ -56,7 +56,7 @@ def test_write_back_changes_only_exec_start_and_environment() -> None:
     fs = unit_flagset(unit)
     fs.flags["--port"] = 30001
     fs.env = {"SGLANG_ENABLE_SPEC_V2": "1", "NOTE": 'say "hi" 100%'}
-    text = unit.with_launch(fs)
+    text = with_launch(unit, fs)
     kept = [line for line in UNIT.splitlines() if not line.startswith(("ExecStart=", "Environment=", "    ", "# c"))]
     assert [line for line in text.splitlines() if not line.startswith(("ExecStart=", "Environment=", "    "))] == kept
     assert 'Environment="NOTE=say \\"hi\\" 100%%"' in text
@@ -72,7 +72,7 @@ def test_drop_in_override_wins_and_bash_c_is_read() -> None:
     assert unit.exec_prefix == "-"
     fs = unit_flagset(unit)
     assert (fs.model_path, fs.flags) == ("/m/other", {"--port": 1})
-    rewritten = unit.with_launch(fs, multiline=False)
+    rewritten = with_launch(unit, fs, multiline=False)
     assert rewritten.count("ExecStart=") == 3 and "ExecStart=\n" in rewritten
     assert "ExecStart=-python3 -m sglang.launch_server --model-path /m/other --port 1\n" in rewritten
 
@@ -88,7 +88,7 @@ def test_argv0_prefix_and_commented_backslash() -> None:
     unit = read_unit(text)
     assert unit.exec_prefix == "@"
     assert unit.exec_argv == ["/bin/python3", "-m", "sglang.launch_server", "--model-path", "/m"]
-    assert "ExecStart=/bin/python3 -m sglang.launch_server" in unit.with_launch(unit_flagset(unit))
+    assert "ExecStart=/bin/python3 -m sglang.launch_server" in with_launch(unit, unit_flagset(unit))
 
 
 def test_lone_semicolon_ends_the_command() -> None:
@@ -113,7 +113,7 @@ def test_rendered_units_pass_systemd_analyze_verify(tmp_path: Path) -> None:
     fs.flags["--served-model-name"] = "qwen 'x' $HOME %n \\ \"q\""
     fs.env["ODD"] = 'a b "c" %d $e'
     path = tmp_path / "sglang-qwen.service"
-    path.write_text(read_unit(UNIT).with_launch(fs))
+    path.write_text(with_launch(read_unit(UNIT), fs))
     result = subprocess.run(["systemd-analyze", "verify", str(path)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert unit_flagset(read_unit(path.read_text(), name=path.name)) == fs

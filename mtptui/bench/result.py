@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mtptui.bench.events import RateSample
+from mtptui.bench.rate import RateSample
 from mtptui.bench.metrics import RequestMetrics
 
 

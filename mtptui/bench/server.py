@@ -10,6 +10,7 @@ import httpx
 from mtptui.bench.bounds import COMMAND_CHARS, bounded_value, model_name, text_or_none
 from mtptui.bench.client import ChatClient, ResponseTooLarge, describe_http_error
 from mtptui.errors import UserError
+from mtptui.sglang.api import GetJson, served_models, server_info
 
 # Resolved server args that decide speed; recorded in the fingerprint and shown when two runs differ.
 KEY_ARGS = (
@@ -41,16 +42,16 @@ def _unreachable(url: str, exc: httpx.HTTPError) -> UserError:
     return UserError(f"cannot reach the server at {url}: {describe_http_error(exc, None)}")
 
 
-async def _first_json(client: ChatClient, notes: list[str], *paths: str) -> dict[str, Any] | None:
-    for path in paths:
+def _noting(client: ChatClient, notes: list[str]) -> GetJson:
+    """The client's get_json, with an answer too large to read noted and treated as no answer."""
+    async def get_json(path: str) -> tuple[int, Any]:
         try:
-            status, body = await client.get_json(path)
+            return await client.get_json(path)
         except ResponseTooLarge as exc:
             notes.append(str(exc))
-            continue
-        if status == 200 and isinstance(body, dict):
-            return body
-    return None
+            return 0, None
+
+    return get_json
 
 
 def _model_from(models: dict[str, Any] | None) -> Any:
@@ -69,7 +70,7 @@ def _info_from(raw: dict[str, Any]) -> ServerInfo:
 async def server_accept_len(client: ChatClient) -> float | None:
     """``avg_spec_accept_length`` of /server_info's first internal state (the server's lifetime average), or None."""
     try:
-        raw = await _first_json(client, "/server_info", "/get_server_info")
+        raw = await server_info(_noting(client, []))
     except httpx.HTTPError:
         return None
     states = (raw or {}).get("internal_states")
@@ -85,8 +86,8 @@ async def probe_server(client: ChatClient, model: str | None = None) -> ServerIn
     """
     notes: list[str] = []
     try:
-        raw = await _first_json(client, notes, "/server_info", "/get_server_info") or {}
-        models = await _first_json(client, notes, "/v1/models")
+        raw = await server_info(_noting(client, notes)) or {}
+        models = await served_models(_noting(client, notes))
     except httpx.HTTPError as exc:
         raise _unreachable(client.base_url, exc) from None
     info = _info_from(raw)

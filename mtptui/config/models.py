@@ -7,6 +7,8 @@ from typing import Annotated, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from mtptui.sglang.versions import DEFAULT_VERSION
+
 FlagValue = Union[bool, int, float, str, list[str]]
 """A launch flag value as written in TOML: true for store_true flags, lists for nargs='+'."""
 
@@ -108,7 +110,7 @@ class HostConfig(_Strict):
     description: str = ""
     gpus: str = Field(default="", description="Human description of the GPUs, e.g. 2x NVIDIA A6000 48 GB.")
     gpu_memory_gb: float | None = Field(default=None, gt=0, description="Memory per GPU.")
-    sglang_version: str = Field(default="0.5.12.post1", description="SGLang release the host runs (flag rules).")
+    sglang_version: str = Field(default=DEFAULT_VERSION, description="SGLang release the host runs (flag rules).")
     api_url: str = Field(description="OpenAI-compatible API base, e.g. http://10.0.0.5:30000.")
     ssh: SSHConfig | None = Field(default=None, description="How to reach the host; None means this machine.")
     server: ServerConfig

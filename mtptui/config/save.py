@@ -15,9 +15,12 @@ import os
 import re
 import stat
 from pathlib import Path
+from typing import Any
 
 import tomli_w
 
+from mtptui.config.hosttext import dump_host, parse_host
+from mtptui.config.models import HostConfig
 from mtptui.errors import ConfigError
 
 NEW_FILE_MODE = 0o600
@@ -25,10 +28,8 @@ _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
 _KNOWN_GOOD = re.compile(r"""^(\s*known_good\s*=\s*)("(?:[^"\\]|\\.)*"|'[^']*')(.*)$""")
 
 
-def write_host(host, path: str | os.PathLike[str]) -> None:
+def write_host(host: HostConfig, path: str | os.PathLike[str]) -> None:
     """Save ``host`` to ``path``: a splice of the old text when it can be, keeping the mode; ``.bak`` kept."""
-    from mtptui.config.loader import dump_host
-
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -56,10 +57,8 @@ def _write_atomic(path: Path, data: bytes, mode: int) -> None:
     os.replace(tmp, path)
 
 
-def spliced(text: str, host, source: str) -> str | None:
+def spliced(text: str, host: HostConfig, source: str) -> str | None:
     """``text`` with the changed profiles and known_good rewritten; None when only a full rewrite would do."""
-    from mtptui.config.loader import parse_host
-
     try:
         old = parse_host(text, source)
     except ConfigError:  # an unreadable old file is simply written whole
@@ -84,7 +83,7 @@ def _header_path(line: str) -> tuple[str, ...] | None:
     return tuple(part.strip().strip("\"'") for part in found.group(1).split(".")) if found else None
 
 
-def _with_profile(lines: list[str], name: str, profile: dict) -> list[str]:
+def _with_profile(lines: list[str], name: str, profile: dict[str, Any]) -> list[str]:
     """The profile's tables replaced by tomli-w's text, at the place of the first one (or at the end)."""
     table = tomli_w.dumps({"profiles": {name: profile}})
     regions = _profile_regions(lines, name)

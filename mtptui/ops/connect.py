@@ -24,7 +24,7 @@ from mtptui.remote.shell import Command
 from mtptui.remote.systemd import SystemdManager
 from mtptui.remote.transport import ReadOnlyTransport, Transport
 
-Manager = Union[SystemdManager, ProcessManager]
+Manager = Union[SystemdManager, ProcessManager]  # both a mtptui.remote.service.ServiceManager
 
 
 @dataclass
@@ -54,12 +54,7 @@ class HostSession:
 
     async def service_state(self) -> tuple[str, str]:
         """(what runs the server, its state) for a status line, e.g. ("sglang-qwen.service pid 42", "active")."""
-        manager = self.manager
-        if isinstance(manager, SystemdManager):
-            pid = await manager.main_pid()
-            return f"{manager.unit}" + (f" pid {pid}" if pid else ""), await manager.is_active()
-        info = await manager.find()
-        return (f"process pid {info.pid}", "running") if info else ("process", "not running")
+        return await self.manager.describe()
 
     async def gpus(self):
         """Memory and utilisation per GPU (mtptui.remote.gpu.GpuStat), or None without nvidia-smi."""
@@ -102,11 +97,11 @@ def make_transport(host: HostConfig, accept_host_key: AcceptHostKey | None = Non
 
 def make_manager(host: HostConfig, transport: Transport) -> Manager:
     server = host.server
-    if isinstance(server, SystemdServer):
-        return SystemdManager(transport, server)
-    assert isinstance(server, ProcessServer)
     from mtptui.ops.launches import api_port
 
+    if isinstance(server, SystemdServer):
+        return SystemdManager(transport, server, port=api_port(host))
+    assert isinstance(server, ProcessServer)
     return ProcessManager(transport, server, port=api_port(host))
 
 

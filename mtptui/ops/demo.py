@@ -4,7 +4,7 @@
 directory, profiles launched by this Python), the known-good systemd unit rendered from the ``restored``
 profile, and the log. ``start()`` launches ``python -m sglang.launch_server`` with the ``redeploy-1step``
 profile as a detached process, the way the ad-hoc nohup redeploy ran; with ``server_environment()`` in the
-environment that command runs the simulated server (the stand-in ``sglang`` package in ``demo_sglang/``), so
+environment that command runs the simulated server (the stand-in ``sglang`` package in ``mtptui/demo_sglang/``), so
 the process list, restarts and diffs see SGLang's real command line. ``feed()`` follows the log, watches the
 process, its command line and /server_info, and keeps a steady stream of the mission's coding prompt going so
 the log shows decode batches; ``stop()`` ends the server.
@@ -30,8 +30,8 @@ from mtptui.errors import UserError
 from mtptui.ops.demo_load import DemoLoad
 from mtptui.ops.feed import FileTailFeed, HostStatus, MergedFeed, merge_feeds
 
-SHIM_PATH = Path(__file__).resolve().parent / "demo_sglang"
-STAND_IN_BIN = Path(__file__).resolve().parent / "demo_bin"  # the stand-in nvidia-smi (see its docstring)
+SHIM_PATH = Path(__file__).resolve().parent.parent / "demo_sglang"
+STAND_IN_BIN = Path(__file__).resolve().parent.parent / "demo_bin"  # the stand-in nvidia-smi (see its docstring)
 
 BAD_PROFILE = "redeploy-1step"
 UNIT_NAME = "sglang-qwen.service"
@@ -86,13 +86,13 @@ def localized_host(template: HostConfig, run_dir: Path, port: int) -> HostConfig
 def known_good_unit(host: HostConfig) -> str:
     """The systemd unit that ran the known-good profile before the redeploy (rendered, never started)."""
     from mtptui.sglang.flags import FlagSet
-    from mtptui.sglang.unit import read_unit
+    from mtptui.sglang.unit import read_unit, with_launch
 
     skeleton = ("[Unit]\nDescription=SGLang Qwen3.6-27B (MTP) on port 30000\nAfter=network-online.target\n\n"
                 "[Service]\nType=simple\nUser=ops\nExecStart=/bin/true\nRestart=on-failure\n\n"
                 "[Install]\nWantedBy=multi-user.target\n")
     flagset = FlagSet.from_profile(host.profile(host.known_good or "restored"), host.sglang_version)
-    return read_unit(skeleton, UNIT_NAME).with_launch(flagset)
+    return with_launch(read_unit(skeleton, UNIT_NAME), flagset)
 
 
 @dataclass

@@ -6,12 +6,12 @@ missing (no server running, no unit).
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 
 from mtptui.errors import UserError
 from mtptui.ops.launches import Running, configured_side, profile_side, running_side
 from mtptui.sglang.flags import Diff, diff_flagsets
+from mtptui.sglang.flags.diff_text import render_diff
 
 
 @dataclass
@@ -29,7 +29,7 @@ class LiveDiff:
         return data
 
     def render_text(self) -> str:
-        text = self.diff.render_text()
+        text = render_diff(self.diff)
         return "\n".join([*(f"note: {note}" for note in self.notes), text]) if self.notes else text
 
 
@@ -60,27 +60,3 @@ async def live_diff(session, profile_name: str | None = None) -> LiveDiff:
                         f"unit or launch command")
     diff = diff_flagsets([(side.label, side.flagset) for side in sides])
     return LiveDiff(diff, running, notes)
-
-
-def run_cli(args) -> int:
-    """The HOST branch of `mtptui diff`."""
-    from mtptui.cli.commands._common import print_json
-    from mtptui.config.loader import find_host
-    from mtptui.ops.connect import ask_on_terminal, open_session
-
-    _, host = find_host(args.host, args.config)
-    if getattr(args, "sglang_version", None):
-        host = host.model_copy(update={"sglang_version": args.sglang_version})
-
-    async def compare() -> LiveDiff:
-        async with open_session(host, readonly=args.readonly, accept_host_key=ask_on_terminal) as session:
-            return await live_diff(session, args.profile)
-
-    result = asyncio.run(compare())
-    if args.json:
-        print_json(result.to_json())
-    else:
-        from mtptui.text import visible
-
-        print(visible(result.render_text()))
-    return 0

@@ -7,9 +7,9 @@ poll of ``mtptui.ops.gpu_poll``) plus ``close()``:
         ...
 
 Implementations here: ``FileTailFeed`` (a local log file, followed across truncation and rotation),
-``RecordedFeed`` (a recorded log replayed at a controlled pace, for tests, snapshots and benchmarks),
 ``FollowerFeed`` (adapts ``mtptui.remote.follow.LogFollower``) and ``merge_feeds`` (one feed from a log feed
-plus extra sources, e.g. the status poller of ``mtptui.ops.feed_host``).
+plus extra sources, e.g. the status poller of ``mtptui.ops.feed_host``). The tests' double, a recorded log
+replayed at a controlled pace, is ``tests/recorded_feed.py``.
 """
 
 from __future__ import annotations
@@ -144,59 +144,6 @@ def _seek_tail(handle, tail_bytes: int) -> None:
     handle.seek(size - tail_bytes - 1)
     handle.readline()
 
-
-class RecordedFeed:
-    """Replays recorded log text at a controlled pace (a stand-in for a live server in tests and snapshots).
-
-    Args:
-        source: a log file, the log text, or a list of lines (without terminators).
-        lines_per_chunk: lines per LogData; None sends everything as one chunk.
-        interval_s: pause between chunks.
-        status: HostStatus sent after the first Connection.
-        hold: after the last chunk, stay connected until ``close()`` (a quiet live server) instead of stopping.
-    """
-
-    def __init__(self, source: str | os.PathLike[str] | Iterable[str], *, lines_per_chunk: int | None = None,
-                 interval_s: float = 0.0, status: HostStatus | None = None, hold: bool = True,
-                 label: str = "recorded log") -> None:
-        self.lines = _source_lines(source)
-        self.lines_per_chunk = lines_per_chunk
-        self.interval_s = interval_s
-        self.status = status
-        self.hold = hold
-        self.label = label
-        self.drained = asyncio.Event()
-        self._closed = asyncio.Event()
-
-    def chunks(self) -> list[bytes]:
-        step = self.lines_per_chunk or max(len(self.lines), 1)
-        return ["".join(f"{line}\n" for line in self.lines[i:i + step]).encode()
-                for i in range(0, len(self.lines), step)]
-
-    async def items(self) -> AsyncIterator[FeedItem]:
-        yield Connection("connected")
-        if self.status is not None:
-            yield self.status
-        for chunk in self.chunks():
-            if self._closed.is_set():
-                break
-            yield LogData(chunk)
-            await (asyncio.sleep(self.interval_s) if self.interval_s else asyncio.sleep(0))
-        self.drained.set()
-        if self.hold:
-            await self._closed.wait()
-        yield Connection("stopped")
-
-    async def close(self) -> None:
-        self._closed.set()
-
-
-def _source_lines(source: str | os.PathLike[str] | Iterable[str]) -> list[str]:
-    if isinstance(source, os.PathLike):
-        return Path(source).read_text(encoding="utf-8", errors="replace").splitlines()
-    if isinstance(source, str):
-        return source.splitlines()
-    return list(source)
 
 
 class FollowerFeed:

@@ -26,18 +26,24 @@ TAIL_LINES = 20_000  # a long-running server's log is read from its last lines (
 
 
 async def fetch_server_info(api_url: str, timeout_s: float = 3.0) -> dict[str, Any] | None:
-    """SGLang's ``GET /server_info``, or None while the server cannot answer."""
+    """SGLang's ``GET /server_info`` (mtptui.sglang.api's order), or None while the server cannot answer."""
     import httpx
 
+    from mtptui.sglang.api import server_info
+
+    base = api_url.rstrip("/")
     try:
         async with httpx.AsyncClient(timeout=timeout_s, trust_env=False) as client:  # a tunnel: never a proxy
-            response = await client.get(api_url.rstrip("/") + "/server_info")
-        if response.status_code != 200:
-            return None
-        body = response.json()
-    except (httpx.HTTPError, ValueError):
+            async def get_json(path: str) -> tuple[int, Any]:
+                response = await client.get(base + path)
+                try:
+                    return response.status_code, response.json()
+                except ValueError:
+                    return response.status_code, None
+
+            return await server_info(get_json)
+    except httpx.HTTPError:
         return None
-    return body if isinstance(body, dict) else None
 
 
 def with_server_info(status: HostStatus, info: dict[str, Any]) -> HostStatus:
@@ -132,12 +138,9 @@ class SessionStatus:
     async def _service_state(self) -> str:
         manager = self.session.manager
         try:
-            if manager.kind == "systemd":
-                return await manager.is_active()
-            info = await manager.find()
+            return await manager.state()
         except UserError as exc:
             return f"unknown ({exc})"
-        return "running" if info is not None and info.alive else "not running"
 
     async def _running(self, status: HostStatus) -> HostStatus:
         """/server_info, the command line of the running server and nvidia-smi (each kept when unreadable)."""

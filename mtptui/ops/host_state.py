@@ -55,7 +55,7 @@ async def read_end_state(session, plan) -> EndState:
     """Look at the host: the unit file on disk (systemd) and the server that runs, each matched to the plan."""
     manager = session.manager
     text, pid = await unit_and_pid(session, plan)
-    info = await read_process(session.transport, pid, getattr(manager, "prefix", ())) if pid else None
+    info = await read_process(session.transport, pid, manager.prefix) if pid else None
     if isinstance(manager, SystemdManager):
         launches = (_exec_argv(plan.new_unit, manager.unit), _exec_argv(plan.previous.unit_text, manager.unit))
         unit = _which(text, plan.new_unit, plan.previous.unit_text)

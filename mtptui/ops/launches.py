@@ -6,16 +6,14 @@ Each side comes with its diff label (design.md's Diff JSON): ``running:pid 1234`
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from mtptui.config.models import HostConfig, LaunchProfile, ProcessServer, SystemdServer
-from mtptui.remote.procinfo import ProcessInfo, read_process
-from mtptui.remote.process import find_by_command_line
-from mtptui.remote.systemd import SystemdManager, UnitFile
-from mtptui.sglang.flags import FlagError, FlagSet, parse_command, parse_words
+from mtptui.remote.procinfo import ProcessInfo
+from mtptui.remote.systemd import UnitFile
+from mtptui.sglang.flags import FlagError, FlagSet, parse_command
+from mtptui.sglang.flags.command import parse_launch_argv
 
-SHELLS = ("sh", "bash", "dash", "zsh")
 
 
 @dataclass
@@ -46,9 +44,7 @@ def api_port(host: HostConfig) -> int | None:
 
 def flagset_from_argv(argv: list[str], version: str) -> FlagSet:
     """The flag set of a process's argv; a ``sh -c "..."`` wrapper is read as the command line it runs."""
-    if argv and os.path.basename(argv[0]) in SHELLS and "-c" in argv[1:-1]:
-        return parse_command(argv[argv.index("-c") + 1], version, require_model=False)
-    return parse_words(argv, version, require_model=False)
+    return parse_launch_argv(argv, version, require_model=False)
 
 
 def profile_side(host: HostConfig, name: str) -> tuple[LaunchProfile, Side]:
@@ -66,13 +62,7 @@ def _labelled(label: str, build):
 
 async def running_side(session, env_names: set[str]) -> Running | None:
     """The live server as a side, or None when none runs; ``env_names`` are variables always compared."""
-    manager, version = session.manager, session.host.sglang_version
-    if isinstance(manager, SystemdManager):
-        pid = await manager.main_pid()
-        info = await read_process(session.transport, pid, manager.prefix) if pid else None
-        info = info or await find_by_command_line(session.transport, api_port(session.host), manager.prefix)
-    else:
-        info = await manager.find()
+    info, version = await session.manager.server_process(), session.host.sglang_version
     if info is None:
         return None
     label = f"running:pid {info.pid}"

@@ -20,6 +20,7 @@ from mtptui.errors import UserError
 from mtptui.ops.diff_live import default_profile
 from mtptui.ops.launches import Running, Side, configured_side, profile_side, running_side
 from mtptui.ops.restart_env import EnvChange, merge_env
+from mtptui.ops.restart_text import rollback_summary
 from mtptui.remote.procinfo import ProcessInfo
 from mtptui.remote.process import stop_group_command
 from mtptui.remote.shell import Command
@@ -103,22 +104,6 @@ class RestartPlan:
                 "backup": self.backup, "new_unit": self.shown_unit, "lock": self.lock,
                 "environment": [change.to_json() for change in self.env], "rollback": rollback_summary(self)}
 
-    def render_text(self) -> str:
-        from mtptui.ops.restart_text import render_plan
-
-        return render_plan(self)
-
-
-def rollback_summary(plan: RestartPlan) -> str:
-    prev = plan.previous
-    if plan.manager == "systemd":
-        again = "restart it" if prev.running else "leave it stopped"
-        return (f"on crash or timeout: write the previous unit back to {prev.unit_path}, daemon-reload, {again} "
-                f"(a failure undoes only the steps that ran: if the unit could not be written, nothing changes)")
-    if prev.running:
-        return "on crash or timeout: stop the new server and relaunch the previous command line"
-    return "on crash or timeout: stop the new server (nothing ran before)"
-
 
 def _entry_from(profile, target: FlagSet, current: FlagSet | None) -> None:
     """Keep the host's interpreter (a venv's python) unless the profile names one itself."""
@@ -162,7 +147,7 @@ async def plan_restart(session, profile_name: str | None = None, stamp: str | No
 
 
 async def _plan_systemd(session, name: str, profile, profile_s: Side, stamp: str, drop_env: set[str]) -> RestartPlan:
-    from mtptui.sglang.unit import read_unit
+    from mtptui.sglang.unit import read_unit, with_launch
 
     manager: SystemdManager = session.manager
     unit_s, unit_file = await configured_side(session)
@@ -174,7 +159,7 @@ async def _plan_systemd(session, name: str, profile, profile_s: Side, stamp: str
     target = profile_s.flagset
     _entry_from(profile, target, unit_s.flagset)
     target.env, env_changes = merge_env(fragment.environment, target.env, drop_env)
-    new_text = fragment.with_launch(target)
+    new_text = with_launch(fragment, target)
     backup = backup_path(unit_file.path, stamp)
     main_pid = await manager.main_pid()
     stray = running.info if running and running.info.pid != main_pid else None
@@ -190,7 +175,7 @@ async def _plan_systemd(session, name: str, profile, profile_s: Side, stamp: str
                      f"restores the unit, not that server")
     plan = RestartPlan(session.host.name, name, "systemd", target, _diff([_side(running), unit_s, profile_s]), [],
                        steps, [Step("enabled", manager.enable_command())], previous, backup, new_text, notes,
-                       shown_unit=fragment.with_launch(mask_flagset(target)), lock=lock_path(unit_file.path),
+                       shown_unit=with_launch(fragment, mask_flagset(target)), lock=lock_path(unit_file.path),
                        env=env_changes)
     return _with_lint(plan, await _lint(session, target))
 

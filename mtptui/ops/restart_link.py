@@ -56,7 +56,7 @@ class Link:
             return
         from mtptui.remote.hostlock import HostLock
 
-        prefix = getattr(self.session.manager, "prefix", ())
+        prefix = self.session.manager.prefix
         self.lock = HostLock(self.session.transport, self.plan.lock, holder_name(self.plan.profile), prefix)
         await self.lock.acquire()
 

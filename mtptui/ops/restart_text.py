@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from mtptui.ops.restart_env import ENV_HEADING, shown_changes
+from mtptui.sglang.flags.diff_text import render_diff
 
 
 def _command_lines(index: int, step) -> list[str]:
@@ -17,7 +18,7 @@ def _command_lines(index: int, step) -> list[str]:
 def render_plan(plan) -> str:
     lines = [f"Restart {plan.host} ({plan.manager}) with profile {plan.profile}.", ""]
     lines += [f"note: {note}" for note in plan.notes]
-    lines += [plan.diff.render_text() if plan.diff else "(nothing to compare the profile with)", ""]
+    lines += [render_diff(plan.diff) if plan.diff else "(nothing to compare the profile with)", ""]
     if env := shown_changes(plan.env):
         lines += [ENV_HEADING, *(f"  {line}" for line in env), ""]
     lines += [f"{plan.judged_by.heading}:", *(f"  {finding}" for finding in plan.findings),
@@ -28,7 +29,7 @@ def render_plan(plan) -> str:
     lines.append("  then watch the log until the server is ready, crashes, or the timeout passes")
     for index, step in enumerate(plan.finish, start=len(plan.steps) + 1):
         lines += [line.replace(f"  {index}. ", f"  {index}. once ready: ", 1) for line in _command_lines(index, step)]
-    lines.append(f"  {plan_rollback(plan)}")
+    lines.append(f"  {rollback_summary(plan)}")
     if plan.lock:
         lines.append(f"  all of it under the restart lock {plan.lock} on the host (a second restart is refused)")
     if plan.shown_unit:
@@ -37,7 +38,13 @@ def render_plan(plan) -> str:
     return "\n".join(lines)
 
 
-def plan_rollback(plan) -> str:
-    from mtptui.ops.restart import rollback_summary
-
-    return rollback_summary(plan)
+def rollback_summary(plan) -> str:
+    """What a failed restart will undo, in one sentence."""
+    prev = plan.previous
+    if plan.manager == "systemd":
+        again = "restart it" if prev.running else "leave it stopped"
+        return (f"on crash or timeout: write the previous unit back to {prev.unit_path}, daemon-reload, {again} "
+                f"(a failure undoes only the steps that ran: if the unit could not be written, nothing changes)")
+    if prev.running:
+        return "on crash or timeout: stop the new server and relaunch the previous command line"
+    return "on crash or timeout: stop the new server (nothing ran before)"

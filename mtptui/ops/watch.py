@@ -68,9 +68,7 @@ async def log_position(session) -> tuple[LogPosition, Start]:
         if result.ok and inode.isdigit() and size.isdigit():
             return FilePosition(int(inode), int(size)), Start.end()
         return None, Start.beginning()
-    words = [*source.prefix, "journalctl", "-u", source.unit, "-n", "1", "-o", "json", "--output-fields=MESSAGE",
-             "--no-pager"]
-    result = await session.transport.run(Command.of(words, "read the journal's last cursor"))
+    result = await session.transport.run(source.last_entry())
     if result.exit_status is None:  # not an answer: the connection went away while it ran
         raise ConnectionLost(f"lost the connection to {session.transport.label} while reading the journal")
     chunks = JournalDecoder().feed(result.stdout + b"\n") if result.ok else []

@@ -15,12 +15,12 @@ from __future__ import annotations
 import asyncio
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import AsyncIterator, Callable, Protocol, Union
+from typing import AsyncGenerator, AsyncIterator, Callable, Protocol, Union
 
 from mtptui.remote.errors import RemoteError
-from mtptui.remote.logsource import NO_SUCH_FILE, LogChunk, LogPosition, Start
+from mtptui.remote.logsource import NO_SUCH_FILE, FrameDecoder, LogChunk, LogPosition, Start
 from mtptui.remote.shell import Command
-from mtptui.remote.transport import Transport
+from mtptui.remote.transport import Stream, Transport
 
 COMMAND_NOT_FOUND = 127
 
@@ -63,7 +63,7 @@ class Backoff:
 class LogSource(Protocol):
     def command(self, position: LogPosition, start: Start, wait: bool = False) -> Command: ...
 
-    def decoder(self, position: LogPosition): ...
+    def decoder(self, position: LogPosition) -> FrameDecoder: ...
 
     def describe(self) -> str: ...
 
@@ -87,7 +87,7 @@ class LogFollower:
         self.on_status = on_status
         self.status = ConnectionStatus("connecting")
         self._stopped = asyncio.Event()
-        self._stream = None
+        self._stream: Stream | None = None
 
     def _set(self, status: ConnectionStatus) -> ConnectionStatus:
         self.status = status
@@ -126,7 +126,7 @@ class LogFollower:
             await self._sleep(delay)
         yield self._set(ConnectionStatus("stopped"))
 
-    async def _one_stream(self) -> AsyncIterator[Item]:
+    async def _one_stream(self) -> AsyncGenerator[Item, None]:
         stream = await self.transport.open_stream(self.source.command(self.position, self.start, self.wait_for_log))
         self._stream, self._last_exit, self._last_stderr = stream, None, ""
         try:

@@ -12,8 +12,8 @@ MAX_CHARS = 120  # of a name or a driver version kept (what a host says is store
 def parse_rig_gpus(text: str) -> dict[str, object] | None:
     """``{"model", "count", "driver"}`` from nvidia-smi's CSV rows (the first GPU's model and driver); None without
     a readable row. A name may hold a comma: the driver is the last field."""
-    rows = [line.rsplit(",", 1) for line in text.splitlines() if line.count(",") >= 1]
-    rows = [(name.strip()[:MAX_CHARS], driver.strip()[:MAX_CHARS]) for name, driver in rows if name.strip()]
+    split = [line.rsplit(",", 1) for line in text.splitlines() if line.count(",") >= 1]
+    rows = [(name.strip()[:MAX_CHARS], driver.strip()[:MAX_CHARS]) for name, driver in split if name.strip()]
     if not rows:
         return None
     return {"model": rows[0][0], "count": len(rows), "driver": rows[0][1] or None}

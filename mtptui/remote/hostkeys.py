@@ -11,9 +11,12 @@ import inspect
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Awaitable, Callable, Sequence, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence, Union
 
 from mtptui.remote.errors import HostKeyRefused
+
+if TYPE_CHECKING:
+    from asyncssh import SSHKey
 
 
 @dataclass(frozen=True)
@@ -49,16 +52,16 @@ class SeenKey:
 
     host: str
     port: int
-    key: object  # asyncssh.SSHKey
+    key: SSHKey
     changed: bool
 
     @property
     def key_type(self) -> str:
-        return self.key.get_algorithm()
+        return str(self.key.get_algorithm())
 
     @property
     def fingerprint(self) -> str:
-        return self.key.get_fingerprint("sha256")
+        return str(self.key.get_fingerprint("sha256"))
 
 
 class KnownHosts:
@@ -71,7 +74,7 @@ class KnownHosts:
         self.path = self.paths[0]
         self.matched: dict[tuple[str, int], bool] = {}
 
-    def match(self, host: str, addr: str, port: int):
+    def match(self, host: str, addr: str, port: int) -> tuple[list[Any], ...]:
         """asyncssh's matching callable: the keys these files trust for ``host``."""
         import asyncssh
 

@@ -14,9 +14,13 @@ meets a closed pipe). A lock never outlives the mtptui that took it.
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from mtptui.remote.errors import RemoteError
 from mtptui.remote.shell import Command, script
+
+if TYPE_CHECKING:
+    from mtptui.remote.transport import Stream, Transport
 
 # argv: LOCKFILE HOLDER. Prints "locked PID" and a heartbeat while it holds the lock; "busy WHO" (exit 75) when
 # another process holds it.
@@ -47,10 +51,10 @@ class HostLocked(RemoteError):
 class HostLock:
     """One flock on the host, held by a process that lives as long as this object's stream."""
 
-    def __init__(self, transport, path: str, holder: str, prefix: tuple[str, ...] = ()) -> None:
+    def __init__(self, transport: Transport, path: str, holder: str, prefix: tuple[str, ...] = ()) -> None:
         self.transport, self.path, self.holder, self.prefix = transport, path, holder, prefix
-        self._stream = None
-        self._watch: asyncio.Future | None = None
+        self._stream: Stream | None = None
+        self._watch: asyncio.Future[None] | None = None
         self.host_pid: str | None = None  # the holder's pid on the host, once this lock was taken
 
     def command(self) -> Command:
@@ -94,7 +98,7 @@ class HostLock:
             await stream.close()
 
 
-async def _first_line(stream) -> str:
+async def _first_line(stream: Stream) -> str:
     data = b""
     while b"\n" not in data and len(data) < 4096:
         chunk = await stream.read(4096)
@@ -109,7 +113,7 @@ def _printable(text: str) -> str:
     return "".join(ch if ch.isprintable() else "?" for ch in text)
 
 
-async def _drain(stream) -> None:
+async def _drain(stream: Stream) -> None:
     """Read the heartbeat until the holder is gone (the stream ends or the connection drops)."""
     try:
         while await stream.read(4096):

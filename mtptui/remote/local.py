@@ -24,10 +24,12 @@ class LocalStream:
         self._stderr_task = asyncio.ensure_future(self._collect_stderr())
 
     async def _collect_stderr(self) -> None:
+        assert self.process.stderr is not None  # opened with stderr=PIPE
         while chunk := await self.process.stderr.read(65536):
             self._stderr += chunk[-65536:]
 
     async def read(self, size: int = 65536) -> bytes:
+        assert self.process.stdout is not None  # opened with stdout=PIPE
         data = await self.process.stdout.read(size)
         if not data:
             await self._stderr_task
@@ -79,7 +81,8 @@ class LocalTransport:
         except asyncio.CancelledError:  # the caller went away (e.g. the app quit): the command goes too
             await asyncio.shield(_kill_group(process))
             raise
-        status = process.returncode if process.returncode >= 0 else None
+        code = process.returncode
+        status = code if code is not None and code >= 0 else None
         return Completed(command.line, status, out, err)
 
     async def open_stream(self, command: Command) -> LocalStream:

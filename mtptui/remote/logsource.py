@@ -232,7 +232,8 @@ class FrameDecoder:
         """A frame at the expected offset continues the log, even in another inode (a rotated file's rest)."""
         expected = self.expected
         follows = expected is not None and offset == expected.offset
-        mark = (expected.mark + payload[-MARK_BYTES:])[-MARK_BYTES:] if follows else payload[-MARK_BYTES:]
+        kept = expected.mark if expected is not None and follows else b""
+        mark = (kept + payload[-MARK_BYTES:])[-MARK_BYTES:]
         self.expected = FilePosition(inode, offset + len(payload), mark)
         return LogChunk(payload, self.expected, reset=expected is not None and not follows)
 
@@ -282,7 +283,7 @@ class FileLog:
         inode, offset = (position.inode, position.offset) if isinstance(position, FilePosition) else (0, 0)
         mark = position.mark.hex() if isinstance(position, FilePosition) and position.mark else None
         tail = -1 if position is not None or start.lines is None else start.lines
-        words = [self.python, "-c", FILE_READER, self.path, inode, offset, tail, int(wait)]
+        words: list[str | int] = [self.python, "-c", FILE_READER, self.path, inode, offset, tail, int(wait)]
         return Command.of(words + ([mark] if mark else []), f"follow {self.path}")
 
     def decoder(self, position: LogPosition) -> FrameDecoder:
@@ -292,6 +293,9 @@ class FileLog:
         return self.path
 
 
+JSON_ENTRIES = ("-o", "json", "--output-fields=MESSAGE")  # one JSON object per entry, with its __CURSOR
+
+
 @dataclass(frozen=True)
 class JournalLog:
     """The journal of a systemd unit (``prefix`` e.g. ["sudo"] when the journal needs it)."""
@@ -299,14 +303,24 @@ class JournalLog:
     unit: str
     prefix: tuple[str, ...] = ()
 
+    def journalctl(self, *options: str) -> list[str]:
+        """``journalctl -u UNIT OPTIONS --no-pager`` through the prefix: every journal read is built here."""
+        return [*self.prefix, "journalctl", "-u", self.unit, *options, "--no-pager"]
+
     def command(self, position: LogPosition, start: Start, wait: bool = False) -> Command:
-        words = [*self.prefix, "journalctl", "-u", self.unit, "-f", "-o", "json", "--output-fields=MESSAGE",
-                 "--no-pager"]
         if isinstance(position, JournalPosition):
-            words += ["--after-cursor", position.cursor]
+            where = ["--after-cursor", position.cursor]
         else:
-            words += ["-n", "all" if start.lines is None else str(start.lines)]
-        return Command.of(words, f"follow the journal of {self.unit}")
+            where = ["-n", "all" if start.lines is None else str(start.lines)]
+        return Command.of(self.journalctl("-f", *JSON_ENTRIES, *where), f"follow the journal of {self.unit}")
+
+    def last_entry(self) -> Command:
+        """The newest entry with its cursor (where a watch of what comes next starts)."""
+        return Command.of(self.journalctl("-n", "1", *JSON_ENTRIES), "read the journal's last cursor")
+
+    def last_line(self) -> Command:
+        """The newest message as plain text (does the journal answer at all?)."""
+        return Command.of(self.journalctl("-n", "1", "-o", "cat"), f"read the journal of {self.unit}")
 
     def decoder(self, position: LogPosition) -> JournalDecoder:
         return JournalDecoder()

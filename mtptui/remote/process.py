@@ -9,6 +9,7 @@ byte offsets of a follower stay valid across restarts.
 from __future__ import annotations
 
 import posixpath
+from typing import TYPE_CHECKING, Collection
 
 from mtptui.config.models import ProcessServer
 from mtptui.errors import UserError
@@ -16,6 +17,11 @@ from mtptui.remote.procinfo import ProcessInfo, find_servers, read_process
 from mtptui.remote.shell import (APPEND, BACKGROUND, ERR_TO_OUT, FROM, LAST_BACKGROUND_PID, OR, THEN, Command,
                                  script)
 from mtptui.remote.transport import Transport
+
+from mtptui.remote.steps import ServiceStep
+
+if TYPE_CHECKING:
+    from mtptui.remote.steps import PreviousRun
 
 # argv: PGID TICKS (tenths of a second before KILL). Exit 0 once no live process is left in the group.
 # `env -- kill` is the system kill: dash's builtin takes no negative pid (process group).
@@ -89,12 +95,40 @@ class ProcessManager:
     """Find, stop and launch a hand-started SGLang server."""
 
     kind = "process"
+    prefix: tuple[str, ...] = ()  # a hand-started server is the login user's
 
     def __init__(self, transport: Transport, config: ProcessServer, stop_timeout_s: float = 30.0,
                  port: int | None = None) -> None:
         self.transport, self.config = transport, config
         self.stop_timeout_s = stop_timeout_s
         self.port = port
+
+    async def state(self) -> str:
+        info = await self.find()
+        return "running" if info is not None and info.alive else "not running"
+
+    async def server_process(self) -> ProcessInfo | None:
+        return await self.find()
+
+    async def describe(self) -> tuple[str, str]:
+        info = await self.find()
+        return (f"process pid {info.pid}", "running") if info else ("process", "not running")
+
+    async def rollback_steps(self, previous: PreviousRun, new_pid: int | None,
+                             changed: Collection[str]) -> list[ServiceStep]:
+        """The new server is stopped, and the previous command line relaunched if it was stopped."""
+        steps = []
+        if "starting" in changed and new_pid:  # launched with setsid: its process group is its pid, workers included
+            info = await read_process(self.transport, new_pid)
+            steps.append(ServiceStep("stopping", self.stop_group_command(new_pid, info.pgid if info else new_pid)))
+        if "stopping" in changed and previous.running and not await self._still_runs(previous):
+            steps.append(ServiceStep("starting", self.launch_command(previous.argv, previous.env, previous.workdir),
+                                     starts=True))
+        return steps
+
+    async def _still_runs(self, previous: PreviousRun) -> bool:
+        """A stop that failed may have left the previous server running: then it is not launched a second time."""
+        return previous.process is not None and await read_process(self.transport, previous.process.pid) is not None
 
     async def find(self) -> ProcessInfo | None:
         """The running server: the pid file's process if alive, else the SGLang server on ``port`` (by command line)."""

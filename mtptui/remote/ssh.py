@@ -25,7 +25,7 @@ from mtptui.remote.transport import Completed
 KEEPALIVE_COUNT_MAX = 3
 
 
-def _client_class():
+def _client_class() -> type[Any]:
     import asyncssh
 
     class KeyCheckingClient(asyncssh.SSHClient):
@@ -66,7 +66,7 @@ class SSHStream:
         import asyncssh
 
         try:
-            data = await self.process.stdout.read(size)
+            data: bytes = await self.process.stdout.read(size)
         except (asyncssh.Error, OSError) as exc:
             raise ConnectionLost(f"lost the connection to {self.transport.label}: {_reason(exc)}") from None
         if not data:

@@ -49,8 +49,10 @@ def read_ssh_config(target: str, port: int | None = None, user: str | None = Non
     known = config.get("UserKnownHostsFile") or [DEFAULT_KNOWN_HOSTS]
     jump = config.get("ProxyJump")
     hops = () if not jump or str(jump).lower() == "none" else tuple(h.strip() for h in str(jump).split(",") if h)
-    return SSHConfigView(hostname=str(config.get("Hostname", target)), port=int(config.get("Port", 22)),
-                         user=config.get("User"), known_hosts_files=tuple(str(k) for k in known),
+    found_user = config.get("User")
+    return SSHConfigView(hostname=str(config.get("Hostname", target)), port=int(str(config.get("Port", 22))),
+                         user=None if found_user is None else str(found_user),
+                         known_hosts_files=tuple(str(k) for k in _as_list(known)),
                          proxy_jump=hops)
 
 
@@ -66,3 +68,8 @@ def split_hop(hop: str) -> tuple[str | None, str, int | None]:
         if number.isdigit():
             host, port = name, int(number)
     return user or None, host, port
+
+
+def _as_list(value: object) -> list[object]:
+    """ssh_config's value as a list (asyncssh gives UserKnownHostsFile as one, our default is one too)."""
+    return list(value) if isinstance(value, (list, tuple)) else [value]

@@ -7,11 +7,18 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Collection
 
 from mtptui.config.models import SystemdServer
 from mtptui.remote.errors import RemoteError
+from mtptui.remote.procinfo import ProcessInfo, read_process
+from mtptui.remote.process import find_by_command_line
+from mtptui.remote.steps import ServiceStep
 from mtptui.remote.shell import Command, script
 from mtptui.remote.transport import Transport
+
+if TYPE_CHECKING:
+    from mtptui.remote.steps import PreviousRun
 
 # argv: TMP PATH BACKUP. New unit text on stdin. The backup is copied to a temporary name and hard-linked into
 # place, which never replaces an existing file: it is complete or absent, and never overwrites an older one. The
@@ -45,10 +52,39 @@ class SystemdManager:
 
     kind = "systemd"
 
-    def __init__(self, transport: Transport, config: SystemdServer) -> None:
+    def __init__(self, transport: Transport, config: SystemdServer, port: int | None = None) -> None:
         self.transport, self.config = transport, config
         self.prefix = tuple(config.command_prefix)
         self.unit = config.unit
+        self.port = port  # the API's port: finds the server by its command line when the unit has no main pid
+
+    async def state(self) -> str:
+        return await self.is_active()
+
+    async def server_process(self) -> ProcessInfo | None:
+        """The unit's main process, else the SGLang server on ``port`` (a unit that forks, say)."""
+        pid = await self.main_pid()
+        info = await read_process(self.transport, pid, self.prefix) if pid else None
+        return info or await find_by_command_line(self.transport, self.port, self.prefix)
+
+    async def describe(self) -> tuple[str, str]:
+        pid = await self.main_pid()
+        return f"{self.unit}" + (f" pid {pid}" if pid else ""), await self.is_active()
+
+    async def rollback_steps(self, previous: PreviousRun, new_pid: int | None,
+                             changed: Collection[str]) -> list[ServiceStep]:
+        """A written unit is written back and reloaded; a restarted unit is restarted again (or stopped when
+        nothing ran before). A server outside the unit that was stopped first is not brought back."""
+        steps = []
+        if "write_unit" in changed:
+            assert previous.unit_path is not None and previous.unit_text is not None  # a systemd plan read both
+            steps += [ServiceStep("write_unit", self.write_command(previous.unit_path, previous.unit_text, None)),
+                      ServiceStep("reload", self.daemon_reload_command())]
+        if "starting" in changed and previous.running:
+            steps.append(ServiceStep("starting", self.restart_command(), starts=True))
+        elif "starting" in changed:
+            steps.append(ServiceStep("stopping", self.systemctl("stop", self.unit, changes_host=True)))
+        return steps
 
     def systemctl(self, *args: str, what: str = "", changes_host: bool = False) -> Command:
         return Command.of([*self.prefix, "systemctl", *args], what or f"systemctl {' '.join(args)}",

@@ -21,9 +21,10 @@ from types import MappingProxyType
 from typing import Mapping
 
 from mtptui.sglang.surface_metrics import METRICS, Metric
+from mtptui.sglang.versions import DEFAULT_VERSION
 
 SUPPORTED = ("0.5.12.post1", "0.5.23")
-DEFAULT = "0.5.12.post1"
+DEFAULT = DEFAULT_VERSION
 METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"  # multiprocess exposition, no *_created series
 
 _ROUTES_0512 = {

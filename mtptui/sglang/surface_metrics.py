@@ -48,7 +48,8 @@ def _gauge(name: str, moves: str = LOG) -> Metric:
     return Metric(f"sglang:{name}", "gauge", SCHEDULER_LABELS, moves)
 
 
-def _family(name: str, kind: str, extra: tuple[str, ...] = (), moves: str = FINISH, buckets=()) -> Metric:
+def _family(name: str, kind: str, extra: tuple[str, ...] = (), moves: str = FINISH,
+            buckets: tuple[float, ...] = ()) -> Metric:
     return Metric(f"sglang:{name}", kind, TOKENIZER_LABELS + extra, moves, tuple(float(b) for b in buckets))
 
 

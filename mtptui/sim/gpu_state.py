@@ -1,4 +1,4 @@
-"""The simulated server's GPU load, written for the stand-in ``nvidia-smi`` (mtptui/ops/demo_bin/nvidia-smi).
+"""The simulated server's GPU load, written for the stand-in ``nvidia-smi`` (mtptui/demo_bin/nvidia-smi).
 
 With $MTPTUI_SIM_GPU_STATE naming a file, the server rewrites it (atomically) every EVERY_S: its pid, the time,
 the memory each tensor-parallel rank holds (the CUDA context while starting, then the memory plan its startup

@@ -14,6 +14,7 @@ import sys
 
 from mtptui.errors import UserError
 from mtptui.sglang.flags import FlagError, FlagSet, check_launch, parse_argv
+from mtptui.sglang.versions import DEFAULT_VERSION
 from mtptui.sim import crash
 from mtptui.sim.boot import ContextTooLong, build_boot
 from mtptui.sim.messages import VERSIONS
@@ -64,7 +65,7 @@ def settings_for(argv: list[str], version: str) -> SimSettings | int:
 
 
 def run_sim(argv: list[str], *, host: str = "127.0.0.1", port: int | None = None, seed: int = 0,
-            speed: float = 1.0, version: str = "0.5.12.post1", gpu_mem_gb: float = 48.0) -> int:
+            speed: float = 1.0, version: str = DEFAULT_VERSION, gpu_mem_gb: float = 48.0) -> int:
     """Run the simulated server in the foreground; returns the exit status (or dies like SGLang)."""
     from mtptui.sim.server import StartupFailed, serve
 

@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
-from mtptui.config import HostConfig
 from mtptui.ops.feed import Feed
 from mtptui.ui.commands import DomainCommands
+from mtptui.ui.context import AppContext, HostApp
 from mtptui.ui.keymap import load_keymap
 from mtptui.ui.layout import HEIGHTS, WIDTHS
 from mtptui.ui.messages import ActionRefused
@@ -37,30 +35,16 @@ UI_DIR = Path(__file__).resolve().parent
 CLOSE_TIMEOUT_S = 5.0
 
 
-@dataclass
-class AppContext:
-    """What the screens need besides the feed: the host, --readonly, the host session (mtptui.ops.connect) for
-    actions that change the host, and the demo run when there is one (mtptui.ops.demo.DemoRun)."""
-
-    host_label: str
-    host: HostConfig | None = None
-    readonly: bool = False
-    session: Any = None
-    demo: Any = None
-    host_path: Any = None  # the host file it was read from (where the flags form saves profiles)
-    host_keys: Any = None  # mtptui.ui.hostkey.HostKeyDialogs the session asks about unknown keys, if any
-
-
 class QuitScreen(ConfirmScreen):
     """The confirm dialog of a quit while something runs (a second `q` there does not stack another)."""
 
 
-class MtpApp(App[None]):
+class MtpApp(HostApp):
     """mtptui's dashboard app."""
 
     TITLE = "mtptui"
     CSS_PATH = [UI_DIR / name for name in ("app.tcss", "dashboard.tcss", "help.tcss")]  # absolute: subclasses
-    COMMANDS = App.COMMANDS | {DomainCommands}
+    COMMANDS = HostApp.COMMANDS | {DomainCommands}
     HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS = WIDTHS, HEIGHTS  # size classes on every screen (ui/layout.py)
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit"),

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 if TYPE_CHECKING:
-    from mtptui.ui.app import MtpApp
+    from mtptui.ui.context import HostApp
 
 Command = tuple[str, str, str]  # title, help, action string
 
@@ -38,7 +38,7 @@ class DomainCommands(Provider):
     """mtptui's own commands, next to Textual's system commands."""
 
     @property
-    def mtp_app(self) -> "MtpApp":
+    def mtp_app(self) -> "HostApp":
         return self.app  # type: ignore[return-value]
 
     def commands(self) -> Iterator[Command]:

@@ -12,9 +12,11 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple
 
+from mtptui.sglang.logparse.levels import ERROR, INFO, WARNING
 from mtptui.sglang.logparse.splitter import cut
 
-INFO, WARNING, ERROR = 0, 1, 2
+__all__ = ["ERROR", "INFO", "MAX_LINE_CHARS", "WARNING", "LineFilter", "LogBuffer", "LogLine"]
+
 MAX_LINE_CHARS = 10_000  # longer lines are cut when stored: one 1 MB line must not defeat the bound
 
 

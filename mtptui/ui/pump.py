@@ -10,7 +10,6 @@ waits for a closing line that a crashed server will not write.
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from typing import Callable
 
@@ -20,11 +19,10 @@ from mtptui.ops.feed import Connection, Feed, GpuReading, HostStatus, LogData
 from mtptui.sglang.logparse import QUIET_S, Event, LogParser, QuietRelease
 from mtptui.sglang.logparse.prefix import strip_ansi
 from mtptui.text import visible
-from mtptui.ui.logbuffer import ERROR, INFO, WARNING, LogLine
+from mtptui.sglang.logparse.levels import line_level
+from mtptui.ui.logbuffer import WARNING, LogLine
 from mtptui.ui.messages import ConnectionChanged, FeedEnded, GpusRead, HostChanged, LogBatch
 
-ERROR_WORDS = re.compile(r"Traceback \(most recent|\bERROR\b|\bCRITICAL\b|Error: |error: |Exception\b|hit an exception")
-WARNING_WORDS = re.compile(r"\bWARNING\b|Warning: |\bwarn(?:ing)?\b")
 PROGRESS_KINDS = frozenset({"shard_progress", "graph_capture_progress"})
 RESET_LINE = "──── the log file was replaced (truncated or rotated); following the new one ────"
 _END = object()
@@ -38,19 +36,6 @@ def clean(text: str) -> str:
     if "\t" in text:
         text = text.expandtabs()
     return visible(text)
-
-
-def line_level(text: str, new_events: list[Event], in_error: bool) -> int:
-    """ERROR for an error line or its traceback, WARNING for warnings, else INFO."""
-    if in_error or any(e.kind == "error" for e in new_events):
-        return ERROR
-    if any(e.kind == "warning" for e in new_events):
-        return WARNING
-    if new_events:  # a line the parser understood (batch, access, startup) is what it says it is
-        return INFO
-    if ERROR_WORDS.search(text):
-        return ERROR
-    return WARNING if WARNING_WORDS.search(text) else INFO
 
 
 def progress_key(events: list[Event]) -> str | None:

@@ -83,7 +83,7 @@ def lint_parts(plan) -> list[RenderableType]:
 
 def plan_body(plan, force: bool = False) -> RenderableType:
     """What the confirm dialog shows: notes, the diff, lint, the exact commands, and what a rollback does."""
-    from mtptui.ops.restart import rollback_summary
+    from mtptui.ops.restart_text import rollback_summary
 
     parts: list[RenderableType] = [Text(visible(f"Restart {plan.host} ({plan.manager}) with profile {plan.profile}."),
                                         "bold")]

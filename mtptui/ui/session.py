@@ -9,37 +9,17 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Callable, Iterable
 
 from mtptui.ops.feed import Connection, HostStatus
 from mtptui.sglang.logparse import Event
+from mtptui.sglang.logparse.timestamps import parse_ts
 from mtptui.sglang.state import ServerState, phases
 from mtptui.ui.gpu_history import GpuHistory
 
 Clock = Callable[[], float]
-DATE_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S,%f", "%Y-%m-%dT%H:%M:%S",
-                "%Y-%m-%dT%H:%M:%S.%f")
-TIME_FORMATS = ("%H:%M:%S", "%H:%M:%S.%f")
 # Service states (systemd's is-active, the process manager's, the demo's) in which no server runs.
 DOWN_STATES = ("inactive", "failed", "deactivating", "not running", "exited", "not started")
-
-
-def parse_ts(text: str | None) -> float | None:
-    """Seconds (epoch, local time) of a timestamp as SGLang prints it; time-only stamps count from midnight."""
-    if not text:
-        return None
-    for fmt in DATE_FORMATS:
-        try:
-            return datetime.strptime(text, fmt).timestamp()
-        except ValueError:
-            pass
-    for fmt in TIME_FORMATS:
-        try:
-            return (datetime.strptime(text, fmt) - datetime(1900, 1, 1)).total_seconds()
-        except ValueError:
-            pass
-    return None
 
 
 @dataclass
@@ -97,8 +77,6 @@ class Session:
         self.lines_seen = 0
         self.gpus = GpuHistory()  # live nvidia-smi figures (mtptui.ops.gpu_poll)
         self.error_held = False  # the feed holds an error back until its traceback ends (or the log goes quiet)
-        self._startups_seen = 0
-        self._warm_up_pending = True
         self.previous_mean: float | None = None  # steady mean of the run before the last restart
 
     def apply(self, events: Iterable[Event]) -> Changes:
@@ -125,10 +103,7 @@ class Session:
         return changes
 
     def _decode(self, event: Event) -> None:
-        if self.server.startups != self._startups_seen:
-            self._startups_seen = self.server.startups
-            self._warm_up_pending = True
-        warm_up, self._warm_up_pending = self._warm_up_pending, False
+        warm_up = self.server.decode.last_was_warm_up  # the state's rule: the first batch of each startup
         fields = event.fields
         self.throughput.add(event.ts, fields["gen_throughput"], warm_up, fields["running_req"])
         if not warm_up and fields["running_req"]:

@@ -321,12 +321,12 @@ def lab_host_file(lab: Lab, path: Path, manager: str, model: str = MODEL) -> Lab
 def start_server(host: LabHost, profile: str) -> None:
     """Start ``profile`` on the lab host: as its systemd unit (written for it), or by hand with nohup."""
     from mtptui.sglang.flags import FlagSet, render_argv, render_command
-    from mtptui.sglang.unit import read_unit
+    from mtptui.sglang.unit import read_unit, with_launch
 
     flagset = FlagSet.from_profile(host.config.profile(profile), host.config.sglang_version)
     if host.manager == "systemd":
         host.unit_file.parent.mkdir(parents=True, exist_ok=True)
-        host.unit_file.write_text(read_unit(UNIT_TEMPLATE, name=UNIT).with_launch(flagset))
+        host.unit_file.write_text(with_launch(read_unit(UNIT_TEMPLATE, name=UNIT), flagset))
         for verb in ("daemon-reload", "start"):
             result = host.lab.run("systemctl", verb, *([UNIT] if verb == "start" else []))
             assert result.returncode == 0, result.stderr

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import AsyncIterator, Callable, Iterable
 
 from mtptui.config import load_host_file
-from mtptui.ops.feed import Connection, FeedItem, HostStatus, LogData, RecordedFeed
+from mtptui.ops.feed import Connection, FeedItem, HostStatus, LogData
+from tests.recorded_feed import RecordedFeed
 from mtptui.sglang.flags import FlagSet
 
 FIXTURES = Path(__file__).resolve().parent

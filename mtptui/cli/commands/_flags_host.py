@@ -22,7 +22,7 @@ def _options(words: list[str]) -> tuple[argparse.Namespace, list[str]]:
 
 
 def _host(name: str, config: str | None):
-    from mtptui.cli.commands.flags import USAGE_HINT
+    from mtptui.cli.commands._flags_report import USAGE_HINT
     from mtptui.config.loader import find_host
 
     try:
@@ -44,7 +44,7 @@ def gpus_text(gpus: dict | None) -> str:
 
 
 def run_host(args, words: list[str]) -> int:
-    from mtptui.cli.commands.flags import report
+    from mtptui.cli.commands._flags_report import report
     from mtptui.ops.diff_live import default_profile
     from mtptui.sglang.flags.flagset import profile_argv
     from mtptui.sglang.flags.verdict import offline_version

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mtptui.cli.commands._common import add, print_json
 from mtptui.errors import UserError
+from mtptui.sglang.versions import DEFAULT_VERSION
 
 NAME = "diff"
 
@@ -18,7 +19,7 @@ def register(sub, parent) -> None:
     p.add_argument("--left", default=None, help="offline: unit file, TOML profile, command-line file or HOST:PROFILE")
     p.add_argument("--right", default=None, help="offline: unit file, TOML profile, command-line file or HOST:PROFILE")
     p.add_argument("--version", dest="sglang_version", default=None,
-                   help="SGLang version for both sides (default: the host's, else 0.5.12.post1)")
+                   help=f"SGLang version for both sides (default: the host's, else {DEFAULT_VERSION})")
     p.add_argument("--json", action="store_true", help="print the diff as JSON")
     p.set_defaults(run=run)
 
@@ -26,9 +27,9 @@ def register(sub, parent) -> None:
 def run(args) -> int:
     if args.left is None and args.right is None:
         if args.host:  # live: running vs unit vs profile, over the host's transport (mtptui.ops.diff_live)
-            from mtptui.ops.diff_live import run_cli
+            from mtptui.cli.commands._diff_host import run_host
 
-            return run_cli(args)
+            return run_host(args)
         raise UserError("give HOST, or --left A --right B")
     if args.left is None or args.right is None:
         raise UserError("--left and --right go together")
@@ -39,6 +40,7 @@ def run(args) -> int:
 
 def _offline(args) -> int:
     from mtptui.sglang.flags.diff import diff_flagsets
+    from mtptui.sglang.flags.diff_text import render_diff
     from mtptui.sglang.flags.sources import load_source
     from mtptui.sglang.flags.table import load_table
 
@@ -51,5 +53,5 @@ def _offline(args) -> int:
     else:
         from mtptui.text import visible
 
-        print(visible(diff.render_text()))
+        print(visible(render_diff(diff)))
     return 0

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from mtptui.cli.commands._common import add, print_json
+from mtptui.cli.commands._common import add
+from mtptui.cli.commands._flags_report import USAGE_HINT, report
 from mtptui.errors import UserError
+from mtptui.sglang.versions import DEFAULT_VERSION
 
 NAME = "flags"
-USAGE_HINT = ("give a host or the SGLang arguments after --, e.g. mtptui flags lint ct129 --profile restored or "
-              "mtptui flags lint -- --model-path /models/x --tp 2")
 
 
 def register(sub, parent) -> None:
@@ -24,7 +24,7 @@ def register(sub, parent) -> None:
                                           "the SGLang installed on the host (its argument checks, in the "
                                           "profile's python, read-only), falling back to the offline table. "
                                           "Exit 0 clean, 1 on errors (warnings alone exit 0).")
-    lint.add_argument("--version", dest="sglang_version", default=None, help="SGLang version (default 0.5.12.post1)")
+    lint.add_argument("--version", dest="sglang_version", default=None, help=f"SGLang version (default {DEFAULT_VERSION})")
     lint.add_argument("--model-arch", default=None, metavar="ARCH",
                       help="model architecture from config.json, e.g. Qwen3_5ForCausalLM (default: guessed from "
                            "the model path)")
@@ -52,7 +52,6 @@ def _lint(words: list[str], version: str, model_arch: str | None):
 
 
 def run(args) -> int:
-    from mtptui.sglang.flags import DEFAULT_VERSION
     from mtptui.sglang.flags.table import load_table
     from mtptui.sglang.flags.verdict import LintSource, LintVerdict, resolved_json
 
@@ -81,33 +80,3 @@ def _is_command(words: list[str]) -> bool:
     if words[0].startswith("-"):
         return True
     return split_launch([Token(w, assignment="=" in w and not w.startswith("-")) for w in words]) is not None
-
-
-def report(verdict, as_json: bool, judged_by: str) -> int:
-    """Print a verdict (findings and summary, or JSON); exit 1 on errors."""
-    from mtptui.sglang.flags import render_command
-
-    errors = verdict.count("error")
-    if as_json:
-        flagset = verdict.flagset
-        print_json({"version": verdict.source.sglang_version, "ok": errors == 0, "errors": errors,
-                    "warnings": verdict.count("warning"), "findings": [f.to_dict() for f in verdict.findings],
-                    "command": render_command(flagset) if flagset is not None else None,
-                    "resolved": verdict.resolved, "source": verdict.source.to_json(),
-                    "sglang_warnings": verdict.sglang_warnings, "notes": verdict.notes})
-    else:
-        from mtptui.text import visible
-
-        for line in [*map(str, verdict.findings), *(f"sglang: {w}" for w in verdict.sglang_warnings),
-                     *(f"note: {note}" for note in verdict.notes), _summary(verdict.findings, judged_by)]:
-            print(visible(line))
-    return 1 if errors else 0
-
-
-def _summary(findings, judged_by: str) -> str:
-    if not findings:
-        return f"clean: no findings {judged_by}"
-    counts = [(sum(f.severity == s for f in findings), s) for s in ("error", "warning", "info")]
-    parts = [f"{n} {s}{'s' if n != 1 and s != 'info' else ''}" for n, s in counts if n]
-    return f"{', '.join(parts)} {judged_by}"
-

@@ -60,13 +60,13 @@ def _open_all(paths: list[str]) -> list:
 
 def _summary(streams: list) -> None:
     from mtptui.cli.commands._common import print_json
-    from mtptui.sglang.state import ServerState
+    from mtptui.sglang.state import ServerState, state_to_dict
     from mtptui.sglang.state.scan import summarize_stream
 
     state = ServerState()
     for name, stream in streams:
         _read(name, summarize_stream, stream, state)
-    print_json(state.to_dict())
+    print_json(state_to_dict(state))
 
 
 def _events(stream) -> None:

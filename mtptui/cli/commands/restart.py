@@ -30,6 +30,6 @@ def register(sub, parent) -> None:
 
 
 def run(args) -> int:
-    from mtptui.ops.restart_cli import run_restart
+    from mtptui.cli.commands._restart_host import run_restart
 
     return run_restart(args)

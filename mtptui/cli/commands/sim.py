@@ -7,6 +7,7 @@ import argparse
 
 from mtptui.cli.commands._common import add
 from mtptui.errors import UserError
+from mtptui.sglang.versions import DEFAULT_VERSION
 
 NAME = "sim"
 DESCRIPTION = (
@@ -25,7 +26,7 @@ def register(sub, parent) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed for reproducible output")
     p.add_argument("--speed", type=float, default=1.0,
                    help="startup pacing multiplier (10 = ten times faster); token rates do not change")
-    p.add_argument("--sim-version", default="0.5.12.post1", help="SGLang version to behave as (0.5.12.post1, 0.5.23)")
+    p.add_argument("--sim-version", default=DEFAULT_VERSION, help="SGLang version to behave as (0.5.12.post1, 0.5.23)")
     p.add_argument("--sim-gpu-mem-gb", type=float, default=48.0, help="memory of each simulated GPU (default 48)")
     p.add_argument("sglang_args", nargs=argparse.REMAINDER, metavar="-- SGLANG-ARGS",
                    help="a real SGLang command line")

@@ -3,13 +3,12 @@ host's version) accept its flags. A flag that the version refuses is a warning, 
 
 from __future__ import annotations
 
-import os
 import shlex
 from dataclasses import dataclass
 
-from mtptui.ops.launches import SHELLS, flagset_from_argv
+from mtptui.ops.launches import flagset_from_argv
 from mtptui.sglang.flags import FlagError
-from mtptui.sglang.flags.command import find_entry
+from mtptui.sglang.flags.command import find_entry, shell_script
 
 MODEL_FLAGS = ("--model-path", "--model")
 
@@ -35,9 +34,10 @@ def read_launch(argv: list[str], version: str) -> Launch:
 
 def _unwrapped(argv: list[str]) -> list[str] | None:
     """The words of ``sh -c "COMMAND"`` (argv itself otherwise); None when COMMAND is not shell words."""
-    if argv and os.path.basename(argv[0]) in SHELLS and "-c" in argv[1:-1]:
+    script = shell_script(argv)
+    if script is not None:
         try:
-            return shlex.split(argv[argv.index("-c") + 1])
+            return shlex.split(script)
         except ValueError:
             return None
     return argv

@@ -33,9 +33,7 @@ async def check_journal(ctx: Context, source: JournalLog) -> Result:
         return Result(NAME, SKIP, "skipped: needs sudo for journalctl")
     if ctx.unit_found is False:
         return Result(NAME, SKIP, f"skipped: systemd has no unit {source.unit}")
-    command = Command.of([*source.prefix, "journalctl", "-u", source.unit, "-n", "1", "--no-pager", "-o", "cat"],
-                         f"read the journal of {source.unit}")
-    result = await ctx.run(command)
+    result = await ctx.run(source.last_line())
     if not result.ok or any(text in result.err for text in HIDDEN):  # journalctl's hints go to stderr
         return Result(NAME, FAIL, f"{ctx.user or 'the login user'} cannot read the journal of {source.unit}: "
                                   f"{last_line(result)}", _journal_fix(ctx))

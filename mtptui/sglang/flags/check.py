@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import re
 import shlex
+from typing import TYPE_CHECKING
 
 from mtptui.sglang.flags.errors import FlagError
 from mtptui.sglang.flags.flagset import MODEL_PATH, FlagSet, parse_argv
 from mtptui.sglang.flags.options import explain_option, rejected_options, value_words
 from mtptui.sglang.flags.resolve import match_option, missing_required, parse_values
 from mtptui.sglang.flags.rules import Finding, lint
-from mtptui.sglang.flags.table import DEFAULT_VERSION, load_table
+from mtptui.sglang.flags.table import DEFAULT_VERSION, FlagSpec, load_table
+
+if TYPE_CHECKING:
+    from mtptui.config.models import LaunchProfile
 
 _ARGUMENT = re.compile(r"error: argument ([^/:\s]+)")
 MAX_ROUNDS = 50
@@ -54,7 +58,7 @@ def lint_argv(argv: list[str], version: str = DEFAULT_VERSION, model_arch: str |
     return flagset, findings + _missing_model(flagset) + lint(flagset, model_arch)
 
 
-def lint_profile(profile, version: str = DEFAULT_VERSION,
+def lint_profile(profile: LaunchProfile, version: str = DEFAULT_VERSION,
                  model_arch: str | None = None) -> tuple[FlagSet | None, list[Finding]]:
     """Findings for a TOML launch profile against ``version`` (a renamed key is a finding, not an exception)."""
     from mtptui.sglang.flags.flagset import profile_argv
@@ -102,7 +106,7 @@ TYPE_FIXES = {"int": "give a whole number", "human_readable_int": "give a whole 
               "float": "give a number such as 0.88", "loads": "give valid JSON"}
 
 
-def _value_fix(spec, version: str) -> str:
+def _value_fix(spec: FlagSpec, version: str) -> str:
     if spec.choices:
         return "use one of: " + ", ".join(map(str, spec.choices))
     return TYPE_FIXES.get(spec.type or "", f"see {spec.name} in `sglang serve --help` of SGLang {version}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from typing import Any, cast
 
 from mtptui.sglang.flags.errors import FlagError
 from mtptui.sglang.flags.flagset import MODEL_PATH, FlagSet, Value, parse_argv
@@ -39,7 +40,9 @@ def prefix_env(tokens: list[Token]) -> dict[str, str]:
         if os.path.basename(token.text) == "env":
             after_env = True
         elif token.assignment or (after_env and _NAME_VALUE.match(token.text)):
-            name, value = _NAME_VALUE.match(token.text).groups()
+            found = _NAME_VALUE.match(token.text)
+            assert found is not None  # an assignment word is NAME=VALUE
+            name, value = found.groups()
             env[name] = value
     return env
 
@@ -86,6 +89,25 @@ def parse_words(words: list[str], version: str = DEFAULT_VERSION, *, require_mod
     return flagset
 
 
+SHELLS = ("sh", "bash", "dash", "zsh")
+
+
+def shell_script(argv: list[str]) -> str | None:
+    """The SCRIPT of a ``sh -c SCRIPT`` wrapper (sh, bash, dash or zsh alike); None when argv is not one."""
+    if argv and os.path.basename(argv[0]) in SHELLS and "-c" in argv[1:-1]:
+        return argv[argv.index("-c") + 1]
+    return None
+
+
+def parse_launch_argv(argv: list[str], version: str = DEFAULT_VERSION, *, require_model: bool = True) -> FlagSet:
+    """The flag set an argv launches (ExecStart=, /proc/PID/cmdline): a shell's ``-c`` script is read as the
+    command line it runs, the same way wherever the argv came from."""
+    script = shell_script(argv)
+    if script is not None:
+        return parse_command(script, version, require_model=require_model)
+    return parse_words(argv, version, require_model=require_model)
+
+
 def value_text(value: object) -> str:
     """A value as one argv word: floats by repr (round-trips), everything else by str."""
     return repr(value) if isinstance(value, float) else str(value)
@@ -96,9 +118,9 @@ def flag_tokens(spec: FlagSpec, value: Value) -> list[str]:
     if spec.flag_kind in ("store_true", "const"):
         return [spec.name] if value else []
     if spec.flag_kind == "boolean_optional":
-        return [spec.name] if value else [spec.negative]
+        return [spec.name] if value else [spec.negative or spec.name]
     if spec.is_list:
-        return [spec.name, *(value_text(item) for item in value)]
+        return [spec.name, *(value_text(item) for item in cast("list[Any]", value))]
     if value is True and spec.nargs == "?":
         return [spec.name]
     text = value_text(value)

@@ -51,11 +51,6 @@ class Diff:
             "env": [{"var": e.var, "values": list(e.values)} for e in self.env],
         }
 
-    def render_text(self) -> str:
-        from mtptui.sglang.flags.diff_text import render_diff
-
-        return render_diff(self)
-
 
 @dataclass(frozen=True)
 class _Cell:
@@ -138,10 +133,10 @@ def diff_flagsets(sides: list[tuple[str, FlagSet]], model_arch: str | None = Non
         row = [side.get(key) or _missing_cell(fs, key, first) for side, fs in zip(cells, flagsets)]
         if not show_all and any(cell is None for cell in row) and all(c is None or c.written is None for c in row):
             continue  # only resolved defaults, and some version has no such flag: not a difference anyone made
-        row = [cell or _Cell(None, "unset (not in this version)") for cell in row]
-        if show_all or len({c.written for c in row}) > 1 or len({c.resolved for c in row}) > 1:
-            rows.append(DiffRow(key, display_values(key, (c.written for c in row)),
-                                display_values(key, (c.resolved for c in row), keep=_not_a_value)))
+        filled = [cell or _Cell(None, "unset (not in this version)") for cell in row]
+        if show_all or len({c.written for c in filled}) > 1 or len({c.resolved for c in filled}) > 1:
+            rows.append(DiffRow(key, display_values(key, (c.written for c in filled)),
+                                display_values(key, (c.resolved for c in filled), keep=_not_a_value)))
     return Diff(tuple(label for label, _ in sides), tuple(rows), _env_rows(flagsets))
 
 

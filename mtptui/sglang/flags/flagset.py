@@ -13,7 +13,7 @@ from mtptui.sglang.flags.table import DEFAULT_VERSION, FlagSpec, FlagTable, load
 if TYPE_CHECKING:
     from mtptui.config.models import LaunchProfile
 
-Value = Union[bool, int, float, str, list]
+Value = Union[bool, int, float, str, list[Any]]
 """A flag value: True for store_true, int/float/str by the flag's type, a list for nargs '+'/'*'."""
 
 DEFAULT_ENTRY = "python3 -m sglang.launch_server"
@@ -103,7 +103,7 @@ def _profile_tokens(name: str, value: Value, table: FlagTable) -> list[str]:
     spec = table.get(name)
     if value is False:
         if spec is not None and spec.flag_kind == "boolean_optional":
-            return [spec.negative] if name == spec.name else [name]
+            return [spec.negative or name] if name == spec.name else [name]
         return []
     if value is True and (spec is None or not spec.takes_value):
         return [name]

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 from mtptui.sglang.flags.argv_parts import parse_in_parts
 from mtptui.sglang.flags.errors import FlagError
@@ -82,36 +82,39 @@ TYPES: dict[str | None, Callable[[str], Any] | None] = {
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise FlagError(f"{self.prog}: error: {message}")
 
 
 class _Help(argparse.Action):
-    def __init__(self, option_strings, dest, **kwargs):
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS)
 
-    def __call__(self, parser, namespace, values, option_string=None):
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
         raise FlagError(f"{option_string} makes the server print its help and exit without serving")
 
 
 class _Flag(argparse.Action):
     """Options that take no value (store_true, deprecated no-value options): record True."""
 
-    def __init__(self, option_strings, dest, **kwargs):
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS)
 
-    def __call__(self, parser, namespace, values, option_string=None):
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
         setattr(namespace, self.dest, True)
 
 
 def _add(parser: argparse.ArgumentParser, spec: FlagSpec) -> None:
-    common = {"dest": spec.name, "default": argparse.SUPPRESS}
+    common: dict[str, Any] = {"dest": spec.name, "default": argparse.SUPPRESS}
     if spec.flag_kind in ("store_true", "const"):
         parser.add_argument(*spec.option_strings, action=_Flag, **common)
     elif spec.flag_kind == "boolean_optional":
         parser.add_argument(spec.name, action=argparse.BooleanOptionalAction, **common)
     else:
-        parser.add_argument(*spec.option_strings, type=TYPES.get(spec.type, str), nargs=spec.nargs,
+        converter: Any = TYPES.get(spec.type, str)  # None: argparse keeps the text, as SGLang's type=None does
+        parser.add_argument(*spec.option_strings, type=converter, nargs=spec.nargs,
                             choices=list(spec.choices) if spec.choices else None, **common)
 
 

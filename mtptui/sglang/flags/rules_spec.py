@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Callable, Iterator
 
-from mtptui.sglang.flags.effective import ALGO, DRAFT, MRR, STEPS, TOPK, TYPE_ERROR, SpecError, resolve_spec
+from mtptui.sglang.flags.effective import (
+    ALGO, DRAFT, MRR, STEPS, TOPK, TYPE_ERROR, Effective, SpecError, resolve_spec,
+)
 from mtptui.sglang.flags.finding import Finding
 from mtptui.sglang.flags.flagset import FlagSet
 
@@ -63,7 +65,7 @@ def _spec_error(fs: FlagSet, error: SpecError) -> Finding:
     return Finding("error", error.flag, error.why or message, error.fix, message)
 
 
-def _spec_auto(fs: FlagSet, values: dict) -> Iterator[Finding]:
+def _spec_auto(fs: FlagSet, values: dict[str, Effective]) -> Iterator[Finding]:
     """All three parameters unset: say what SGLang's auto-choice picks for this model."""
     if any(fs.get(flag) is not None for flag in (STEPS, TOPK, DRAFT)):
         return
@@ -73,7 +75,7 @@ def _spec_auto(fs: FlagSet, values: dict) -> Iterator[Finding]:
                       "set them explicitly to pin them")
 
 
-def _spec_warning(fs: FlagSet, flag: str, warning: str, values: dict) -> Finding:
+def _spec_warning(fs: FlagSet, flag: str, warning: str, values: dict[str, Effective]) -> Finding:
     if flag == MRR:
         return Finding("info", MRR, f"{MRR} is unset, so SGLang uses {values[MRR].value} for speculative decoding.",
                        f"set {MRR} explicitly", warning)

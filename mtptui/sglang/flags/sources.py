@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
+from typing import Callable
 
 from mtptui.errors import ConfigError, UserError
 from mtptui.sglang.flags.errors import FlagError
@@ -31,7 +32,8 @@ def load_source(spec: str, version: str | None = None, config_file: str | None =
     raise UserError(f"{spec}: no such file (or give HOST:PROFILE, e.g. ct129:restored)")
 
 
-def _from_host(host_name: str, profile_name: str, version: str | None, config_file: str | None):
+def _from_host(host_name: str, profile_name: str, version: str | None,
+               config_file: str | None) -> tuple[str, FlagSet]:
     from mtptui.config.loader import find_host
 
     _, host = find_host(host_name, config_file)
@@ -40,7 +42,7 @@ def _from_host(host_name: str, profile_name: str, version: str | None, config_fi
     return label, _labelled(label, lambda: FlagSet.from_profile(profile, version or host.sglang_version))
 
 
-def _labelled(label: str, build):
+def _labelled(label: str, build: Callable[[], FlagSet]) -> FlagSet:
     try:
         return build()
     except FlagError as exc:

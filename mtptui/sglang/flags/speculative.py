@@ -7,7 +7,9 @@ simpler model of sglang-flags.md §2.2. Checked against SGLang's own code by the
 
 from __future__ import annotations
 
-from mtptui.sglang.flags.effective import (
+from typing import cast
+
+from mtptui.sglang.flags.spec_values import (
     DRAFT, DRAFT_WARNING, MRR, MRR_SPEC, MRR_WARNING, NEW_AUTO_TABLE, NGRAM_WARNING, STEPS, TOPK, TYPE_ERROR,
     TYPE_ERROR_VERSIONS, Effective, SpecError, SpecResolution, auto_spec_params,
 )
@@ -79,7 +81,7 @@ def spec_eagle(fs: FlagSet, result: SpecResolution, model_arch: str | None) -> N
         return
     if not _steps_topk_draft(fs, result, model_arch):
         return
-    topk = result.values[TOPK].value
+    topk = cast(int, result.values[TOPK].value)  # _steps_topk_draft settled it as a number
     for check in (_trtllm, _rejection, _draft_adjusted, _page_tree):
         result.error = check(fs, result, topk)
         if result.error is not None:
@@ -135,7 +137,7 @@ def _rejection(fs: FlagSet, result: SpecResolution, topk: int) -> SpecError | No
 
 
 def _draft_adjusted(fs: FlagSet, result: SpecResolution, topk: int) -> None:
-    steps = result.values[STEPS].value
+    steps = cast(int, result.values[STEPS].value)
     if topk == 1 and result.values[DRAFT].value != steps + 1:
         result.values[DRAFT] = Effective(steps + 1, "auto")
         result.warnings.append((DRAFT, DRAFT_WARNING))

@@ -9,8 +9,8 @@ from importlib import resources
 from typing import Any
 
 from mtptui.errors import UserError
+from mtptui.sglang.versions import DEFAULT_VERSION as DEFAULT_VERSION  # re-exported
 
-DEFAULT_VERSION = "0.5.12.post1"
 PROG = "sglang serve"
 
 
@@ -103,7 +103,8 @@ def _spec(raw: dict[str, Any]) -> FlagSpec:
 @lru_cache(maxsize=1)
 def _data() -> dict[str, Any]:
     text = resources.files("mtptui.sglang.flags").joinpath("data/flags.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    data: dict[str, Any] = json.loads(text)
+    return data
 
 
 def versions() -> list[str]:

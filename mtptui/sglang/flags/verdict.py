@@ -9,6 +9,7 @@ mtptui's own judgments) come from the offline table of the host's release when m
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from mtptui.sglang.flags.check import lint_argv
 from mtptui.sglang.flags.effective import Effective, resolve_effective
@@ -25,7 +26,7 @@ class LintSource:
     sglang_version: str
     host: str | None = None
     reason: str | None = None
-    gpus: dict | None = None
+    gpus: dict[str, Any] | None = None
 
     @property
     def label(self) -> str:
@@ -93,8 +94,8 @@ def offline_verdict(argv: list[str], env: dict[str, str], version: str, model_ar
                        resolved_json(flagset, model_arch))
 
 
-def host_verdict(answer: dict, argv: list[str], env: dict[str, str], host: str, file_version: str,
-                 model_arch: str | None = None, gpus: dict | None = None) -> LintVerdict:
+def host_verdict(answer: dict[str, Any], argv: list[str], env: dict[str, str], host: str, file_version: str,
+                 model_arch: str | None = None, gpus: dict[str, Any] | None = None) -> LintVerdict:
     """The runner's answer (``accepted``, ``sglang_message``, ``resolved``, ``warnings``) as a verdict."""
     version = answer.get("sglang_version") or "(version unknown)"
     known = version in versions()
@@ -111,7 +112,7 @@ def host_verdict(answer: dict, argv: list[str], env: dict[str, str], host: str, 
     return verdict
 
 
-def _host_error(answer: dict, offline: list[Finding]) -> Finding:
+def _host_error(answer: dict[str, Any], offline: list[Finding]) -> Finding:
     """SGLang's own error, explained by lint when lint knows the very same failure."""
     message = answer.get("sglang_message") or answer.get("error_class") or "an error"
     same = next((f for f in offline if f.stops_server and f.sglang_message == message), None)
@@ -121,7 +122,7 @@ def _host_error(answer: dict, offline: list[Finding]) -> Finding:
                    None, message)
 
 
-def _host_resolved(resolved: dict, flagset: FlagSet | None) -> dict[str, dict[str, object]]:
+def _host_resolved(resolved: dict[str, Any], flagset: FlagSet | None) -> dict[str, dict[str, object]]:
     """The host's resolved values keyed by flag: set (as written), default (SGLang's default) or auto."""
     table = flagset.table if flagset is not None else None
     out: dict[str, dict[str, object]] = {}

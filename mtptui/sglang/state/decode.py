@@ -32,6 +32,7 @@ class DecodeHistory:
         self.steady_count = 0
         self._startup_mark = (0.0, 0)  # the two totals when the latest startup began
         self._warm_up_pending = True
+        self.last_was_warm_up = False  # the latest batch was the first after a startup (the UI plots it apart)
         self._series: deque[Sample] = deque(maxlen=maxlen)
         self.raw: deque[Any] = deque(maxlen=maxlen)  # decode lines not parsed yet, as `resolve` takes them
         self.resolve: Callable[[Any], tuple[str | None, str]] | None = None  # raw line → (ts, decode message)
@@ -64,6 +65,7 @@ class DecodeHistory:
     def add_raw(self, raw: Any, running_req: int, gen_throughput: float) -> None:
         """A decode line as `resolve` takes it, parsed later only if it is still in the window."""
         self.count += 1
+        self.last_was_warm_up = self._warm_up_pending
         if self._warm_up_pending:
             self._warm_up_pending = False
         elif running_req:
@@ -92,6 +94,7 @@ class DecodeHistory:
 
     def _account(self, running_req: int | None, gen_throughput: float | None) -> None:
         self.count += 1
+        self.last_was_warm_up = self._warm_up_pending
         if self._warm_up_pending:
             self._warm_up_pending = False
         elif running_req and gen_throughput is not None:
@@ -101,6 +104,7 @@ class DecodeHistory:
     def _parse_raw(self) -> None:
         raw, resolve = self.raw, self.resolve
         while raw:
+            assert resolve is not None, "raw decode lines come with their resolver (state.scan)"
             ts, message = resolve(raw.popleft())
             parsed = parse_batch(message)
             fields = parsed[1] if parsed else {}

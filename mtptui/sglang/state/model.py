@@ -35,7 +35,7 @@ class Startup:
 
 
 class ServerState:
-    """Feed events with `apply`/`apply_all`; read attributes, or `to_dict()` for `parse-log --summary`."""
+    """Feed events with `apply`/`apply_all`; read attributes, or `state_to_dict` (summary.py) for `parse-log --summary`."""
 
     def __init__(self, history: int = 2000) -> None:
         self.phase = phases.STARTING
@@ -166,8 +166,3 @@ class ServerState:
     def last_accept_rate(self) -> float | None:
         last = self.decode.last
         return last.get("accept_rate") if last else None
-
-    def to_dict(self) -> dict[str, Any]:
-        from mtptui.sglang.state.summary import state_to_dict
-
-        return state_to_dict(self)

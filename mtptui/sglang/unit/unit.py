@@ -6,11 +6,14 @@ plus drop-ins): the last non-empty ExecStart= of [Service] is the command that r
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterator
 
 from mtptui.sglang.flags.errors import FlagError
 from mtptui.sglang.unit.syntax import SyntaxProblem, expand_specifiers, split_words, substitute_env
+
+if TYPE_CHECKING:
+    from mtptui.sglang.flags.flagset import FlagSet
 
 EXEC_PREFIXES = "@-:+!"
 
@@ -50,14 +53,8 @@ class Unit:
         found = [s for s in self.service("ExecStart") if s.value.strip()]
         return found[-1] if found else None
 
-    def with_launch(self, fs, multiline: bool = True) -> str:
-        """The unit text with ``fs`` as ExecStart= and Environment=, nothing else changed."""
-        from mtptui.sglang.unit.write import with_launch
 
-        return with_launch(self, fs, multiline)
-
-
-def _logical_lines(lines: list[str]):
+def _logical_lines(lines: list[str]) -> Iterator[tuple[int, int, str]]:
     """(start, end, text) of each logical line: backslash-newline joins with a space, comments skipped."""
     i = 0
     while i < len(lines):
@@ -145,18 +142,15 @@ def read_unit(text: str, name: str | None = None) -> Unit:
     return unit
 
 
-def unit_flagset(unit: Unit, version: str | None = None):
+def unit_flagset(unit: Unit, version: str | None = None) -> FlagSet:
     """The FlagSet the unit's ExecStart= launches, with Environment= (and any `env` prefix) as env."""
     from mtptui.sglang.flags import DEFAULT_VERSION
-    from mtptui.sglang.flags.command import parse_command, parse_words
+    from mtptui.sglang.flags.command import parse_launch_argv
 
     version = version or DEFAULT_VERSION
     argv = unit.exec_argv
     if not argv:
         raise FlagError(f"unit{' ' + unit.name if unit.name else ''} has no ExecStart= in [Service]")
-    if os.path.basename(argv[0]) in ("sh", "bash", "dash") and "-c" in argv[1:-1]:
-        flagset = parse_command(argv[argv.index("-c") + 1], version)
-    else:
-        flagset = parse_words(argv, version)
+    flagset = parse_launch_argv(argv, version)
     flagset.env = {**unit.environment, **flagset.env}
     return flagset

@@ -5,11 +5,12 @@ from __future__ import annotations
 from mtptui.config.models import ENV_NAME
 from mtptui.sglang.flags.command import flag_groups
 from mtptui.sglang.flags.errors import FlagError
+from mtptui.sglang.flags.flagset import FlagSet
 from mtptui.sglang.unit.syntax import quote_word
 from mtptui.sglang.unit.unit import Unit
 
 
-def exec_start_lines(fs, prefix: str = "", multiline: bool = True) -> list[str]:
+def exec_start_lines(fs: FlagSet, prefix: str = "", multiline: bool = True) -> list[str]:
     """``ExecStart=`` for a flag set, one flag per continuation line when ``multiline``."""
     parts = [" ".join(quote_word(w) for w in fs.entry_argv)]
     parts += [" ".join(quote_word(w) for w in group) for group in flag_groups(fs)]
@@ -35,7 +36,8 @@ def _env_word(name: str, value: str) -> str:
     return word if word.startswith('"') else f'"{word}"'
 
 
-def with_launch(unit: Unit, fs, multiline: bool = True) -> str:
+def with_launch(unit: Unit, fs: FlagSet, multiline: bool = True) -> str:
+    """The unit text with ``fs`` as ExecStart= and Environment=, nothing else changed."""
     exec_start = unit.exec_start
     if exec_start is None:
         raise FlagError("the unit has no ExecStart= in [Service] to replace")

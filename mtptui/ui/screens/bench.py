@@ -40,7 +40,7 @@ from mtptui.ui.widgets.key_footer import KeyFooter
 from mtptui.ui.widgets.render_pane import RenderPane
 
 if TYPE_CHECKING:
-    from mtptui.ui.app import AppContext
+    from mtptui.ui.context import AppContext
 
 PAINT_INTERVAL_S = 0.5
 SCREEN_NAME = "bench"

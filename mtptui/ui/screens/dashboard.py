@@ -36,7 +36,7 @@ from mtptui.ui.widgets.stats_strip import StatsStrip
 from mtptui.ui.widgets.throughput_pane import ThroughputPane
 
 if TYPE_CHECKING:
-    from mtptui.ui.app import AppContext
+    from mtptui.ui.context import AppContext
 
 PAINT_INTERVAL_S = 0.5
 PANES = ("header", "strip", "startup", "memory", "speculation", "throughput", "gpus")

@@ -24,7 +24,7 @@ from mtptui.ui.restart_text import side_title
 from mtptui.ui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
-    from mtptui.ui.app import MtpApp
+    from mtptui.ui.context import HostApp
 
 DIFFER_STYLE = "bold yellow"
 WRAP_BELOW = 120  # columns of the screen below which the table's cells wrap instead of running off to the right
@@ -42,7 +42,7 @@ class DiffScreen(Screen):
         Binding("a", "apply", "Apply profile", id="diff.apply"),
     ]
 
-    def __init__(self, app: "MtpApp", profile: str | None = None) -> None:
+    def __init__(self, app: "HostApp", profile: str | None = None) -> None:
         super().__init__()
         self.context = app.context
         host = self.context.host
@@ -70,7 +70,7 @@ class DiffScreen(Screen):
     async def load(self, profile: str) -> None:
         from mtptui.ops.diff_sides import diff_sides
 
-        app: "MtpApp" = self.app  # type: ignore[assignment]
+        app: "HostApp" = self.app  # type: ignore[assignment]
         sides, notes = await diff_sides(self.context.host, profile, session=self.context.session,
                                         status=app.session.host, demo=self.context.demo)
         self.post_message(messages.DiffLoaded(profile, sides, notes))
@@ -146,7 +146,7 @@ class DiffScreen(Screen):
         self.load(self.profile)
 
     def action_apply(self) -> None:
-        from mtptui.ui.screens.ops_actions import restart_with
+        from mtptui.ui.screens.restart_flow import restart_with
 
         if self.profile is not None:
             restart_with(self.app, self.profile)

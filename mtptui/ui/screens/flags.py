@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Label, Select, Static
 
 from mtptui.ops.flag_form import FIELDS, FormValues, choices, form_from_flagset, lint_form, resolve_row
+from mtptui.sglang.versions import DEFAULT_VERSION
 from mtptui.text import visible
 from mtptui.ui import messages
 from mtptui.ui.restart_text import findings_text
@@ -27,7 +28,7 @@ from mtptui.ui.screens.confirm import ConfirmScreen
 from mtptui.ui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
-    from mtptui.ui.app import MtpApp
+    from mtptui.ui.context import HostApp
 
 LINT_DELAY_S = 0.3
 
@@ -48,15 +49,15 @@ class FlagsScreen(Screen):
         Binding("ctrl+r", "add_row('env')", "Add env row", id="flags.add-env"),
     ]
 
-    def __init__(self, app: "MtpApp", profile: str | None = None) -> None:
+    def __init__(self, app: "HostApp", profile: str | None = None) -> None:
         super().__init__()
         self.context = app.context
-        self.version = self.context.host.sglang_version if self.context.host else "0.5.12.post1"
+        self.version = self.context.host.sglang_version if self.context.host else DEFAULT_VERSION
         self.source, self.values = self._initial(app, profile)
         self._timer = None
         self.findings: list = []
 
-    def _initial(self, app: "MtpApp", profile: str | None) -> tuple[str, FormValues]:
+    def _initial(self, app: "HostApp", profile: str | None) -> tuple[str, FormValues]:
         from mtptui.sglang.flags import FlagSet
 
         host = self.context.host

@@ -9,25 +9,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mtptui.ui.screens import register
+from mtptui.ui.screens.restart_flow import restart_with
 
 if TYPE_CHECKING:
-    from mtptui.ui.app import MtpApp
+    from mtptui.ui.context import HostApp
 
 
-def restart_with(app: "MtpApp", profile: str | None) -> None:
-    """Start the restart flow on the dashboard (the bottom screen): the known-good profile when None."""
-    from mtptui.ui.screens.dashboard import DashboardScreen
-
-    dashboard = app.screen_stack[0]
-    if isinstance(dashboard, DashboardScreen):
-        dashboard.restart_panel.begin(profile)
-
-
-def _restore(app: "MtpApp", profile: str | None = None) -> None:
+def _restore(app: "HostApp", profile: str | None = None) -> None:
     restart_with(app, None)
 
 
-def _restart(app: "MtpApp", profile: str | None = None):
+def _restart(app: "HostApp", profile: str | None = None):
     from mtptui.ui.screens.profile_pick import ProfilePickScreen
 
     if profile is not None:
@@ -39,13 +31,13 @@ def _restart(app: "MtpApp", profile: str | None = None):
     return ProfilePickScreen(app.context.host), lambda name: name and restart_with(app, name)
 
 
-def _diff(app: "MtpApp", profile: str | None = None):
+def _diff(app: "HostApp", profile: str | None = None):
     from mtptui.ui.screens.diff import DiffScreen
 
     return DiffScreen(app, profile)
 
 
-def _flags(app: "MtpApp", profile: str | None = None):
+def _flags(app: "HostApp", profile: str | None = None):
     from mtptui.ui.screens.flags import FlagsScreen
 
     return FlagsScreen(app, profile)

@@ -37,7 +37,7 @@ from mtptui.ui.widgets.tune_status import TuneStatus
 from mtptui.ui.widgets.tune_table import TuneTable
 
 if TYPE_CHECKING:
-    from mtptui.ui.app import AppContext
+    from mtptui.ui.context import AppContext
 
 SCREEN_NAME = "tune"
 TICK_S = 1.0

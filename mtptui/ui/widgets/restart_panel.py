@@ -23,7 +23,7 @@ from mtptui.ui.restart_text import RestartView, plan_body
 from mtptui.ui.screens.confirm import ConfirmScreen
 
 if TYPE_CHECKING:
-    from mtptui.ui.app import AppContext
+    from mtptui.ui.context import AppContext
 
 RESTART_TIMEOUT_S = 600.0
 PROCESS_CHANGED = frozenset({"stopped", "starting", "ready", "crashed", "timeout", "rolled_back", "rollback_failed",

@@ -9,6 +9,7 @@ import os
 import sys
 
 from mtptui.cli.main import main
+from mtptui.sglang.versions import DEFAULT_VERSION
 
 
 def _flag(name: str, default: str) -> str:
@@ -23,7 +24,7 @@ def _flag(name: str, default: str) -> str:
 
 if __name__ == "__main__":
     speed = os.environ.get("MTPTUI_SIM_SPEED", "1")
-    version = os.environ.get("MTPTUI_SIM_RELEASE", "0.5.12.post1")
+    version = os.environ.get("MTPTUI_SIM_RELEASE", DEFAULT_VERSION)
     host = _flag("--host", "127.0.0.1")
     sys.exit(main(["sim", "--host", "127.0.0.1" if host == "0.0.0.0" else host, "--speed", speed, "--seed", "0",
                    "--sim-version", version, "--", *sys.argv[1:]]))

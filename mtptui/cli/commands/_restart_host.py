@@ -42,6 +42,7 @@ async def _restart(args, host, profile: str) -> int:
     from mtptui.ops.connect import ask_on_terminal, open_session
     from mtptui.ops.restart import plan_restart
     from mtptui.ops.restart_run import DEFAULT_TIMEOUT_S, Restarter
+    from mtptui.ops.restart_text import render_plan
     from mtptui.text import visible
 
     out = sys.stderr if args.json else sys.stdout
@@ -51,9 +52,9 @@ async def _restart(args, host, profile: str) -> int:
             if args.json:
                 print_json({"dry_run": True, **plan.to_json()})
             else:
-                print(visible(plan.render_text()))
+                print(visible(render_plan(plan)))
             return 0
-        print(visible(plan.render_text()), file=out)
+        print(visible(render_plan(plan)), file=out)
         if not args.yes:
             confirm(host.name, profile)
         restarter = Restarter(session, plan, timeout_s=args.timeout or DEFAULT_TIMEOUT_S, force=args.force,

@@ -1,0 +1,43 @@
+"""The service manager of a host: what runs the SGLang server (a systemd unit, or a hand-started process).
+
+Use cases ask the manager, not ``if systemd / else process``: mtptui.remote.systemd.SystemdManager and
+mtptui.remote.process.ProcessManager both are a ServiceManager.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Collection, Protocol
+
+from mtptui.remote.steps import PreviousRun, ServiceStep
+
+if TYPE_CHECKING:
+    from mtptui.remote.procinfo import ProcessInfo
+    from mtptui.remote.process import ProcessManager
+    from mtptui.remote.systemd import SystemdManager
+
+
+class ServiceManager(Protocol):
+    kind: str  # "systemd" or "process", as in the host file's server.manager
+    prefix: tuple[str, ...]  # what the manager's commands run under, e.g. ("sudo", "-n")
+
+    async def state(self) -> str:
+        """The service's state in the manager's words: systemd's is-active, or "running" / "not running"."""
+        ...
+
+    async def server_process(self) -> ProcessInfo | None:
+        """The process of the SGLang server the manager runs, or None when none runs."""
+        ...
+
+    async def describe(self) -> tuple[str, str]:
+        """(what runs the server, its state) for a status line, e.g. ("sglang-qwen.service pid 42", "active")."""
+        ...
+
+    async def rollback_steps(self, previous: PreviousRun, new_pid: int | None,
+                             changed: Collection[str]) -> list[ServiceStep]:
+        """The commands that undo ``changed`` (the restart steps that ran or may have run), and only those."""
+        ...
+
+
+def _both_are_service_managers(systemd: SystemdManager, process: ProcessManager) -> list[ServiceManager]:
+    """Never called: mypy checks here that both managers keep the protocol."""
+    return [systemd, process]

@@ -1,0 +1,34 @@
+"""SGLang's HTTP API as mtptui reads it: which paths to ask, in which order, and what counts as an answer.
+
+Transport-free: each caller passes its own ``get_json(path) -> (status, body)`` (the bench's bounded client,
+the feed's short-timeout one through the SSH tunnel), so the rules are the same whoever asks.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Awaitable, Callable
+
+SERVER_INFO_PATHS = ("/server_info", "/get_server_info")  # the current name first, then the older one
+MODELS_PATH = "/v1/models"
+METRICS_PATH = "/metrics"
+
+GetJson = Callable[[str], Awaitable[tuple[int, Any]]]
+
+
+async def first_object(get_json: GetJson, *paths: str) -> dict[str, Any] | None:
+    """The first of ``paths`` that answers 200 with a JSON object; None when none does."""
+    for path in paths:
+        status, body = await get_json(path)
+        if status == 200 and isinstance(body, dict):
+            return body
+    return None
+
+
+async def server_info(get_json: GetJson) -> dict[str, Any] | None:
+    """``/server_info`` (or the older ``/get_server_info``): version, server arguments, internal states."""
+    return await first_object(get_json, *SERVER_INFO_PATHS)
+
+
+async def served_models(get_json: GetJson) -> dict[str, Any] | None:
+    """``/v1/models``: the OpenAI-style list of served model names."""
+    return await first_object(get_json, MODELS_PATH)
