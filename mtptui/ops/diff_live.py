@@ -83,4 +83,4 @@ def run_cli(args) -> int:
         from mtptui.text import visible
 
         print(visible(result.render_text()))
-    return 0
+    return 0 if result.diff.empty else 1  # diff(1): the sides differ
