@@ -113,6 +113,9 @@ class DiffScreen(Screen):
         legend = "values as SGLang resolves them: “unset (default X)” is SGLang's default, “(auto)” SGLang's own choice"
         self.query_one("#diff-legend", Static).update(Text(legend, "dim"))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (action == "apply" and self.context.readonly)  # not offered under --readonly
+
     def action_toggle_all(self) -> None:
         self.show_all = not self.show_all
         if self.sides:

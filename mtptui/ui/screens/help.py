@@ -37,7 +37,8 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss", "Close", show=False)]
 
-    def __init__(self, keys: list[tuple[str, str]]) -> None:
+    def __init__(self, keys: list[tuple[str, ...]]) -> None:
+        """``keys``: (key, action) or (key, action, binding id) rows; the ids are what keys.toml remaps."""
         super().__init__()
         self.keys = keys
 
@@ -53,10 +54,13 @@ class HelpScreen(ModalScreen[None]):
 
     def _keys_table(self) -> Table:
         table = Table(title="keys", box=None, padding=(0, 2), title_justify="left", title_style="bold")
+        with_ids = any(len(row) > 2 for row in self.keys)
         table.add_column("key", style="bold", no_wrap=True)
         table.add_column("action")
-        for key, description in self.keys:
-            table.add_row(key, description)
+        if with_ids:
+            table.add_column("id (keys.toml)", style="dim", no_wrap=True)
+        for row in self.keys:
+            table.add_row(*row[:3 if with_ids else 2])
         return table
 
     @staticmethod
