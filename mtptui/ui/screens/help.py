@@ -22,7 +22,8 @@ PANES = (
     ("log", "follows the end; scrolling back pauses it and counts new lines; errors red, warnings yellow"),
     ("restart", "shown during and after a restart (R known-good, r pick a profile): stopping → starting → loading "
                 "shards N/M → capturing graphs → ready, or the crash reason and the automatic rollback"),
-    ("diff (d)", "running vs unit vs profile as SGLang resolves them; s all/differing, p next profile, a apply it"),
+    ("diff (d)", "running vs unit vs profile as SGLang resolves them, speculative flags first, then memory and "
+                 "capacity; Enter explains a flag, s all/differing (env vars too), p next profile, a apply it"),
     ("flags (f)", "the launch profile as a form, SGLang's lint inline, the command previewed; ctrl+s save, "
                   "ctrl+g save as known-good"),
     ("bench (b)", "prompt set, concurrency, requests, max tokens; s start, g go again (e.g. after a restore); "
