@@ -40,7 +40,7 @@ def statistics_line(comparison: Comparison) -> str:
 
 
 def flag_name(name: str) -> str:
-    """A recorded launch flag (argparse dest, e.g. ``speculative_num_steps``) as written: ``--speculative-num-steps``."""
+    """A recorded launch flag (its argparse dest, ``speculative_num_steps``) as written: ``--speculative-num-steps``."""
     if name == "version":
         return "SGLang version"
     return name if name.startswith("-") else "--" + name.replace("_", "-")

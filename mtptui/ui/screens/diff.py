@@ -2,8 +2,8 @@
 
 Differing rows are highlighted; defaults read "unset (default 0.9)" and SGLang's own choices "2 (auto)".
 Rows come by impact (speculative, then memory and capacity, then the rest); Enter explains the flag under the
-cursor. ``s`` shows every flag and env var or only the differing ones, ``p`` switches the profile column among the host's
-profiles, ``a`` restarts with the profile shown, ``R`` restores the known-good one (both confirm first).
+cursor. ``s`` shows every flag and env var or only the differing ones, ``p`` switches the profile column among the
+host's profiles, ``a`` restarts with the profile shown, ``R`` restores the known-good one (both confirm first).
 """
 
 from __future__ import annotations
@@ -118,8 +118,8 @@ class DiffScreen(Screen):
         for note in self.notes:
             head.append(f"\nnote: {visible(note)}", "yellow")
         self.query_one("#diff-head", Static).update(head)
-        legend = ("values as SGLang resolves them: “unset (default X)” is SGLang's default, “(auto)” SGLang's own "
-                  "choice · Enter explains a flag")
+        legend = ("values as SGLang resolves them: “unset (default X)” is SGLang's default, “(auto)” SGLang's "
+                  "own choice · Enter explains a flag")
         self.query_one("#diff-legend", Static).update(Text(legend, "dim"))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
