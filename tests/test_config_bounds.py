@@ -69,7 +69,7 @@ def test_a_host_file_over_the_limit_is_refused_before_it_is_read(tmp_path: Path)
 
 def test_a_diff_source_that_is_a_device_is_one_sentence() -> None:
     result = run_cli("diff", "--left", "/dev/zero", "--right", f"{CONFIGS / 'ct129.toml'}:restored")
-    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
     assert result.stderr == "mtptui: /dev/zero: not a regular file (a character device), so not a file to compare\n"
 
 

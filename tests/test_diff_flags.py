@@ -55,7 +55,7 @@ def test_mission_diff_lists_exactly_the_table(ct129) -> None:
 
 def test_unit_vs_redeploy_through_the_cli_json(restored_unit: Path) -> None:
     result = run_cli("diff", "--left", str(restored_unit), "--right", "ct129:redeploy-1step", "--json")
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1, result.stderr  # like diff(1): the sides differ
     data = json.loads(result.stdout)
     assert set(data) == {"sides", "rows", "env"}
     assert data["sides"] == [f"unit:{restored_unit}", "profile:ct129:redeploy-1step"]
@@ -73,6 +73,7 @@ def test_cli_text_diff_of_a_command_file_against_a_host_profile(tmp_path: Path) 
     same = run_cli("diff", "--left", str(cmd), "--right", "ct129:redeploy-1step")
     assert same.returncode == 0 and same.stdout.startswith("no differences"), same.stdout + same.stderr
     differs = run_cli("diff", "--left", "ct129:restored", "--right", str(cmd))
+    assert differs.returncode == 1, differs.stderr
     lines = differs.stdout.splitlines()
     assert lines[0].split() == ["flag", "profile:ct129:restored", f"command:{cmd}"]
     draft = next(line for line in lines if line.startswith("--speculative-num-draft-tokens"))
@@ -119,7 +120,7 @@ def test_a_diff_needs_two_or_three_sides() -> None:
 ])
 def test_cli_bad_input_is_one_sentence(args: list[str], message: str) -> None:
     result = run_cli(*args)
-    assert result.returncode != 0 and message in result.stderr
+    assert result.returncode == 2 and message in result.stderr  # diff(1): trouble, not a difference
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
 
 
@@ -127,7 +128,7 @@ def test_cli_unreadable_command_file_is_one_sentence(tmp_path: Path) -> None:
     bad = tmp_path / "cmd.txt"
     bad.write_text("python3 -m sglang.launch_server --model-path /m --port nope\n")
     result = run_cli("diff", "--left", str(bad), "--right", "ct129:restored")
-    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.returncode == 2 and "Traceback" not in result.stderr
     expected = f"mtptui: command:{bad}: sglang serve: error: argument --port: invalid int value: 'nope'"
     assert result.stderr.strip() == expected
 

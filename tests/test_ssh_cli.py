@@ -37,7 +37,7 @@ def row(rows: list[dict], flag: str) -> dict:
 
 def test_ssh_diff_host_json_is_running_vs_unit_vs_profile(mission, capsys):
     host, stray = mission
-    assert main(["diff", host.name, "--config", str(host.path), "--json"]) == 0
+    assert main(["diff", host.name, "--config", str(host.path), "--json"]) == 1  # diff(1): the sides differ
     data = json.loads(capsys.readouterr().out)
     assert data["sides"][0] == f"running:pid {stray.pid}"
     assert data["sides"][1].startswith("unit:") and data["sides"][1].endswith(host.unit)
@@ -93,7 +93,7 @@ def test_ssh_unreachable_host_is_one_sentence(sshd, tmp_path):
     host.path.write_text(text)
     for args in (["diff", host.name], ["restart", host.name, "--yes"], ["restart", host.name, "--dry-run"]):
         result = cli(*args, "--config", str(host.path))
-        assert result.returncode == 1, result.stderr
+        assert result.returncode == (2 if args[0] == "diff" else 1), result.stderr
         assert result.stderr.startswith("mtptui: cannot connect to root@127.0.0.1:")
         assert result.stderr.endswith(": connection refused\n") and result.stderr.count("\n") == 1
 

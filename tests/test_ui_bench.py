@@ -9,6 +9,7 @@ from rich.console import Console
 from textual.widgets import Input, Label
 
 from mtptui.bench import history
+from mtptui.bench.verdict_text import verdict_sentence
 from mtptui.ui import messages
 from mtptui.ui.screens.bench import BenchScreen
 from mtptui.ui.widgets.bench_rate_plot import BenchRatePlot
@@ -86,7 +87,9 @@ async def test_a_run_against_the_simulated_server_plots_tabulates_records_and_go
         second = screen.live.outcome
         assert second.best.verdict != "no-baseline" and second.best.baseline["id"] == stored["id"]
         assert second.run["fingerprint"]["max_tokens"] == 64 and len(history.load_runs()) == 2
-        assert "vs best earlier:" in text_of(screen, "compare") and "tok/s now vs" in text_of(screen, "compare")
+        compared = text_of(screen, "compare")
+        assert f"vs best earlier: {verdict_sentence(second.best)}" in compared and " tok/s, " in compared
+        assert "baseline: profile restored, run " in compared  # the demo host's profile the server runs
 
 
 async def test_bad_input_is_said_inline_and_starts_nothing() -> None:

@@ -215,7 +215,7 @@ async def test_keys_can_be_remapped_by_binding_id() -> None:
         assert log.wrap
         await pilot.press("f2")
         assert isinstance(app.screen, HelpScreen)
-        assert ("W", "Wrap") in app.screen.keys
+        assert ("W", "Wrap", "log.wrap") in app.screen.keys
 
 
 async def test_help_lists_the_keys_and_closes_with_escape() -> None:
@@ -223,7 +223,7 @@ async def test_help_lists_the_keys_and_closes_with_escape() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
-        keys = dict((description, key) for key, description in app.screen.keys)
+        keys = dict((description, key) for key, description, _ in app.screen.keys)
         assert keys["Restore"] == "R" and keys["Find"] == "/" and keys["Help"] == "? / f1"
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)

@@ -107,8 +107,11 @@ class DemoRun:
 
     @classmethod
     def prepare(cls, base_dir: str | os.PathLike[str] | None = None, speed: float | None = None) -> "DemoRun":
+        from mtptui.ops.demo_profiles import with_saved_profiles
+
+        template = with_saved_profiles(load_host_file(demo_host_file()))  # plus what earlier demos saved
         run_dir = Path(tempfile.mkdtemp(prefix="mtptui-demo-", dir=base_dir))
-        host = localized_host(load_host_file(demo_host_file()), run_dir, pick_port())
+        host = localized_host(template, run_dir, pick_port())
         run = cls(run_dir, host, speed if speed is not None else demo_speed())
         run.unit_path.write_text(known_good_unit(host), encoding="utf-8")
         run.host_path.write_text(dump_host(host), encoding="utf-8")
@@ -191,6 +194,12 @@ class DemoRun:
             self.load = DemoLoad(self.api_url)
             sources.append(self.load)
         return merge_feeds(FileTailFeed(self.log_path), *sources, on_close=[session.close])
+
+    def save_profile(self, name: str, profile, *, known_good: bool = False) -> Path:
+        """Save a profile made in this run where the next demo finds it, without this run's paths and port."""
+        from mtptui.ops.demo_profiles import save_demo_profile
+
+        return save_demo_profile(load_host_file(demo_host_file()), name, profile, known_good=known_good)
 
     def stop(self, timeout_s: float = 5.0) -> int | None:
         """Stop the server this demo started and, after a restart, the one the pid file names (SIGTERM to the

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.binding import Binding
 from textual.screen import Screen
 
@@ -32,6 +33,9 @@ from mtptui.ui.themes import load_themes, resolve_theme
 
 
 UI_DIR = Path(__file__).resolve().parent
+READONLY_REFUSED = {"restore": "restore", "restart": "restart", "diff.apply": "restart"}  # binding id → action
+READONLY_REASONS = {"restore": "restoring the known-good profile", "restart": "restarting with a chosen profile",
+                    "diff.apply": "applying a profile (a restart)"}
 CLOSE_TIMEOUT_S = 5.0
 
 
@@ -91,16 +95,19 @@ class MtpApp(HostApp):
         except Exception as exc:  # noqa: BLE001 - quitting must not fail on a connection that is already gone
             self.log.warning(f"closing the feed: {exc!r}")
 
-    def key_list(self) -> list[tuple[str, str]]:
-        """(key, description) of every binding active on the current screen, as remapped."""
+    def key_list(self) -> list[tuple[str, str, str]]:
+        """(key, description, binding id for keys.toml) of every binding active on the current screen, as remapped."""
         seen: dict[str, list[str]] = {}
+        ids: dict[str, str] = {}
         ours = sorted(self.screen.active_bindings.values(), key=lambda active: active.binding.id is None)
         for active in ours:  # mtptui's own keys (they have ids) first, then scrolling and focus
             binding = active.binding
             if not binding.description or binding.system and binding.action != "command_palette":
                 continue
             seen.setdefault(binding.description, []).append(self.get_key_display(binding))
-        return [(" / ".join(dict.fromkeys(keys)), description) for description, keys in seen.items()]
+            ids.setdefault(binding.description, binding.id or "")
+        return [(" / ".join(dict.fromkeys(keys)), description, ids[description])
+                for description, keys in seen.items()]
 
     async def action_quit(self) -> None:
         """Quit, but ask first while a restart or a bench run is going on (neither is abandoned silently)."""
@@ -137,6 +144,25 @@ class MtpApp(HostApp):
             return "a bench run", "The run stops here and is not recorded in the history."
         return None
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Under --readonly the keys of actions that change the host are not offered (footer, help, palette)."""
+        if action == "ops" and self.readonly and parameters and OPS_SCREENS[str(parameters[0])].changes_host:
+            return False
+        return True
+
+    def on_key(self, event: events.Key) -> None:
+        """A key hidden by --readonly still answers when pressed: it says why nothing happens."""
+        if not self.readonly:
+            return
+        for namespace, bindings in self.screen._modal_binding_chain:  # the focused widget first, as Textual does
+            for binding in bindings.key_to_bindings.get(event.key, ()):
+                if binding.id in READONLY_REFUSED:
+                    self.refuse(READONLY_REFUSED[binding.id], f"Refused: {READONLY_REASONS[binding.id]} changes the "
+                                                             f"host, and mtptui runs with --readonly.")
+                    return
+                if self._check_action_state(binding.action, namespace):
+                    return  # an enabled binding nearer the focus took the key
+
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.key_list()))
@@ -167,6 +193,22 @@ class MtpApp(HostApp):
     def refuse(self, action: str, reason: str) -> None:
         self.notify(reason, title="refused", severity="warning")
         self.post_message(ActionRefused(action, reason))
+
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        """The palette's Screenshot: saved into a folder that exists (mtptui.ui.screenshots), the full path told."""
+        from mtptui.ui.screenshots import screenshot_dir
+
+        directory = Path(path) if path else screenshot_dir()
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            saved = self.save_screenshot(filename, str(directory), time_format)
+        except OSError as exc:
+            self.notify(f"The screenshot was not saved: {directory}: {exc.strerror or exc}.", title="screenshot",
+                        severity="error")
+            return None
+        self.notify(f"Saved to {saved}", title="screenshot", timeout=8)
+        return saved
 
     def action_next_theme(self) -> None:
         names = sorted(self.shipped_themes)

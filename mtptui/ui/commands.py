@@ -23,6 +23,7 @@ OPS_COMMANDS: tuple[Command, ...] = (
     ("Tune the speculative settings", "restart with each arm of a grid, bench, canary, keep the best (T)",
      "ops('tune')"),
 )
+HOST_CHANGING = ("ops('restore')", "ops('restart')")
 LOG_COMMANDS: tuple[Command, ...] = (
     ("Find in the log", "highlight a text; n / N jump between matches (/)", "screen.find"),
     ("Filter the log", "keep lines holding a text; !text hides them (\\)", "screen.filter"),
@@ -42,9 +43,10 @@ class DomainCommands(Provider):
         return self.app  # type: ignore[return-value]
 
     def commands(self) -> Iterator[Command]:
-        yield from OPS_COMMANDS
+        readonly = self.mtp_app.readonly  # what --readonly refuses is not offered
+        yield from (command for command in OPS_COMMANDS if not (readonly and command[2] in HOST_CHANGING))
         host = self.mtp_app.context.host
-        for name, profile in sorted(host.profiles.items()) if host else ():
+        for name, profile in sorted(host.profiles.items()) if host and not readonly else ():
             yield f"Restart with profile {name}", profile.note or "restart the server with this profile", \
                 f"ops('restart', {name!r})"
         yield from LOG_COMMANDS

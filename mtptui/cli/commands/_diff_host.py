@@ -28,4 +28,4 @@ def run_host(args) -> int:
         from mtptui.text import visible
 
         print(visible(result.render_text()))
-    return 0
+    return 0 if result.diff.empty else 1  # diff(1): the sides differ

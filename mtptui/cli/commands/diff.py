@@ -1,4 +1,7 @@
-"""`mtptui diff`: running process vs systemd unit vs profile, or two files offline."""
+"""`mtptui diff`: running process vs systemd unit vs profile, or two files offline.
+
+Exits like diff(1): 0 when the sides are the same, 1 when they differ, 2 when they could not be compared.
+"""
 
 from __future__ import annotations
 
@@ -24,7 +27,23 @@ def register(sub, parent) -> None:
     p.set_defaults(run=run)
 
 
+SAME, DIFFERENT, TROUBLE = 0, 1, 2
+
+
 def run(args) -> int:
+    """diff(1)'s exit status: a user error (bad file, unknown host, unreachable host) is trouble, not a difference."""
+    try:
+        return _compare(args)
+    except UserError as exc:
+        exc.exit_code = TROUBLE
+        raise
+
+
+def exit_status(diff) -> int:
+    return SAME if diff.empty else DIFFERENT
+
+
+def _compare(args) -> int:
     if args.left is None and args.right is None:
         if args.host:  # live: running vs unit vs profile, over the host's transport (mtptui.ops.diff_live)
             from mtptui.cli.commands._diff_host import run_host
@@ -54,4 +73,4 @@ def _offline(args) -> int:
         from mtptui.text import visible
 
         print(visible(render_diff(diff)))
-    return 0
+    return exit_status(diff)

@@ -5,6 +5,7 @@ A row's ``values`` are the values as written (None where unset) and ``resolved``
 Values of secret-looking flags and env vars (``--api-key``, ``HF_TOKEN``) are masked (mtptui.secrets) once the
 comparison is made on the real ones.
 Flags are matched through their spellings and documented renames, so aliases, prefixes and versions line up.
+Rows come by impact: speculative flags first, then memory and capacity, then the rest (mtptui.sglang.flags.impact).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from mtptui.secrets import display_values
 from mtptui.sglang.flags.effective import Effective, resolve_effective, show_value
 from mtptui.sglang.flags.errors import FlagError
 from mtptui.sglang.flags.flagset import MODEL_PATH, FlagSet
+from mtptui.sglang.flags.impact import env_group, flag_group
 from mtptui.sglang.flags.table import FlagTable, renamed
 
 
@@ -119,15 +121,15 @@ def _not_a_value(resolved: str) -> bool:
 def diff_flagsets(sides: list[tuple[str, FlagSet]], model_arch: str | None = None, show_all: bool = False) -> Diff:
     """Compare two or three labelled flag sets; rows in the first side's table order, named by its version.
 
-    Only differing rows, unless ``show_all``: then every flag any side writes or resolves.
+    Only differing rows, unless ``show_all``: then every flag any side writes or resolves, and every env var.
     """
     if not 2 <= len(sides) <= 3:
         raise FlagError("a diff compares two or three launch configurations")
     flagsets = [fs for _, fs in sides]
     first = flagsets[0].table
     cells = [_side_cells(fs, first, model_arch) for fs in flagsets]
-    keys = sorted({key for side in cells for key in side},
-                  key=lambda k: (-1 if k == MODEL_PATH else first.order.get(k, len(first.order)), k))
+    keys = sorted({key for side in cells for key in side},  # by impact (mtptui.sglang.flags.impact), then table order
+                  key=lambda k: (flag_group(k), -1 if k == MODEL_PATH else first.order.get(k, len(first.order)), k))
     rows = []
     for key in keys:
         row = [side.get(key) or _missing_cell(fs, key, first) for side, fs in zip(cells, flagsets)]
@@ -137,14 +139,14 @@ def diff_flagsets(sides: list[tuple[str, FlagSet]], model_arch: str | None = Non
         if show_all or len({c.written for c in filled}) > 1 or len({c.resolved for c in filled}) > 1:
             rows.append(DiffRow(key, display_values(key, (c.written for c in filled)),
                                 display_values(key, (c.resolved for c in filled), keep=_not_a_value)))
-    return Diff(tuple(label for label, _ in sides), tuple(rows), _env_rows(flagsets))
+    return Diff(tuple(label for label, _ in sides), tuple(rows), _env_rows(flagsets, show_all))
 
 
-def _env_rows(flagsets: list[FlagSet]) -> tuple[EnvRow, ...]:
-    variables = sorted({var for fs in flagsets for var in fs.env})
+def _env_rows(flagsets: list[FlagSet], show_all: bool = False) -> tuple[EnvRow, ...]:
+    variables = sorted({var for fs in flagsets for var in fs.env}, key=lambda var: (env_group(var), var))
     rows = []
     for var in variables:
         values = tuple(fs.env.get(var) for fs in flagsets)
-        if len(set(values)) > 1:  # compared on the real values, shown masked when the name looks secret
+        if show_all or len(set(values)) > 1:  # compared on the real values, shown masked when the name looks secret
             rows.append(EnvRow(var, display_values(var, values)))
     return tuple(rows)

@@ -23,6 +23,7 @@ from textual.widgets import Button, Input
 from textual.worker import Worker, WorkerState
 
 from mtptui.bench.events import Notice, RateSample, RequestDone, RunStarted
+from mtptui.bench.verdict_text import verdict_sentence
 from mtptui.errors import UserError
 from mtptui.ops.bench_run import ApiTarget, BenchRequest, bench_config, run_bench, target_of_session
 from mtptui.text import visible
@@ -64,6 +65,7 @@ class BenchScreen(Screen):
     BINDINGS = [
         Binding("s", "start", "Start", id="bench.start"),
         Binding("g", "again", "Go again", id="bench.again"),
+        Binding("i", "details", "Statistics", id="bench.details"),
         Binding("escape", "back", "Back", id="bench.back"),
         Binding("b", "noop", show=False),
     ]
@@ -74,6 +76,7 @@ class BenchScreen(Screen):
         self.sets = prompt_sets() if sets is None else sets
         self.live = BenchLive()
         self.last: BenchSettings | None = None
+        self.details = False  # the statistics behind the verdict (i)
         self._throttle = PaintThrottle(self, self.paint, PAINT_INTERVAL_S)
 
     def compose(self) -> ComposeResult:
@@ -118,6 +121,10 @@ class BenchScreen(Screen):
     def action_again(self) -> None:
         if self.last is not None:
             self.start(self.last)
+
+    def action_details(self) -> None:
+        self.details = not self.details
+        self.paint()
 
     def action_back(self) -> None:
         self.app.pop_screen()
@@ -219,7 +226,7 @@ class BenchScreen(Screen):
         best = message.outcome.best
         summary = message.outcome.run["summary"]
         tok_s = summary.get("output_tok_s")
-        self.notify(best.sentence() if best.verdict != "no-baseline" else
+        self.notify(f"vs best earlier: {verdict_sentence(best)}" if best.verdict != "no-baseline" else
                     f"{tok_s:.1f} tok/s; recorded as the first run of this workload" if tok_s is not None else
                     "no request succeeded", title="bench finished",
                     severity="error" if summary["requests_failed"] else "information", timeout=8)
@@ -255,7 +262,7 @@ class BenchScreen(Screen):
             self.query_one(BenchAccept).show(live)
             self.query_one(BenchProgress).show(live)
             self.query_one(BenchResults).show(live)
-            self.query_one(BenchCompare).show(live)
+            self.query_one(BenchCompare).show(live, self.context.host, self.details)
         self._throttle.painted()
 
     def on_screen_resume(self) -> None:

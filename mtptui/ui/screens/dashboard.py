@@ -55,6 +55,7 @@ class DashboardScreen(Screen):
         Binding("backslash", "filter", "Filter", id="log.filter", priority=True),
         Binding("n", "find_next(True)", "Next match", show=False, id="log.next"),
         Binding("N", "find_next(False)", "Previous match", show=False, id="log.prev"),
+        Binding("escape", "clear_find", "Clear find", show=False, id="log.clear-find"),
         Binding("w", "wrap", "Wrap", id="log.wrap"),
         Binding("space", "follow", "Pause/follow", id="log.pause"),
         Binding("c", "copy_line", "Copy line", id="log.copy"),
@@ -215,12 +216,17 @@ class DashboardScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "dismiss_banner":
             return self.is_mounted and self.restart_panel.finished
+        if action == "clear_find":
+            return self.is_mounted and bool(self.log_view.find_text)
         return True
 
     def action_plot_window(self, window: str) -> None:
         """The throughput plot's time window (1m, 5m or all)."""
         self.query_one(ThroughputPane).time_window = window
         self.mark("throughput")
+
+    def action_clear_find(self) -> None:
+        self.log_view.set_find("")
 
     def action_dismiss_banner(self) -> None:
         self.restart_panel.dismiss()
@@ -264,9 +270,13 @@ class DashboardScreen(Screen):
         if text is None:
             self.notify("The log is empty: nothing to copy.", timeout=3)
             return
+        from mtptui.ui.clipboard import SENT, copy_note
+
         self.app.copy_to_clipboard(text)
         shown = text if len(text) <= 80 else text[:77] + "…"
-        self.notify(shown, title="copied line to the clipboard", timeout=3)
+        note = copy_note()
+        self.notify(f"{shown}\n{note}", title="copy line", timeout=3 if note == SENT else 8,
+                    severity="information" if not note.startswith("not copied") else "warning")
         self.post_message(messages.LineCopied(text))
 
     def on_prompt_changed(self, message: messages.PromptChanged) -> None:

@@ -1,8 +1,9 @@
 """The diff screen (d): running vs unit vs profile side by side, as SGLang resolves each value.
 
 Differing rows are highlighted; defaults read "unset (default 0.9)" and SGLang's own choices "2 (auto)".
-``s`` shows every flag or only the differing ones, ``p`` switches the profile column among the host's
-profiles, ``a`` restarts with the profile shown, ``R`` restores the known-good one (both confirm first).
+Rows come by impact (speculative, then memory and capacity, then the rest); Enter explains the flag under the
+cursor. ``s`` shows every flag and env var or only the differing ones, ``p`` switches the profile column among the
+host's profiles, ``a`` restarts with the profile shown, ``R`` restores the known-good one (both confirm first).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class DiffScreen(Screen):
         Binding("s", "toggle_all", "All/differing", id="diff.all"),
         Binding("p", "next_profile", "Next profile", id="diff.profile"),
         Binding("a", "apply", "Apply profile", id="diff.apply"),
+        Binding("enter", "explain", "Explain", id="diff.explain"),  # the table's own Enter does the same
     ]
 
     def __init__(self, app: "HostApp", profile: str | None = None) -> None:
@@ -51,6 +53,8 @@ class DiffScreen(Screen):
         self.show_all = False
         self.sides: list = []
         self.notes: list[str] = []
+        self.shown_rows: list = []  # the DiffRow or EnvRow of each table row, for Enter
+        self.shown_sides: tuple[str, ...] = ()
 
     def compose(self) -> ComposeResult:
         yield Static(id="diff-head")
@@ -97,17 +101,20 @@ class DiffScreen(Screen):
         table.add_column("flag", key="flag", width=widths[0] if widths else None)
         for index, label in enumerate(diff.sides, 1):
             table.add_column(Text(side_title(label)), width=widths[index] if widths else None)
-        changed = 0
+        changed = changed_env = 0
         for row in diff.rows:
             style = DIFFER_STYLE if differs(row) else ""
             changed += bool(style)
             table.add_row(Text(("≠ " if style else "  ") + visible(row.flag), style),
                           *(Text(visible(value), style) for value in row.resolved), height=height)
         for env in diff.env:
-            table.add_row(Text(f"≠ env {visible(env.var)}", DIFFER_STYLE),
-                          *(Text(visible(v) if v is not None else "unset", DIFFER_STYLE) for v in env.values),
+            style = DIFFER_STYLE if len(set(env.values)) > 1 else ""
+            changed_env += bool(style)
+            table.add_row(Text(f"{'≠' if style else ' '} env {visible(env.var)}", style),
+                          *(Text(visible(v) if v is not None else "unset", style) for v in env.values),
                           height=height)
-        self._head(diff, changed)
+        self.shown_rows, self.shown_sides = [*diff.rows, *diff.env], diff.sides
+        self._head(diff, changed, changed_env)
 
     def _widths(self, sides: int, flag_width: int) -> list[int] | None:
         """Fixed column widths that fit a narrow screen (the values wrap), or None to size columns by content."""
@@ -121,16 +128,43 @@ class DiffScreen(Screen):
         if self.sides:
             self.fill()
 
-    def _head(self, diff, changed: int) -> None:
+    def _head(self, diff, changed: int, changed_env: int) -> None:
         kinds = " vs ".join(side_title(label) for label in diff.sides)
-        mode = "every flag" if self.show_all else "differing flags only"
+        mode = "every flag and env var" if self.show_all else "differing flags only"
         head = Text.assemble(("diff ", "bold"), (kinds, "bold"), f" · {mode} · ",
-                             (f"{changed} flags and {len(diff.env)} env vars differ", DIFFER_STYLE if changed else "green"))
+                             (f"{changed} flags and {changed_env} env vars differ",
+                              DIFFER_STYLE if changed or changed_env else "green"))
         for note in self.notes:
             head.append(f"\nnote: {visible(note)}", "yellow")
         self.query_one("#diff-head", Static).update(head)
-        legend = "values as SGLang resolves them: “unset (default X)” is SGLang's default, “(auto)” SGLang's own choice"
+        legend = ("values as SGLang resolves them: “unset (default X)” is SGLang's default, “(auto)” SGLang's "
+                  "own choice · Enter explains a flag")
         self.query_one("#diff-legend", Static).update(Text(legend, "dim"))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (action == "apply" and self.context.readonly)  # not offered under --readonly
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        self.explain(event.cursor_row)
+
+    def action_explain(self) -> None:
+        self.explain(self.query_one(DataTable).cursor_row)
+
+    def explain(self, index: int) -> None:
+        """Open the explanation of the row at ``index`` (mtptui.sglang.flags.explain)."""
+        from mtptui.sglang.flags import DiffRow
+        from mtptui.sglang.flags.explain import explain_env, explain_flag
+        from mtptui.ui.screens.flag_explain import FlagExplainScreen
+
+        if not 0 <= index < len(self.shown_rows) or not self.sides:
+            return
+        row, labels = self.shown_rows[index], tuple(side_title(label) for label in self.shown_sides)
+        if isinstance(row, DiffRow):
+            explanation = explain_flag(row, labels, self.sides[0].flagset.version)
+        else:
+            explanation = explain_env(row, labels)
+        self.app.push_screen(FlagExplainScreen(explanation))
 
     def action_toggle_all(self) -> None:
         self.show_all = not self.show_all

@@ -25,10 +25,11 @@ PANES = (
     ("log", "follows the end; scrolling back pauses it and counts new lines; errors red, warnings yellow"),
     ("restart", "shown during and after a restart (R known-good, r pick a profile): stopping → starting → loading "
                 "shards N/M → capturing graphs → ready, or the crash reason and the automatic rollback"),
-    ("diff (d)", "running vs unit vs profile as SGLang resolves them; s all/differing, p next profile, a apply it"),
+    ("diff (d)", "running vs unit vs profile as SGLang resolves them, speculative flags first, then memory and "
+                 "capacity; Enter explains a flag, s all/differing (env vars too), p next profile, a apply it"),
     ("flags (f)", "the launch profile as a form, SGLang's lint inline, the command previewed; ctrl+s save, "
                   "ctrl+g save as known-good"),
-    ("bench (b)", "prompt set, concurrency, requests, max tokens; s start, g go again (e.g. after a restore); "
+    ("bench (b)", "prompt set, concurrency, requests, max tokens; s start, g go again (e.g. after a restore), i statistics; "
                   "output tok/s per second (reasoning and content), accept length, progress, TTFT/TPOT/ITL/E2E "
                   "percentiles, and the verdict against the best earlier run and the run before (recorded in "
                   "$XDG_DATA_HOME/mtptui/); allowed under --readonly"),
@@ -40,7 +41,8 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss", "Close", show=False)]
 
-    def __init__(self, keys: list[tuple[str, str]]) -> None:
+    def __init__(self, keys: list[tuple[str, ...]]) -> None:
+        """``keys``: (key, action) or (key, action, binding id) rows; the ids are what keys.toml remaps."""
         super().__init__()
         self.keys = keys
 
@@ -56,10 +58,13 @@ class HelpScreen(ModalScreen[None]):
 
     def _keys_table(self) -> Table:
         table = Table(title="keys", box=None, padding=(0, 2), title_justify="left", title_style="bold")
+        with_ids = any(len(row) > 2 for row in self.keys)
         table.add_column("key", style="bold", no_wrap=True)
         table.add_column("action")
-        for key, description in self.keys:
-            table.add_row(key, description)
+        if with_ids:
+            table.add_column("id (keys.toml)", style="dim", no_wrap=True)
+        for row in self.keys:
+            table.add_row(*row[:3 if with_ids else 2])
         return table
 
     @staticmethod

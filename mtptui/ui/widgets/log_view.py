@@ -45,13 +45,15 @@ class LogView(ScrollView, can_focus=True):
 
     COMPONENT_CLASSES = {"log-view--error", "log-view--warning", "log-view--prefix", "log-view--match",
                          "log-view--cursor"}
-    BINDINGS = [
-        Binding("up", "cursor(-1)", "Line up", show=False),
-        Binding("down", "cursor(1)", "Line down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "first", "First line", show=False),
-        Binding("end", "resume", "Follow", show=False, id="log.end"),
+    BINDINGS = [  # the pager keys operators know from less and vi, next to the arrows
+        Binding("up,k", "cursor(-1)", "Line up", show=False, id="log.up"),
+        Binding("down,j", "cursor(1)", "Line down", show=False, id="log.down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="log.page-up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="log.page-down"),
+        Binding("ctrl+u", "page(-1, True)", "Half a page up", show=False, id="log.half-up"),
+        Binding("ctrl+d", "page(1, True)", "Half a page down", show=False, id="log.half-down"),
+        Binding("home,g", "first", "First line", show=False, id="log.first"),
+        Binding("end,G", "resume", "Last line, follow", show=False, id="log.end"),
     ]
 
     def __init__(self, maxlen: int = 20_000, *, id: str | None = None, classes: str | None = None) -> None:
@@ -178,12 +180,13 @@ class LogView(ScrollView, can_focus=True):
         seq = self.current_seq
         self.move_cursor_to(self.buffer.index_of(seq) + step)
 
-    def action_page(self, step: int) -> None:
-        """Scroll a page and keep the cursor on the same screen row; paging past the end follows again."""
+    def action_page(self, step: int, half: bool = False) -> None:
+        """Scroll a page (or half of one) and keep the cursor on the same screen row; past the end follows again."""
         if not len(self.buffer):
             return
         self.pause()
         height = max(self.scrollable_content_region.height - 1, 1)
+        height = max(height // 2, 1) if half else height
         if step > 0 and self.scroll_y >= self.max_scroll_y:
             self.resume()
             return

@@ -1,0 +1,96 @@
+"""The diff in the operator's words: rows by impact, every env var with "every flag", Enter explains a flag."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.widgets import DataTable
+
+from mtptui.ops.demo import known_good_unit
+from mtptui.sglang.flags import DiffRow, diff_flagsets, parse_command
+from mtptui.sglang.flags.explain import explain_env, explain_flag
+from mtptui.sglang.flags.impact import MEMORY, OTHER, SPECULATIVE, env_group, flag_group
+from mtptui.ui.screens.diff import DiffScreen
+from mtptui.ui.screens.flag_explain import FlagExplainScreen
+from tests.ui_fixtures.support import SIZE, demo_host, make_app, settle, wait_until
+
+BASE = "python3 -m sglang.launch_server --model-path /m/x --port 1"
+
+
+@dataclass
+class FixedDemo:
+    unit_path: Path
+
+
+def test_groups_put_speculative_first_then_memory_and_capacity() -> None:
+    assert [flag_group(f) for f in ("--speculative-num-steps", "--mem-fraction-static", "--context-length",
+                                    "--mamba-full-memory-ratio", "--reasoning-parser", "--model-path")] == \
+        [SPECULATIVE, MEMORY, MEMORY, MEMORY, OTHER, OTHER]
+    assert [env_group(v) for v in ("SGLANG_ENABLE_SPEC_V2", "SGLANG_KV_CACHE_X", "HF_HOME")] == \
+        [SPECULATIVE, MEMORY, OTHER]
+
+
+def test_diff_rows_come_by_impact_and_keep_the_table_order_within_a_group() -> None:
+    left = parse_command(f"{BASE} --reasoning-parser qwen3 --context-length 4096 --speculative-num-steps 3 "
+                         "--speculative-algorithm NEXTN --max-running-requests 4")
+    right = parse_command(f"SGLANG_ENABLE_SPEC_V2=1 HF_HOME=/h {BASE}")
+    diff = diff_flagsets([("a", left), ("b", right)])
+    flags = [row.flag for row in diff.rows]  # (SGLang's auto values of the other speculative flags differ too)
+    groups = [flag_group(flag) for flag in flags]
+    assert groups == sorted(groups) and groups[0] == SPECULATIVE and groups[-1] == OTHER
+    written = ["--speculative-algorithm", "--speculative-num-steps", "--context-length", "--max-running-requests",
+               "--reasoning-parser"]
+    assert [flag for flag in flags if flag in written] == written
+    assert [env.var for env in diff.env] == ["SGLANG_ENABLE_SPEC_V2", "HF_HOME"]
+
+
+def test_every_flag_shows_equal_env_vars_too() -> None:
+    one, two = (parse_command(f"SGLANG_ENABLE_SPEC_V2=1 HF_HOME={h} {BASE}") for h in ("/h", "/other"))
+    assert [env.var for env in diff_flagsets([("a", one), ("b", two)]).env] == ["HF_HOME"]
+    every = diff_flagsets([("a", one), ("b", two)], show_all=True).env
+    assert [(env.var, env.values) for env in every] == [("SGLANG_ENABLE_SPEC_V2", ("1", "1")),
+                                                       ("HF_HOME", ("/h", "/other"))]
+
+
+def test_an_explanation_quotes_sglang_and_says_what_each_side_gets() -> None:
+    row = DiffRow("--speculative-num-draft-tokens", ("4", None), ("4", "2 (auto)"))
+    parts = dict(explain_flag(row, ("unit", "profile"), "0.5.12.post1").parts)
+    assert parts["group"] == "speculative decoding"
+    assert parts["SGLang 0.5.12.post1 says"] == ("The number of tokens sampled from the draft model in "
+                                                 "Speculative Decoding.")
+    assert parts["argparse (0.5.12.post1)"] == "takes int; no default"
+    assert parts["unit"] == "written 4" and parts["profile"] == "not written; SGLang uses 2 (auto)"
+    assert "works out itself" in parts["auto and defaults"]
+    renamed = dict(explain_flag(DiffRow("--mamba-scheduler-strategy", ("a", "b"), ("a", "b")), ("x", "y"),
+                                "0.5.12.post1").parts)
+    assert renamed["renamed"] == "--mamba-scheduler-strategy is --mamba-radix-cache-strategy from SGLang 0.5.23 on"
+    env = explain_env(diff_flagsets([("a", parse_command(f"SGLANG_ENABLE_SPEC_V2=1 {BASE}")),
+                                     ("b", parse_command(BASE))]).env[0], ("a", "b"))
+    assert env.title == "SGLANG_ENABLE_SPEC_V2" and dict(env.parts)["b"] == "unset"
+
+
+async def test_enter_on_a_diff_row_explains_it_and_s_adds_the_equal_env_vars(tmp_path: Path) -> None:
+    unit = tmp_path / "sglang-qwen.service"
+    unit.write_text(known_good_unit(demo_host()), encoding="utf-8")
+    app, _ = make_app()
+    app.context.demo = FixedDemo(unit)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, DiffScreen) and app.screen.shown_rows)
+        screen = app.screen
+        assert [row.flag for row in screen.shown_rows[:2]] == ["--speculative-num-steps",
+                                                               "--speculative-num-draft-tokens"]
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, FlagExplainScreen))
+        assert app.screen.explanation.title == "--speculative-num-draft-tokens"
+        assert dict(app.screen.explanation.parts)["group"] == "speculative decoding"
+        await pilot.press("escape")
+        assert app.screen is screen
+        differing_env = [row for row in screen.shown_rows if hasattr(row, "var")]
+        await pilot.press("s")
+        every_env = [row for row in screen.shown_rows if hasattr(row, "var")]
+        assert len(every_env) > len(differing_env) and "every flag and env var" in str(
+            screen.query_one("#diff-head").render())
+        assert screen.query_one(DataTable).row_count == len(screen.shown_rows)
