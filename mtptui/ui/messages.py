@@ -184,3 +184,10 @@ class DiffLoaded(Message, bubble=False):
     profile: str
     sides: list
     notes: list
+
+
+@dataclass
+class HistoryLoaded(Message, bubble=False):
+    """The bench history was read (the baselines of the health line come from it)."""
+
+    runs: list[dict]

@@ -15,6 +15,7 @@ from typing import Callable, Iterable
 from mtptui.ops.feed import Connection, HostStatus
 from mtptui.sglang.logparse import Event
 from mtptui.sglang.state import ServerState, phases
+from mtptui.sglang.state.serving import ServingStats
 
 Clock = Callable[[], float]
 DATE_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S,%f", "%Y-%m-%dT%H:%M:%S",
@@ -93,6 +94,7 @@ class Session:
         self.throughput = ThroughputSeries()
         self.accept_len: deque[float] = deque(maxlen=spark_len)
         self.accept_rate: deque[float] = deque(maxlen=spark_len)
+        self.serving = ServingStats()  # load, queue, pools and the samples the health line judges
         self.lines_seen = 0
         self._startups_seen = 0
         self._warm_up_pending = True
@@ -116,6 +118,8 @@ class Session:
                 errors.append(self.server.last_error or {})
             elif kind == "warning":
                 changes.warnings += 1
+            if kind in ("prefill", "http_access", "warning"):
+                self.serving.apply(event, self.throughput.seconds(event.ts))
             elif kind not in ("prefill", "http_access"):
                 changes.startup = True
         changes.errors = tuple(errors)
@@ -125,8 +129,10 @@ class Session:
         if self.server.startups != self._startups_seen:
             self._startups_seen = self.server.startups
             self._warm_up_pending = True
+            self.serving.new_startup()
         warm_up, self._warm_up_pending = self._warm_up_pending, False
         fields = event.fields
+        self.serving.decode(fields, self.throughput.seconds(event.ts), warm_up)
         self.throughput.add(event.ts, fields["gen_throughput"], warm_up, fields["running_req"])
         if not warm_up and fields["running_req"]:
             if fields["accept_len"] is not None:
