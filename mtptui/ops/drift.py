@@ -46,13 +46,12 @@ class Drift:
 
 
 def short_value(resolved: str | None) -> str:
-    """``2 (auto)`` → ``2``; ``unset (default 0.9)`` → ``default``; None → ``unset``."""
+    """``2 (auto)`` → ``2``; ``auto (from GPU memory)`` → ``auto``; ``unset (default 0.9)`` → ``default``."""
     if resolved is None:
         return "unset"
-    if resolved.startswith("unset (default"):
-        return "default"
-    if resolved.startswith("unset"):
-        return "unset"
+    for word in ("unset (default", "unset", "auto (", "error ("):
+        if resolved.startswith(word):
+            return word.split(" ")[0] if word != "unset (default" else "default"
     return resolved.removesuffix(" (auto)")
 
 

@@ -86,10 +86,10 @@ def speed_check(live: Sequence[float], baseline: Baseline | None) -> Check:
                      "baseline stale")
     if len(live) < MIN_LIVE:
         return Check("speed", UNKNOWN, f"measuring vs {baseline.mean:.0f} tok/s", "measuring")
-    figures = f"{mean(live):.0f} tok/s vs {baseline.mean:.0f}"
     change = signed_percent(below(live, baseline.samples)[0])
     state = BAD if significantly_below(live, baseline.samples) else OK
-    return Check("speed", state, f"{figures} ({change})", f"{figures} ({change})")
+    return Check("speed", state, f"{mean(live):.0f} tok/s vs {baseline.mean:.0f} ({change})",
+                 f"{mean(live):.0f} tok/s ({change})")
 
 
 def accept_check(live: Sequence[float], baseline: Baseline | None) -> Check | None:

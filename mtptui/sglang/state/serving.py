@@ -8,6 +8,7 @@ the access log the HTTP statuses, and SGLang's KV-pool warning says when request
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,7 @@ from mtptui.sglang.logparse import Event
 SPARK_LEN = 60
 SAMPLES = 120  # decode lines of this startup the health line judges (each covers ~40 decode steps)
 RATE_WINDOW_S = 60.0
+RETRACTED = re.compile(r"#retracted_reqs: (\d+)")
 CONTEXT_BUCKETS = (4096, 16384)  # tokens per running request: short, medium, long
 
 
@@ -62,7 +64,8 @@ class ServingStats:
         elif event.kind == "http_access" and isinstance(fields.get("status"), int) and fields["status"] >= 400:
             self.http_errors += 1
         elif event.kind == "warning" and "retract" in str(fields.get("message", "")).lower():
-            self.retractions += 1
+            counted = RETRACTED.search(str(fields["message"]))
+            self.retractions += int(counted.group(1)) if counted else 1
 
     def decode(self, fields: dict[str, Any], t: float | None, warm_up: bool) -> None:
         self._load(fields, t)
