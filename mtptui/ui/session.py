@@ -106,6 +106,8 @@ class Session:
         for event in events:
             startups, mean = self.server.startups, self.steady_mean
             self.server.apply(event)
+            if self.server.startups != startups:
+                self.serving.new_startup()  # the judged samples are the new launch's from its first line on
             if self.server.startups != startups and mean is not None:
                 self._restarted(event.ts, mean)
             if self.throughput.t0 is None:
@@ -129,7 +131,6 @@ class Session:
         if self.server.startups != self._startups_seen:
             self._startups_seen = self.server.startups
             self._warm_up_pending = True
-            self.serving.new_startup()
         warm_up, self._warm_up_pending = self._warm_up_pending, False
         fields = event.fields
         self.serving.decode(fields, self.throughput.seconds(event.ts), warm_up)
