@@ -266,3 +266,10 @@ def test_eighty_columns_without_a_baseline_say_so_and_keep_the_drift() -> None:
     health = assess(demo_host(), demo_status(), serving_with([34.0] * 5, [1.75] * 5), [])
     line = text(health_line(health, 79, {"diff": "d", "restore": "R", "bench": "b"}.get))
     assert line == "● unhealthy │ ≠ known-good: steps 1≠3 +7 │ no baseline │ d why · R restore"
+
+
+def test_a_server_that_is_down_is_red_and_its_last_figures_are_not_judged(runs) -> None:
+    health = assess(demo_host(), demo_status(launch=restored_launch()), serving_with([54.0] * 5, [3.1] * 5), runs,
+                    down="crashed")
+    assert health.state == BAD and [check.name for check in health.checks] == ["server", "drift"]
+    assert health.checks[0].text == "server crashed: nothing serves" and health.actions == ("restore",)

@@ -118,8 +118,12 @@ def spec_cost_check(live: Sequence[float], no_spec: Baseline | None) -> Check | 
 
 def judge(drift: Drift | None, speed: Sequence[float], accept: Sequence[float], *, speed_base: Baseline | None,
           accept_base: Baseline | None = None, no_spec_base: Baseline | None = None,
-          speculative: bool = True) -> Health:
-    """The verdict on what runs now (``speculative``: the running launch decodes speculatively)."""
+          speculative: bool = True, down: str | None = None) -> Health:
+    """The verdict on what runs now (``speculative``: the running launch decodes speculatively; ``down``:
+    "crashed" or "stopped" when no server runs, and then the figures of the last run are not judged)."""
+    if down is not None:
+        return Health((Check("server", BAD, f"server {down}: nothing serves", f"server {down}"),
+                       drift_check(drift)), ("restore",) if drift is not None else ())
     checks = [drift_check(drift), speed_check(speed, speed_base)]
     if speculative:
         checks += [c for c in (accept_check(accept, accept_base), spec_cost_check(speed, no_spec_base)) if c]

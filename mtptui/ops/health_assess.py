@@ -33,8 +33,9 @@ def load_now(serving: ServingStats) -> int | None:
 
 
 def assess(host: HostConfig | None, status: HostStatus | None, serving: ServingStats,
-           runs: Sequence[dict[str, Any]]) -> Health:
-    """Drift, speed, acceptance and the cost of speculation of what runs now on ``host``."""
+           runs: Sequence[dict[str, Any]], down: str | None = None) -> Health:
+    """Drift, speed, acceptance and the cost of speculation of what runs now on ``host`` (``down``: the server
+    crashed or stopped)."""
     launch = status.launch if status else None
     version = (status.version if status else None) or (host.sglang_version if host else None)
     mine = host_runs(runs, host.name) if host else []
@@ -45,5 +46,5 @@ def assess(host: HostConfig | None, status: HostStatus | None, serving: ServingS
                  speed_base=speed_baseline(mine, version, load),
                  accept_base=accept_baseline(mine, version, shape) if shape else None,
                  no_spec_base=no_spec_baseline(mine, version, load) if shape else None,
-                 speculative=speculative)
+                 speculative=speculative, down=down)
 

@@ -211,7 +211,7 @@ class DashboardScreen(Screen):
 
         session = self.session
         self.query_one(HealthLine).show_health(
-            assess(self.context.host, session.host, session.serving, self.history_runs))
+            assess(self.context.host, session.host, session.serving, self.history_runs, session.server_down()))
 
     def _show_down(self) -> None:
         """A stopped or crashed server: every pane says so, in the error colour (its figures are the last run's)."""
