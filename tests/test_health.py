@@ -273,3 +273,11 @@ def test_a_server_that_is_down_is_red_and_its_last_figures_are_not_judged(runs) 
                     down="crashed")
     assert health.state == BAD and [check.name for check in health.checks] == ["server", "drift"]
     assert health.checks[0].text == "server crashed: nothing serves" and health.actions == ("restore",)
+
+
+def test_drift_values_from_the_host_are_shown_not_obeyed() -> None:
+    host = demo_host()
+    launch = FlagSet.from_profile(host.profile("redeploy-1step"), host.sglang_version)
+    launch.flags["--tool-call-parser"] = "qwen\x1b]52;c;bad\x07\n\u202eevil"
+    (item,) = [i for i in known_good_drift(host, launch).items if i.name == "tool-call-parser"]
+    assert item.running == "qwen\\x1b]52;c;bad\\x07\\n\\u202eevil"

@@ -48,6 +48,14 @@ def demo_app(run: DemoRun):
     return MtpApp(run.feed(session), context, clock=fixed_clock, cursor_blink=False, keymap={})
 
 
+def plain(renderable) -> str:
+    from rich.console import Console
+
+    console = Console(width=60, record=True, file=open("/dev/null", "w"))
+    console.print(renderable)
+    return console.export_text()
+
+
 def line_of(app) -> str:
     return app.screen.query_one(HealthLine).renderable.plain
 
@@ -71,8 +79,12 @@ async def test_bad_redeploy_is_red_with_flags_and_slowdown_then_restore_turns_it
         assert health_of(app).state == "bad" and app.screen.query_one(HealthLine).has_class("-bad")
         assert "running ≠ known-good: 8 flags — steps 1≠3, draft 2≠4, max-running 1≠16" in line
         assert "tok/s vs 55 (−" in line and line.rstrip().endswith("d why · R restore")
-        serving = app.screen.query_one(ServingPane).renderable
-        assert serving is not None and app.session.serving.running and max(app.session.serving.running) == 1
+        serving = app.session.serving
+        assert serving.running and max(serving.running) == 1  # --max-running-requests 1
+        await wait_until(pilot, lambda: serving.metrics_rate is not None, timeout=30)  # two /metrics scrapes
+        app.screen.paint(everything=True)
+        pane = plain(app.screen.query_one(ServingPane).renderable)
+        assert " /metrics" in pane and "queued" in pane  # (no aborted series before a request is aborted)
 
         await pilot.press("R")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=30)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from mtptui.config import HostConfig
 from mtptui.sglang.flags import FlagError, FlagSet, diff_flagsets
+from mtptui.text import visible
 
 SHORT_NAMES = {
     "--speculative-num-steps": "steps", "--speculative-num-draft-tokens": "draft",
@@ -45,6 +46,11 @@ class Drift:
         return len(self.items)
 
 
+def one_line(text: str) -> str:
+    """A value from the host's command line, safe on one terminal line (controls shown escaped, mtptui.text)."""
+    return visible(text).replace("\n", "\\n").replace("\t", " ")
+
+
 def short_value(resolved: str | None) -> str:
     """``2 (auto)`` → ``2``; ``auto (from GPU memory)`` → ``auto``; ``unset (default 0.9)`` → ``default``."""
     if resolved is None:
@@ -52,7 +58,7 @@ def short_value(resolved: str | None) -> str:
     for word in ("unset (default", "unset", "auto (", "error ("):
         if resolved.startswith(word):
             return word.split(" ")[0] if word != "unset (default" else "default"
-    return resolved.removesuffix(" (auto)")
+    return one_line(resolved.removesuffix(" (auto)"))
 
 
 def short_name(flag: str) -> str:
@@ -71,5 +77,6 @@ def known_good_drift(host: HostConfig | None, running: FlagSet | None) -> Drift 
     rows = sorted(diff.rows, key=lambda row: ORDER.index(row.flag) if row.flag in ORDER else len(ORDER))
     items = [DriftItem(short_name(row.flag), short_value(row.resolved[0]), short_value(row.resolved[1]))
              for row in rows]
-    items += [DriftItem(env.var, env.values[0] or "unset", env.values[1] or "unset") for env in diff.env]
+    items += [DriftItem(one_line(env.var), one_line(env.values[0] or "unset"), one_line(env.values[1] or "unset"))
+              for env in diff.env]
     return Drift(host.known_good, tuple(items))

@@ -187,6 +187,16 @@ class DiffLoaded(Message, bubble=False):
 
 
 @dataclass
+class MetricsChanged(Message, bubble=False):
+    """A /metrics scrape of the server (mtptui.ops.metrics_feed.ServerMetrics), or why there is none."""
+
+    metrics: object
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, MetricsChanged)
+
+
+@dataclass
 class HistoryLoaded(Message, bubble=False):
     """The bench history was read (the baselines of the health line come from it)."""
 

@@ -21,7 +21,8 @@ from mtptui.sglang.logparse import QUIET_S, Event, LogParser, QuietRelease
 from mtptui.sglang.logparse.prefix import strip_ansi
 from mtptui.text import visible
 from mtptui.ui.logbuffer import ERROR, INFO, WARNING, LogLine
-from mtptui.ui.messages import ConnectionChanged, FeedEnded, HostChanged, LogBatch
+from mtptui.ops.metrics_feed import ServerMetrics
+from mtptui.ui.messages import ConnectionChanged, FeedEnded, HostChanged, LogBatch, MetricsChanged
 
 ERROR_WORDS = re.compile(r"Traceback \(most recent|\bERROR\b|\bCRITICAL\b|Error: |error: |Exception\b|hit an exception")
 WARNING_WORDS = re.compile(r"\bWARNING\b|Warning: |\bwarn(?:ing)?\b")
@@ -156,6 +157,8 @@ class FeedPump:
             self.post(ConnectionChanged(item))
         elif isinstance(item, HostStatus):
             self.post(HostChanged(item))
+        elif isinstance(item, ServerMetrics):
+            self.post(MetricsChanged(item))
         return False
 
     async def flush(self, quiet: bool = False) -> None:

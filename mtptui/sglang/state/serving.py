@@ -48,6 +48,10 @@ class ServingStats:
     retractions: int = 0
     admitted: deque[tuple[float, int]] = field(default_factory=lambda: deque(maxlen=4096))  # (t, #new-seq)
     last_t: float | None = None  # log time of the latest batch line (seconds, the session's clock)
+    metrics: dict[str, float | None] = field(default_factory=dict)  # the latest /metrics figures
+    metrics_missing: str | None = None  # why /metrics cannot be read, once that is known
+    metrics_rate: float | None = None  # requests finished per second between the last two scrapes
+    _scraped: tuple[float, float] | None = None  # (t, requests counter) of the scrape before
 
     def new_startup(self) -> None:
         """Figures of another launch are not this one's: the judged samples start again."""
@@ -86,6 +90,20 @@ class ServingStats:
                              (self.token_usage, "token_usage"), (self.mamba_usage, "mamba_usage")):
             if fields.get(name) is not None:
                 series.append(fields[name])
+
+    def apply_metrics(self, t: float, figures: dict[str, float | None], missing: str | None = None) -> None:
+        """A /metrics scrape at monotonic ``t`` (or why there is none)."""
+        self.metrics_missing = missing
+        if missing is not None:
+            self.metrics, self._scraped, self.metrics_rate = {}, None, None
+            return
+        self.metrics = figures
+        served = figures.get("requests")
+        if served is None:
+            return
+        if self._scraped is not None and t > self._scraped[0] and served >= self._scraped[1]:
+            self.metrics_rate = (served - self._scraped[1]) / (t - self._scraped[0])
+        self._scraped = (t, served)
 
     def request_rate(self) -> float | None:
         """Requests admitted per second over the last minute of log time; None before any timestamp."""

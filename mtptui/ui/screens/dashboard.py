@@ -160,6 +160,11 @@ class DashboardScreen(Screen):
         self.session.host = message.status
         self.mark(*PANES, "health")  # a stopped or restarted server changes what every pane says
 
+    def on_metrics_changed(self, message: messages.MetricsChanged) -> None:
+        scrape = message.metrics
+        self.session.serving.apply_metrics(scrape.t, scrape.figures, scrape.missing)
+        self.mark("serving")
+
     def on_history_loaded(self, message: messages.HistoryLoaded) -> None:
         self.history_runs = message.runs
         self.mark("health")

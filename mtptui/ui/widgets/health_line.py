@@ -8,6 +8,7 @@ from textual import events
 
 from mtptui.ops.health import Health
 from mtptui.ops.health_text import health_line
+from mtptui.text import visible
 from mtptui.ui.widgets.render_pane import RenderPane
 
 STYLES = {"ok": "bold green", "bad": "bold red", "unknown": "yellow", "dim": "dim", "key": "bold reverse"}
@@ -33,8 +34,9 @@ class HealthLine(RenderPane):
             return
         width = max(self.size.width - 1, 10)  # one cell of padding on the left
         segments = health_line(self.health, width, self._key)
-        self.set(Text.assemble(" ", *[(text, STYLES.get(style, "")) for text, style in segments], no_wrap=True,
-                               overflow="ellipsis"))
+        # drift values come from the host's command line: shown, never obeyed (mtptui.text)
+        self.set(Text.assemble(" ", *[(visible(text), STYLES.get(style, "")) for text, style in segments],
+                               no_wrap=True, overflow="ellipsis"))
 
     def _key(self, action: str) -> str:
         """The key the operator presses for an action, as remapped (falls back to the action's name)."""

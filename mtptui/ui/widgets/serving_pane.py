@@ -51,13 +51,31 @@ class ServingPane(RenderPane):
         grid.add_row("KV", latest(serving.token_usage, percent=True), spark(serving.token_usage, 1.0))
         if serving.mamba_usage:
             grid.add_row("mamba", latest(serving.mamba_usage, percent=True), spark(serving.mamba_usage, 1.0))
-        rate = serving.request_rate()
-        grid.add_row("req/s", NONE if rate is None else f"{rate:.2f}", "")
-        self.set(Group(grid, self._errors(serving), Text(""), Text("accept length by context", "dim"),
+        parts = [grid, self._rates(serving), self._errors(serving)]
+        if serving.metrics_missing:
+            parts.append(Text(serving.metrics_missing, "dim", no_wrap=True, overflow="ellipsis"))
+        self.set(Group(*parts, Text(""), Text("accept length by context", "dim"),
                        Text(accept_by_context(serving), no_wrap=True, overflow="ellipsis")))
 
     @staticmethod
+    def _rates(serving: ServingStats) -> Text:
+        """Requests per second, each figure with its source: admitted (log, last minute), finished (/metrics)."""
+        log_rate, metrics_rate = serving.request_rate(), serving.metrics_rate
+        out = Text.assemble(("req/s   ", "dim"), NONE if log_rate is None else f"{log_rate:.2f}", (" log", "dim"),
+                            no_wrap=True, overflow="ellipsis")
+        if metrics_rate is not None:
+            out.append_text(Text.assemble((" · ", "dim"), f"{metrics_rate:.2f}", (" /metrics", "dim")))
+        return out
+
+    @staticmethod
     def _errors(serving: ServingStats) -> Text:
-        return Text.assemble(("errors  HTTP ", "dim"), (str(serving.http_errors), "red" if serving.http_errors else ""),
-                             (" · retracted ", "dim"), (str(serving.retractions), "red" if serving.retractions else ""),
-                             no_wrap=True)
+        out = Text.assemble(("errors  HTTP ", "dim"), _count(serving.http_errors), (" · retracted ", "dim"),
+                            _count(serving.retractions), no_wrap=True, overflow="ellipsis")
+        aborted = serving.metrics.get("aborted")
+        if aborted is not None:
+            out.append_text(Text.assemble((" · aborted ", "dim"), _count(int(aborted))))
+        return out
+
+
+def _count(value: int) -> tuple[str, str]:
+    return str(value), "red" if value else ""
