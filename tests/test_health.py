@@ -281,3 +281,12 @@ def test_drift_values_from_the_host_are_shown_not_obeyed() -> None:
     launch.flags["--tool-call-parser"] = "qwen\x1b]52;c;bad\x07\n\u202eevil"
     (item,) = [i for i in known_good_drift(host, launch).items if i.name == "tool-call-parser"]
     assert item.running == "qwen\\x1b]52;c;bad\\x07\\n\\u202eevil"
+
+
+def test_a_new_launch_or_history_is_judged_afresh(runs) -> None:
+    """The diff and the baselines are remembered between repaints, never across a restart or a bench run."""
+    host, serving = demo_host(), serving_with([54.0] * 5, [3.1] * 5)
+    assert assess(host, demo_status(), serving, runs).checks[0].state == BAD
+    assert assess(host, demo_status(launch=restored_launch()), serving, runs).checks[0].state == OK
+    assert assess(host, demo_status(launch=restored_launch()), serving, []).checks[1].state == UNKNOWN
+    assert assess(host, demo_status(launch=restored_launch()), serving, runs).checks[1].state == OK

@@ -32,19 +32,48 @@ def load_now(serving: ServingStats) -> int | None:
     return round(median(busy)) if busy else None
 
 
+class _LastOf:
+    """Remembers the last result of a computation by its key: the launch and the history change seldom, the
+    live figures twice a second (the dashboard repaints), so the diff and the baselines are not redone each time."""
+
+    def __init__(self) -> None:
+        self.objects: tuple = ()  # held, so that no other object can take their identity
+        self.values: tuple = ()
+        self.value: Any = None
+
+    def get(self, objects: tuple, values: tuple, compute) -> Any:
+        """``compute()`` unless the ``objects`` are the very same and the ``values`` equal as last time."""
+        same = len(objects) == len(self.objects) and all(a is b for a, b in zip(objects, self.objects))
+        if not same or values != self.values:
+            self.objects, self.values, self.value = objects, values, compute()
+        return self.value
+
+    def forget(self) -> None:
+        self.objects, self.values, self.value = (), (), None
+
+
+_drift, _baselines = _LastOf(), _LastOf()
+
+
+def baselines(runs: Sequence[dict[str, Any]], host: HostConfig | None, version: str | None, load: int | None,
+              shape: tuple[str, ...] | None) -> tuple[Any, Any, Any]:
+    """(speed, acceptance, no-speculation) baselines of the host's runs."""
+    mine = host_runs(runs, host.name) if host else []
+    return (speed_baseline(mine, version, load),
+            accept_baseline(mine, version, shape) if shape else None,
+            no_spec_baseline(mine, version, load) if shape else None)
+
+
 def assess(host: HostConfig | None, status: HostStatus | None, serving: ServingStats,
            runs: Sequence[dict[str, Any]], down: str | None = None) -> Health:
     """Drift, speed, acceptance and the cost of speculation of what runs now on ``host`` (``down``: the server
     crashed or stopped)."""
     launch = status.launch if status else None
     version = (status.version if status else None) or (host.sglang_version if host else None)
-    mine = host_runs(runs, host.name) if host else []
     load = load_now(serving)
     shape = running_shape(launch)
-    speculative = launch is None or shape is not None
-    return judge(known_good_drift(host, launch), list(serving.speed), list(serving.accept),
-                 speed_base=speed_baseline(mine, version, load),
-                 accept_base=accept_baseline(mine, version, shape) if shape else None,
-                 no_spec_base=no_spec_baseline(mine, version, load) if shape else None,
-                 speculative=speculative, down=down)
-
+    drift = _drift.get((host, launch), (), lambda: known_good_drift(host, launch))
+    speed_base, accept_base, no_spec_base = _baselines.get(
+        (runs, host), (len(runs), version, load, shape), lambda: baselines(runs, host, version, load, shape))
+    return judge(drift, list(serving.speed), list(serving.accept), speed_base=speed_base, accept_base=accept_base,
+                 no_spec_base=no_spec_base, speculative=launch is None or shape is not None, down=down)
