@@ -17,8 +17,11 @@ def record_history() -> None:
 
 
 async def settle_with_history(pilot, app) -> None:
+    """Every recorded line shown and the history read (a thread worker), then everything painted."""
     await wait_until(pilot, lambda: bool(app.screen.history_runs))
     await settle(pilot, app)
+    await wait_until(pilot, lambda: app.screen.log_view.following)
+    await pilot.pause(0.1)
 
 
 def test_bad_redeploy_against_the_history(snap_compare) -> None:

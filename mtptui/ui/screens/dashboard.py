@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
@@ -70,8 +70,9 @@ class DashboardScreen(Screen):
         self._throttle = PaintThrottle(self, self.paint, PAINT_INTERVAL_S)
 
     def compose(self) -> ComposeResult:
-        yield HeaderBar(self.context.host_label, self.context.readonly, id="header")
-        yield HealthLine(id="health")
+        with Vertical(id="top-lines"):  # docked: the header and the health line never scroll away
+            yield HeaderBar(self.context.host_label, self.context.readonly, id="header")
+            yield HealthLine(id="health")
         yield RestartPanel(self.context, id="restart")
         with Horizontal(id="row-top"):
             yield StartupPane(id="startup")
