@@ -79,8 +79,8 @@ def help_key(app) -> None:
     assert footer.region.contains_region(keys[0].region), "the Help key is scrolled out of the footer"
 
 
-def log_pane(app, rows: int = 11) -> None:
-    """The dashboard's log is at least 11 rows high: 10 once the health line takes its row at the top."""
+def log_pane(app, rows: int = 10) -> None:
+    """The dashboard's log is at least 10 rows high below the header and the health line."""
     on_screen(app.screen_stack[0].query_one("#log"), rows=rows)
 
 
@@ -138,7 +138,7 @@ async def test_dashboard_finding_in_the_log(svg) -> None:
     def prompt(app) -> None:
         on_screen(app.screen.query_one("#log-prompt"))
 
-    await at_every_size(app, svg, run_before, lambda app: log_pane(app, rows=10), prompt, help_key)
+    await at_every_size(app, svg, run_before, lambda app: log_pane(app, rows=9), prompt, help_key)
 
 
 async def test_restart_in_progress(svg) -> None:

@@ -189,7 +189,10 @@ class DemoRun:
         from mtptui.ops.gpu_poll import GpuPoll
 
         # /server_info as the session reaches the API (on this machine: directly)
-        sources: list = [SessionStatus(session, self.status(), tunnel=True, every_s=5.0), GpuPoll(session.transport)]
+        from mtptui.ops.metrics_feed import MetricsSource
+
+        sources: list = [SessionStatus(session, self.status(), tunnel=True, every_s=5.0), GpuPoll(session.transport),
+                         MetricsSource(session, self.host.sglang_version)]
         if with_load and os.environ.get("MTPTUI_DEMO_LOAD", "1") != "0":
             self.load = DemoLoad(self.api_url)
             sources.append(self.load)

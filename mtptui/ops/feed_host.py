@@ -18,6 +18,7 @@ from mtptui.config import HostConfig
 from mtptui.errors import UserError
 from mtptui.ops.feed import Feed, FeedItem, FollowerFeed, HostStatus, merge_feeds
 from mtptui.ops.gpu_poll import GpuPoll
+from mtptui.ops.metrics_feed import MetricsSource
 
 if TYPE_CHECKING:
     from mtptui.sglang.flags import FlagSet
@@ -178,4 +179,5 @@ def feed_for_host(session, *, every_s: float = 5.0, slow_every_s: float = 30.0) 
     follower = session.follower(start=Start.tail(TAIL_LINES))
     log = FollowerFeed(follower, f"{session.transport.label}: {session.log_source.describe()}")
     status = SessionStatus(session, host_status(host), tunnel=True, every_s=every_s, slow_every_s=slow_every_s)
-    return merge_feeds(log, status, GpuPoll(session.transport), on_close=[session.close])
+    return merge_feeds(log, status, GpuPoll(session.transport), MetricsSource(session, host.sglang_version),
+                       on_close=[session.close])

@@ -33,9 +33,10 @@ from mtptui.ui.themes import load_themes, resolve_theme
 
 
 UI_DIR = Path(__file__).resolve().parent
-READONLY_REFUSED = {"restore": "restore", "restart": "restart", "diff.apply": "restart"}  # binding id → action
+READONLY_REFUSED = {"restore": "restore", "restart": "restart", "diff.apply": "restart", "tune": "tune"}  # id → action
 READONLY_REASONS = {"restore": "restoring the known-good profile", "restart": "restarting with a chosen profile",
-                    "diff.apply": "applying a profile (a restart)"}
+                    "diff.apply": "applying a profile (a restart)",
+                    "tune": "the tune screen (restarts with each arm of a grid)"}
 CLOSE_TIMEOUT_S = 5.0
 
 

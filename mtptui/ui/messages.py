@@ -233,3 +233,20 @@ class TuneFailed(Message, bubble=False):
     """The tune could not be planned or stopped on an error: one sentence."""
 
     reason: str
+
+
+@dataclass
+class MetricsChanged(Message, bubble=False):
+    """A /metrics scrape of the server (mtptui.ops.metrics_feed.ServerMetrics), or why there is none."""
+
+    metrics: object
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, MetricsChanged)
+
+
+@dataclass
+class HistoryLoaded(Message, bubble=False):
+    """The bench history was read (the baselines of the health line come from it)."""
+
+    runs: list[dict]

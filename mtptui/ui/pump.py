@@ -19,9 +19,10 @@ from mtptui.ops.feed import Connection, Feed, GpuReading, HostStatus, LogData
 from mtptui.sglang.logparse import QUIET_S, Event, LogParser, QuietRelease
 from mtptui.sglang.logparse.prefix import strip_ansi
 from mtptui.text import visible
+from mtptui.ops.metrics_feed import ServerMetrics
 from mtptui.sglang.logparse.levels import line_level
 from mtptui.ui.logbuffer import WARNING, LogLine
-from mtptui.ui.messages import ConnectionChanged, FeedEnded, GpusRead, HostChanged, LogBatch
+from mtptui.ui.messages import ConnectionChanged, FeedEnded, GpusRead, HostChanged, LogBatch, MetricsChanged
 
 PROGRESS_KINDS = frozenset({"shard_progress", "graph_capture_progress"})
 RESET_LINE = "──── the log file was replaced (truncated or rotated); following the new one ────"
@@ -143,6 +144,8 @@ class FeedPump:
             self.post(HostChanged(item))
         elif isinstance(item, GpuReading):
             self.post(GpusRead(item))
+        elif isinstance(item, ServerMetrics):
+            self.post(MetricsChanged(item))
         return False
 
     async def flush(self, quiet: bool = False) -> None:

@@ -16,6 +16,7 @@ from mtptui.sglang.logparse import Event
 from mtptui.sglang.logparse.timestamps import parse_ts
 from mtptui.sglang.state import ServerState, phases
 from mtptui.ui.gpu_history import GpuHistory
+from mtptui.sglang.state.serving import ServingStats
 
 Clock = Callable[[], float]
 # Service states (systemd's is-active, the process manager's, the demo's) in which no server runs.
@@ -74,6 +75,7 @@ class Session:
         self.throughput = ThroughputSeries()
         self.accept_len: deque[float] = deque(maxlen=spark_len)
         self.accept_rate: deque[float] = deque(maxlen=spark_len)
+        self.serving = ServingStats()  # load, queue, pools and the samples the health line judges
         self.lines_seen = 0
         self.gpus = GpuHistory()  # live nvidia-smi figures (mtptui.ops.gpu_poll)
         self.error_held = False  # the feed holds an error back until its traceback ends (or the log goes quiet)
@@ -85,6 +87,8 @@ class Session:
         for event in events:
             startups, mean = self.server.startups, self.steady_mean
             self.server.apply(event)
+            if self.server.startups != startups:
+                self.serving.new_startup()  # the judged samples are the new launch's from its first line on
             if self.server.startups != startups and mean is not None:
                 self._restarted(event.ts, mean)
             if self.throughput.t0 is None:
@@ -97,6 +101,8 @@ class Session:
                 errors.append(self.server.last_error or {})
             elif kind == "warning":
                 changes.warnings += 1
+            if kind in ("prefill", "http_access", "warning"):
+                self.serving.apply(event, self.throughput.seconds(event.ts))
             elif kind not in ("prefill", "http_access"):
                 changes.startup = True
         changes.errors = tuple(errors)
@@ -105,6 +111,7 @@ class Session:
     def _decode(self, event: Event) -> None:
         warm_up = self.server.decode.last_was_warm_up  # the state's rule: the first batch of each startup
         fields = event.fields
+        self.serving.decode(fields, self.throughput.seconds(event.ts), warm_up)
         self.throughput.add(event.ts, fields["gen_throughput"], warm_up, fields["running_req"])
         if not warm_up and fields["running_req"]:
             if fields["accept_len"] is not None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
@@ -26,10 +26,12 @@ from mtptui.ui.session import Changes, Session, parse_ts
 from mtptui.ui.widgets.gpu_pane import GpuPane
 from mtptui.ui.widgets.header_bar import HeaderBar
 from mtptui.ui.widgets.key_footer import KeyFooter
+from mtptui.ui.widgets.health_line import HealthLine
 from mtptui.ui.widgets.log_prompt import LogPrompt
 from mtptui.ui.widgets.log_view import LogView
 from mtptui.ui.widgets.memory_pane import MemoryPane
 from mtptui.ui.widgets.restart_panel import RestartPanel
+from mtptui.ui.widgets.serving_pane import ServingPane
 from mtptui.ui.widgets.speculation_pane import SpeculationPane
 from mtptui.ui.widgets.startup_pane import StartupPane
 from mtptui.ui.widgets.stats_strip import StatsStrip
@@ -39,8 +41,8 @@ if TYPE_CHECKING:
     from mtptui.ui.context import AppContext
 
 PAINT_INTERVAL_S = 0.5
-PANES = ("header", "strip", "startup", "memory", "speculation", "throughput", "gpus")
-DOWN_PANES = ("startup", "memory", "speculation", "throughput")
+PANES = ("header", "strip", "startup", "memory", "speculation", "throughput", "serving", "gpus")
+DOWN_PANES = ("startup", "memory", "speculation", "throughput", "serving")
 MAX_ERROR_TOASTS = 3
 STARTUP_ROWS, TOP_ROW_MAX = 6, 14
 
@@ -70,11 +72,14 @@ class DashboardScreen(Screen):
         self.feed = feed
         self.session = session
         self.context = context
-        self._dirty: set[str] = set(PANES)
+        self._dirty: set[str] = set(PANES) | {"health"}
+        self.history_runs: list[dict] = []  # the bench history, re-read whenever the dashboard comes back
         self._throttle = PaintThrottle(self, self.paint, PAINT_INTERVAL_S)
 
     def compose(self) -> ComposeResult:
-        yield HeaderBar(self.context.host_label, self.context.readonly, id="header")
+        with Vertical(id="top-lines"):  # docked: the header and the health line never scroll away
+            yield HeaderBar(self.context.host_label, self.context.readonly, id="header")
+            yield HealthLine(id="health")
         yield StatsStrip(id="strip")  # instead of the panes on a small terminal (dashboard.tcss)
         yield RestartPanel(self.context, id="restart")
         with Horizontal(id="row-top"):
@@ -83,19 +88,22 @@ class DashboardScreen(Screen):
         with Horizontal(id="row-mid"):
             yield SpeculationPane(id="speculation")
             yield ThroughputPane(id="throughput")
+            yield ServingPane(id="serving")
         yield GpuPane(id="gpus")
         yield LogView(id="log")
         yield LogPrompt(id="log-prompt")
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        for pane, title in (("startup", "startup"), ("memory", "GPU memory"), ("speculation", "speculation")):
+        for pane, title in (("startup", "startup"), ("memory", "GPU memory"), ("speculation", "speculation"),
+                            ("serving", "serving")):
             self.query_one(f"#{pane}").border_title = title
         self.log_view.update_title()
         self.log_view.focus()
         self.paint()
         self.set_interval(1.0, self._tick)
         self.follow_feed()
+        self.read_history()
 
     @property
     def log_view(self) -> LogView:
@@ -116,6 +124,13 @@ class DashboardScreen(Screen):
         """Read the feed until it ends; everything reaches the handlers as messages."""
         await FeedPump(self.feed, self.post_message, lambda: self.message_queue_size).run()
 
+    @work(thread=True, exclusive=True, group="history", exit_on_error=False)
+    def read_history(self) -> None:
+        """The bench history, off the event loop (a file that may be megabytes)."""
+        from mtptui.bench.history import load_runs
+
+        self.post_message(messages.HistoryLoaded(load_runs()))
+
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "feed" and event.state == WorkerState.ERROR:
@@ -124,6 +139,9 @@ class DashboardScreen(Screen):
             self.notify(f"Reading the log failed: {self.session.connection.reason}", title="feed",
                         severity="error", timeout=10)
             self.mark("header")
+        elif event.worker.group == "history" and event.state == WorkerState.ERROR:
+            self.notify(f"Reading the bench history failed: {event.worker.error}", title="health",
+                        severity="warning")
 
     # Handlers --------------------------------------------------------------------------------------------
 
@@ -136,6 +154,7 @@ class DashboardScreen(Screen):
             self._dirty |= {"startup", "memory", "strip"}
         if changes.decode:
             self._dirty |= {"speculation", "throughput", "startup", "strip"}
+        self._dirty |= {"serving", "health"}
         self._announce(changes)
         self._throttle.request()
 
@@ -150,7 +169,16 @@ class DashboardScreen(Screen):
 
     def on_host_changed(self, message: messages.HostChanged) -> None:
         self.session.host = message.status
-        self.mark(*PANES)  # a stopped or restarted server changes what every pane says
+        self.mark(*PANES, "health")  # a stopped or restarted server changes what every pane says
+
+    def on_metrics_changed(self, message: messages.MetricsChanged) -> None:
+        scrape = message.metrics
+        self.session.serving.apply_metrics(scrape.t, scrape.figures, scrape.missing)
+        self.mark("serving")
+
+    def on_history_loaded(self, message: messages.HistoryLoaded) -> None:
+        self.history_runs = message.runs
+        self.mark("health")
 
     def on_gpus_read(self, message: messages.GpusRead) -> None:
         self.session.gpus.add(message.reading)
@@ -185,16 +213,25 @@ class DashboardScreen(Screen):
         """Repaint the changed panes now (all of them with ``everything``)."""
         if not self.is_current and not everything:
             return
-        dirty, self._dirty = (set(PANES) if everything else self._dirty), set()
+        dirty, self._dirty = (set(PANES) | {"health"} if everything else self._dirty), set()
         with self.app.batch_update():
             for name in PANES:
                 if name in dirty:
                     self.query_one(f"#{name}").show(self.session)
+            if "health" in dirty:
+                self._show_health()
             if "memory" in dirty:
                 rows = max(STARTUP_ROWS, MemoryPane.rows(self.session)) + 2
                 self.query_one("#row-top").styles.height = min(rows, TOP_ROW_MAX)
             self._show_down()
         self._throttle.painted()
+
+    def _show_health(self) -> None:
+        from mtptui.ops.health_assess import assess
+
+        session = self.session
+        self.query_one(HealthLine).show_health(
+            assess(self.context.host, session.host, session.serving, self.history_runs, session.server_down()))
 
     def _show_down(self) -> None:
         """A stopped or crashed server: every pane says so, in the error colour (its figures are the last run's)."""
@@ -212,6 +249,7 @@ class DashboardScreen(Screen):
 
     def on_screen_resume(self) -> None:
         self.paint()
+        self.read_history()  # a bench run on the bench screen may have added a baseline
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "dismiss_banner":

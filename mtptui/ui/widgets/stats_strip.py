@@ -41,6 +41,16 @@ def speed_line(session: Session) -> Text:
         f" · {mean:.1f} steady mean" if mean is not None else "")
 
 
+def load_text(session: Session) -> Text:
+    """Running and queued requests: a queue is the visible symptom of too few running slots."""
+    serving = session.serving
+    if not serving.running:
+        return Text()
+    queued = serving.queued[-1] if serving.queued else 0
+    return Text.assemble(("  run ", "dim"), str(serving.running[-1]),
+                         (" queue ", "dim"), (str(queued), "bold yellow" if queued else ""))
+
+
 def memory_line(session: Session) -> Text:
     ranks = session.server.memory.ranks
     if not ranks:
@@ -52,4 +62,4 @@ def memory_line(session: Session) -> Text:
     first = next(iter(ranks.values()))
     if first.kv_tokens:
         text.append(f"KV pool {number(first.kv_tokens)} tok", "dim")
-    return text
+    return text.append_text(load_text(session))

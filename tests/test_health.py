@@ -1,0 +1,292 @@
+"""The health verdict: drift from known-good, speed and acceptance against this host's bench history (runs the
+bench recorded against the simulated server: tests/ui_fixtures/bench-*.json), the one-line layout at every width,
+and the serving figures read from SGLang's own log lines."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from mtptui.bench.history import append_run, load_runs
+from mtptui.ops.baseline import accept_baseline, host_runs, no_spec_baseline, speed_baseline
+from mtptui.ops.drift import known_good_drift, short_value
+from mtptui.ops.health import BAD, OK, UNKNOWN, judge
+from mtptui.ops.health_assess import assess, running_shape
+from mtptui.ops.health_text import health_line, width_of
+from mtptui.sglang.flags import FlagSet
+from mtptui.sglang.logparse import LogParser
+from mtptui.sglang.state.serving import ServingStats
+from tests.ui_fixtures.support import FIXTURES, demo_host, demo_status
+
+VERSION = "0.5.12.post1"
+BAD_RUN, GOOD_RUN = (json.loads((FIXTURES / name).read_text()) for name in ("bench-redeploy.json",
+                                                                             "bench-restored.json"))
+
+
+def history(*runs: dict, path) -> list[dict]:
+    """The runs as the bench history stores and reads them back."""
+    for run in runs:
+        append_run(run, path)
+    return load_runs(path)
+
+
+def relabelled(run: dict, **fingerprint) -> dict:
+    other = copy.deepcopy(run)
+    other["fingerprint"].update(fingerprint)
+    return other
+
+
+def without_speculation(run: dict, tok_s: float) -> dict:
+    """The run as a launch without speculative decoding would have measured it (``tok_s`` per request)."""
+    other = copy.deepcopy(run)
+    flags = other["fingerprint"]["launch_flags"]
+    for key in [key for key in flags if key.startswith("speculative_")]:
+        del flags[key]
+    for index, request in enumerate(other["requests"]):
+        request.update(decode_tok_s=tok_s + index * 0.5, accept_len=None)
+    other["summary"].update(output_tok_s=tok_s, accept_len=None)
+    return other
+
+
+@pytest.fixture
+def runs(tmp_path) -> list[dict]:
+    return host_runs(history(BAD_RUN, GOOD_RUN, path=tmp_path / "h.jsonl"), "demo")
+
+
+def restored_launch() -> FlagSet:
+    host = demo_host()
+    return FlagSet.from_profile(host.profile("restored"), host.sglang_version)
+
+
+def serving_with(speeds: list[float], accepts: list[float], running: int = 1) -> ServingStats:
+    serving = ServingStats()
+    for speed, accept in zip(speeds, accepts):
+        serving.decode({"running_req": running, "gen_throughput": speed * running, "accept_len": accept,
+                        "tokens": 700 * running}, t=None, warm_up=False)
+    return serving
+
+
+# Drift -------------------------------------------------------------------------------------------------------
+
+def test_drift_names_the_redeploys_flags_speed_deciding_ones_first() -> None:
+    drift = known_good_drift(demo_host(), demo_status().launch)
+    assert drift.count == 8
+    assert [str(item) for item in drift.items[:3]] == ["steps 1≠3", "draft 2≠4", "max-running 1≠16"]
+
+
+def test_no_drift_when_the_known_good_profile_runs() -> None:
+    assert known_good_drift(demo_host(), restored_launch()).count == 0
+
+
+def test_drift_is_unknown_without_a_launch_or_a_known_good_profile() -> None:
+    host = demo_host()
+    assert known_good_drift(host, None) is None
+    assert known_good_drift(host.model_copy(update={"known_good": None}), restored_launch()) is None
+
+
+@pytest.mark.parametrize(("resolved", "short"), [("2 (auto)", "2"), ("auto (from GPU memory)", "auto"),
+                                                 ("unset (default 0.9)", "default"), ("unset", "unset"),
+                                                 (None, "unset"), ("qwen3", "qwen3")])
+def test_short_values(resolved, short) -> None:
+    assert short_value(resolved) == short
+
+
+# Baselines ---------------------------------------------------------------------------------------------------
+
+def test_speed_baseline_is_the_best_configuration_at_this_load(runs) -> None:
+    base = speed_baseline(runs, VERSION, 1)
+    assert base.stale is None
+    assert base.mean == pytest.approx(sum(r["decode_tok_s"] for r in GOOD_RUN["requests"]) / 3)
+    assert speed_baseline(runs, VERSION, 4) is None  # no run at four running requests
+
+
+def test_a_baseline_on_another_version_is_stale_not_used(tmp_path) -> None:
+    runs = host_runs(history(relabelled(GOOD_RUN, server_version="0.5.23"), path=tmp_path / "h.jsonl"), "demo")
+    base = speed_baseline(runs, VERSION, 1)
+    assert base.stale == "0.5.23"
+    check = judge(None, [34.0] * 5, [], speed_base=base).checks[1]
+    assert check.state == UNKNOWN and "stale" in check.text and "0.5.23" in check.text
+
+
+def test_runs_of_other_targets_and_foreign_models_are_not_this_hosts(tmp_path) -> None:
+    foreign = dict(GOOD_RUN, foreign_model="the server answered with another model")
+    runs = history(relabelled(GOOD_RUN, target="ct129"), foreign, path=tmp_path / "h.jsonl")
+    assert host_runs(runs, "demo") == []
+
+
+def test_acceptance_baseline_is_the_running_shapes_own(runs) -> None:
+    redeploy = accept_baseline(runs, VERSION, running_shape(demo_status().launch))
+    restored = accept_baseline(runs, VERSION, running_shape(restored_launch()))
+    assert redeploy.mean == pytest.approx(1.73, abs=0.01)
+    assert restored.mean == pytest.approx(3.13, abs=0.01)
+
+
+# The verdict -------------------------------------------------------------------------------------------------
+
+def test_the_bad_redeploy_is_red_with_the_slowdown(runs) -> None:
+    serving = serving_with([34.2, 33.8, 34.5, 34.0, 33.9], [1.75, 1.72, 1.78, 1.74, 1.70])
+    health = assess(demo_host(), demo_status(), serving, runs)
+    assert health.state == BAD
+    drift, speed, accept = health.checks[:3]
+    assert drift.state == BAD and drift.text == "running ≠ known-good: 8 flags"
+    assert speed.state == BAD and speed.text.startswith("34 tok/s vs 55 (−38 %)")
+    assert accept.state == OK  # 1.75 is what one MTP step usually gets: the flags are the problem, not the drafts
+    assert health.actions == ("diff", "restore")
+
+
+def test_the_restored_profile_is_green(runs) -> None:
+    serving = serving_with([54.0, 56.1, 53.2, 55.0, 54.4], [3.1, 3.2, 3.0, 3.15, 3.05])
+    health = assess(demo_host(), demo_status(launch=restored_launch()), serving, runs)
+    assert health.state == OK, health
+    assert health.actions == ()
+
+
+def test_speed_within_the_noise_holds(runs) -> None:
+    base = speed_baseline(runs, VERSION, 1)
+    assert judge(None, [53.0, 55.5, 54.0], [], speed_base=base).checks[1].state == OK
+    assert judge(None, [51.0, 52.0, 51.5, 51.2], [], speed_base=base).checks[1].state == OK  # -7 %, p > 0.05
+
+
+def test_no_baseline_is_said_and_the_drift_still_shown() -> None:
+    health = assess(demo_host(), demo_status(), serving_with([34.0] * 5, [1.75] * 5), [])
+    assert health.state == BAD  # the drift alone
+    assert health.checks[1].state == UNKNOWN and health.checks[1].text == "no baseline on this host yet"
+    assert health.actions == ("diff", "restore", "bench")
+
+
+def test_green_only_when_every_check_holds() -> None:
+    health = assess(demo_host(), demo_status(launch=restored_launch()), serving_with([54.0] * 5, [3.1] * 5), [])
+    assert health.state == UNKNOWN  # no drift, but no baseline to hold the speed against
+
+
+def test_too_few_decode_lines_are_not_judged(runs) -> None:
+    health = assess(demo_host(), demo_status(launch=restored_launch()), serving_with([20.0, 21.0], [1.0, 1.0]),
+                    runs)
+    assert [check.state for check in health.checks] == [OK, UNKNOWN]
+
+
+def test_acceptance_collapse_towards_one(runs) -> None:
+    health = assess(demo_host(), demo_status(launch=restored_launch()),
+                    serving_with([54.0] * 5, [1.05, 1.1, 1.0, 1.08, 1.02]), runs)
+    accept = health.checks[2]
+    assert health.state == BAD and accept.state == BAD and accept.text.startswith("acceptance collapse: accept 1.05")
+
+
+def test_acceptance_below_what_the_shape_reached_before(runs) -> None:
+    health = assess(demo_host(), demo_status(launch=restored_launch()),
+                    serving_with([54.0] * 5, [2.1, 2.2, 2.0, 2.15, 2.05]), runs)
+    accept = health.checks[2]
+    assert accept.state == BAD and "vs 3.13 usual" in accept.text and "−" in accept.text
+
+
+def test_speculation_that_costs_more_than_it_gains(tmp_path) -> None:
+    runs = host_runs(history(without_speculation(GOOD_RUN, 40.0), path=tmp_path / "h.jsonl"), "demo")
+    assert no_spec_baseline(runs, VERSION, 1).mean == pytest.approx(40.5)
+    health = assess(demo_host(), demo_status(), serving_with([34.2, 33.8, 34.5, 34.0], [1.75] * 4), runs)
+    cost = [check for check in health.checks if check.name == "spec-cost"]
+    assert cost and cost[0].state == BAD and "40 tok/s without it" in cost[0].text
+
+
+def test_no_speculation_note_when_speculation_pays(tmp_path) -> None:
+    runs = host_runs(history(without_speculation(GOOD_RUN, 22.0), path=tmp_path / "h.jsonl"), "demo")
+    health = assess(demo_host(), demo_status(), serving_with([34.2, 33.8, 34.5, 34.0], [1.75] * 4), runs)
+    assert "spec-cost" not in [check.name for check in health.checks]
+
+
+# One line at any width ---------------------------------------------------------------------------------------
+
+def bad_redeploy_health(runs):
+    return assess(demo_host(), demo_status(), serving_with([34.2, 33.8, 34.5, 34.0, 33.9], [1.75] * 5), runs)
+
+
+def text(segments) -> str:
+    return "".join(part for part, _ in segments)
+
+
+@pytest.mark.parametrize("width", [20, 40, 60, 79, 99, 119, 159, 240])
+def test_the_line_fits_its_width(runs, width) -> None:
+    assert width_of(health_line(bad_redeploy_health(runs), width)) <= width
+
+
+def test_wide_line_names_three_flags_the_slowdown_and_the_keys(runs) -> None:
+    line = text(health_line(bad_redeploy_health(runs), 159, {"diff": "d", "restore": "R"}.get))
+    assert "steps 1≠3, draft 2≠4, max-running 1≠16 +5" in line
+    assert "34 tok/s vs 55 (−38 %)" in line
+    assert line.endswith("d why · R restore")
+
+
+def test_eighty_columns_keep_the_first_flag_and_the_slowdown(runs) -> None:
+    line = text(health_line(bad_redeploy_health(runs), 79, {"diff": "d", "restore": "R"}.get))
+    assert line == "● unhealthy │ ≠ known-good: steps 1≠3 +7 │ 34 tok/s (−38 %) │ d why · R restore"
+
+
+# Serving figures from the log --------------------------------------------------------------------------------
+
+LOG = """\
+[2026-05-11 23:49:01 TP0] Prefill batch, #new-seq: 3, #new-token: 8, #cached-token: 0, full token usage: 0.12, \
+mamba usage: 0.02, #running-req: 1, #queue-req: 4, #pending-token: 0, cuda graph: False, input throughput (token/s): 9.58
+[2026-05-11 23:49:07 TP0] Decode batch, #running-req: 4, #full token: 685000, full token usage: 0.49, mamba num: 12, \
+mamba usage: 0.67, accept len: 2.77, accept rate: 0.69, cuda graph: True, gen throughput (token/s): 8.44, #queue-req: 2
+[2026-05-11 23:49:08 TP0] Decode batch, #running-req: 4, #full token: 6000, full token usage: 0.01, mamba num: 12, \
+mamba usage: 0.67, accept len: 3.10, accept rate: 0.70, cuda graph: True, gen throughput (token/s): 120.00, #queue-req: 0
+[2026-05-11 23:49:09 TP0] KV cache pool is full. Retract requests. #retracted_reqs: 2, #new_tokens_gained: 1024
+[2026-05-11 23:49:09] INFO:     127.0.0.1:54680 - "POST /v1/chat/completions HTTP/1.1" 503 Service Unavailable
+"""
+
+
+def test_serving_figures_from_batch_lines() -> None:
+    serving = ServingStats()
+    for t, event in enumerate(LogParser().feed(LOG.encode())):
+        if event.kind == "decode":
+            serving.decode(event.fields, float(t), warm_up=False)
+        else:
+            serving.apply(event, float(t))
+    assert list(serving.queued) == [4, 2, 0]
+    assert list(serving.running) == [1, 4, 4]
+    assert list(serving.token_usage) == [0.12, 0.49, 0.01]
+    assert list(serving.mamba_usage) == [0.02, 0.67, 0.67]
+    assert serving.retractions == 2 and serving.http_errors == 1
+    assert serving.request_rate() == pytest.approx(3 / 60)
+    assert list(serving.speed) == [8.44 / 4, 30.0]
+    short, medium, long = serving.accept_by_context  # 1,500 and 171,250 tokens per running request
+    assert list(short) == [3.10] and list(medium) == [] and list(long) == [2.77]
+
+
+def test_warm_up_and_idle_batches_are_not_judged() -> None:
+    serving = ServingStats()
+    serving.decode({"running_req": 1, "gen_throughput": 5.0, "accept_len": 1.0, "tokens": 10}, None, warm_up=True)
+    serving.decode({"running_req": 0, "gen_throughput": 0.0, "accept_len": None, "tokens": 0}, None, warm_up=False)
+    assert not serving.speed and not serving.accept
+    assert list(serving.running) == [1, 0]
+
+
+def test_eighty_columns_without_a_baseline_say_so_and_keep_the_drift() -> None:
+    health = assess(demo_host(), demo_status(), serving_with([34.0] * 5, [1.75] * 5), [])
+    line = text(health_line(health, 79, {"diff": "d", "restore": "R", "bench": "b"}.get))
+    assert line == "● unhealthy │ ≠ known-good: steps 1≠3 +7 │ no baseline │ d why · R restore"
+
+
+def test_a_server_that_is_down_is_red_and_its_last_figures_are_not_judged(runs) -> None:
+    health = assess(demo_host(), demo_status(launch=restored_launch()), serving_with([54.0] * 5, [3.1] * 5), runs,
+                    down="crashed")
+    assert health.state == BAD and [check.name for check in health.checks] == ["server", "drift"]
+    assert health.checks[0].text == "server crashed: nothing serves" and health.actions == ("restore",)
+
+
+def test_drift_values_from_the_host_are_shown_not_obeyed() -> None:
+    host = demo_host()
+    launch = FlagSet.from_profile(host.profile("redeploy-1step"), host.sglang_version)
+    launch.flags["--tool-call-parser"] = "qwen\x1b]52;c;bad\x07\n\u202eevil"
+    (item,) = [i for i in known_good_drift(host, launch).items if i.name == "tool-call-parser"]
+    assert item.running == "qwen\\x1b]52;c;bad\\x07\\n\\u202eevil"
+
+
+def test_a_new_launch_or_history_is_judged_afresh(runs) -> None:
+    """The diff and the baselines are remembered between repaints, never across a restart or a bench run."""
+    host, serving = demo_host(), serving_with([54.0] * 5, [3.1] * 5)
+    assert assess(host, demo_status(), serving, runs).checks[0].state == BAD
+    assert assess(host, demo_status(launch=restored_launch()), serving, runs).checks[0].state == OK
+    assert assess(host, demo_status(launch=restored_launch()), serving, []).checks[1].state == UNKNOWN
+    assert assess(host, demo_status(launch=restored_launch()), serving, runs).checks[1].state == OK

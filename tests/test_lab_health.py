@@ -1,0 +1,100 @@
+"""The health line against the lab host, on each supported SGLang version: the known-good profile is benched
+first (the baseline, recorded in the operator's history by `mtptui bench`), then the bad redeploy runs; under a
+steady load through the SSH tunnel the dashboard shows a red line naming the flags and the slowdown before any
+key is pressed, and `R` turns it green."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from mtptui.bench import history
+from mtptui.ops.connect import open_session
+from mtptui.ops.demo_load import DemoLoad
+from mtptui.ops.feed_host import feed_for_host
+from mtptui.ui import messages
+from mtptui.ui.app import AppContext, MtpApp
+from mtptui.ui.screens.confirm import ConfirmScreen
+from mtptui.ui.widgets.health_line import HealthLine
+from tests.lab import UNIT, LabHost, lab_each, lab_host_file, operator_env, start_server  # noqa: F401
+from tests.sshd import ROOT
+from tests.ui_fixtures.support import SIZE, wait_until
+
+pytestmark = pytest.mark.ssh
+TIMEOUT_S = 120
+
+
+@pytest.fixture
+def lab_benched_then_redeployed(lab_each, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[LabHost]:
+    """The lab host (systemd) benched on its known-good profile, then running the bad redeploy's unit."""
+    lab_each.reset()
+    monkeypatch.setenv("HOME", str(lab_each.home))
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    host = lab_host_file(lab_each, tmp_path / "lab.toml", "systemd")
+    start_server(host, "restored")
+    host.wait_ready()
+    bench = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "bench", "lab", "--config", str(host.path),
+                            "--requests", "3", "--max-tokens", "256"],
+                           capture_output=True, text=True, timeout=TIMEOUT_S, cwd=ROOT, env=operator_env(lab_each))
+    assert bench.returncode == 0, bench.stderr
+    assert lab_each.run("systemctl", "stop", UNIT).returncode == 0
+    start_server(host, "redeploy-1step")
+    yield host
+    lab_each.reset()
+
+
+def health_of(app):
+    return app.screen_stack[0].query_one(HealthLine).health
+
+
+def line_of(app) -> str:
+    return app.screen_stack[0].query_one(HealthLine).renderable.plain
+
+
+async def test_the_bad_redeploy_is_red_against_the_benched_baseline_and_restore_turns_it_green(
+        lab_benched_then_redeployed) -> None:
+    host = lab_benched_then_redeployed
+    (baseline,) = history.load_runs()
+    assert baseline["fingerprint"]["server_version"] == host.lab.version
+    session = open_session(host.config)
+    app = MtpApp(feed_for_host(session, every_s=1.0, slow_every_s=2.0),
+                 AppContext("lab", host=host.config, session=session), cursor_blink=False, keymap={})
+    posted: list = []
+    async with app.run_test(size=SIZE, message_hook=posted.append) as pilot:
+        load = asyncio.create_task(DemoLoad(await session.api_url())(emit=_ignore))
+        try:
+            def judged() -> bool:
+                """the bad redeploy's speed judged against the benched baseline"""
+                health = health_of(app)
+                return health is not None and health.checks[1].state != "unknown"
+
+            await wait_until(pilot, judged, timeout=TIMEOUT_S)
+            line = line_of(app)
+            assert health_of(app).state == "bad", line
+            assert "running ≠ known-good: 8 flags — steps 1≠3, draft 2≠4, max-running 1≠16" in line
+            assert health_of(app).checks[1].state == "bad" and "(−" in health_of(app).checks[1].text
+
+            await pilot.press("R")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=30)
+            await pilot.press("y")
+            await wait_until(pilot, lambda: any(isinstance(m, messages.RestartFinished) for m in posted),
+                             timeout=TIMEOUT_S)
+
+            def green() -> bool:
+                """the restored profile judged healthy"""
+                health = health_of(app)
+                return health is not None and health.state == "ok"
+
+            await wait_until(pilot, green, timeout=TIMEOUT_S)
+            assert "runs the known-good profile (restored)" in line_of(app)
+        finally:
+            load.cancel()
+
+
+async def _ignore(item) -> None:
+    """The load is a feed source that emits nothing."""

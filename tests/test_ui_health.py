@@ -1,0 +1,117 @@
+"""The health line on the dashboard against the real simulated server (a tmp demo run, its background load):
+red on the bad redeploy before any key is pressed, naming the flags and the slowdown against the host's bench
+history; green once the known-good profile is restored; and without any history, it says so and still shows
+the drift."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mtptui.bench.history import append_run
+from mtptui.ops.demo import DemoRun
+from mtptui.ui import messages
+from mtptui.ui.screens.confirm import ConfirmScreen
+from mtptui.ui.widgets.health_line import HealthLine
+from mtptui.ui.widgets.serving_pane import ServingPane
+from tests.ui_fixtures.support import FIXTURES, SIZE, fixed_clock, wait_until
+
+TIMEOUT_S = 90
+
+
+@pytest.fixture
+def demo_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A demo run in the bad state (redeploy-1step), at a fast startup pace; stopped afterwards."""
+    run = DemoRun.prepare(tmp_path, speed=200)
+    for name, value in run.server_environment().items():
+        monkeypatch.setenv(name, value)
+    run.start()
+    yield run
+    run.stop()
+
+
+@pytest.fixture
+def recorded_history() -> None:
+    """The demo host's history: one bench run of each profile, as the bench recorded them against this server."""
+    for name in ("bench-redeploy.json", "bench-restored.json"):
+        append_run(json.loads((FIXTURES / name).read_text()))
+
+
+def demo_app(run: DemoRun):
+    from mtptui.ops.connect import open_session
+    from mtptui.ui.app import AppContext, MtpApp
+
+    session = open_session(run.host)
+    context = AppContext("demo", host=run.host, session=session, demo=run)
+    return MtpApp(run.feed(session), context, clock=fixed_clock, cursor_blink=False, keymap={})
+
+
+def plain(renderable) -> str:
+    from rich.console import Console
+
+    console = Console(width=60, record=True, file=open("/dev/null", "w"))
+    console.print(renderable)
+    return console.export_text()
+
+
+def line_of(app) -> str:
+    return app.screen.query_one(HealthLine).renderable.plain
+
+
+def health_of(app):
+    return app.screen.query_one(HealthLine).health
+
+
+async def test_bad_redeploy_is_red_with_flags_and_slowdown_then_restore_turns_it_green(demo_run,
+                                                                                     recorded_history) -> None:
+    app = demo_app(demo_run)
+    posted: list = []
+    async with app.run_test(size=SIZE, message_hook=posted.append) as pilot:
+        def judged() -> bool:
+            """the speed of the bad redeploy judged against the history"""
+            health = health_of(app)
+            return health is not None and health.checks[1].state != "unknown"
+
+        await wait_until(pilot, judged, timeout=TIMEOUT_S)
+        line = line_of(app)
+        assert health_of(app).state == "bad" and app.screen.query_one(HealthLine).has_class("-bad")
+        assert "running ≠ known-good: 8 flags — steps 1≠3, draft 2≠4, max-running 1≠16" in line
+        assert "tok/s vs 55 (−" in line and line.rstrip().endswith("d why · R restore")
+        serving = app.session.serving
+        assert serving.running and max(serving.running) == 1  # --max-running-requests 1
+        await wait_until(pilot, lambda: serving.metrics_rate is not None, timeout=30)  # two /metrics scrapes
+        app.screen.paint(everything=True)
+        pane = plain(app.screen.query_one(ServingPane).renderable)
+        assert " /metrics" in pane and "queued" in pane  # (no aborted series before a request is aborted)
+
+        await pilot.press("R")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=30)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: any(isinstance(m, messages.RestartFinished) for m in posted),
+                         timeout=TIMEOUT_S)
+
+        def green() -> bool:
+            """the restored profile judged healthy"""
+            health = health_of(app)
+            return health is not None and health.state == "ok"
+
+        await wait_until(pilot, green, timeout=TIMEOUT_S)
+        line = line_of(app)
+        assert "runs the known-good profile (restored)" in line and "tok/s vs 55" in line
+        assert app.screen.query_one(HealthLine).has_class("-ok")
+
+
+async def test_without_history_it_says_so_and_still_shows_the_drift(demo_run) -> None:
+    app = demo_app(demo_run)
+    async with app.run_test(size=SIZE) as pilot:
+        def drift_known() -> bool:
+            """the running launch read and compared with the known-good profile"""
+            health = health_of(app)
+            return health is not None and health.checks[0].state == "bad"
+
+        await wait_until(pilot, drift_known, timeout=TIMEOUT_S)
+        line = line_of(app)
+        assert "running ≠ known-good: 8 flags" in line and "no baseline on this host yet" in line
+        assert line.rstrip().endswith("d why · R restore · b bench")
