@@ -15,7 +15,7 @@ from mtptui.config import load_host_file
 from mtptui.config.paths import config_home
 from mtptui.ops.demo import PREFERRED_PORT, DemoRun, demo_host_file
 from mtptui.ops.demo_profiles import saved_demo_path, with_saved_profiles
-from mtptui.ops.feed import RecordedFeed
+from tests.recorded_feed import RecordedFeed
 from mtptui.ui import messages
 from tests.test_ui_flags import of_type, open_form
 from tests.ui_fixtures.support import DEMO_LOG, SIZE, demo_status, fixed_clock, wait_until
