@@ -42,8 +42,9 @@ sshd:
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >/dev/null; \
 	fi
 
+# Two workers (this is a 2-core machine): tests/conftest.py keeps every host-driving test in one of them.
 test: $(STAMP_TEST) sshd
-	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV)

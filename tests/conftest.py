@@ -39,3 +39,19 @@ def real_logs() -> Path:
     if not REAL_LOGS.is_dir():
         pytest.fail(f"real logs not found at {REAL_LOGS}; set MTPTUI_SHARED to the shared/ folder")
     return REAL_LOGS
+
+
+# With pytest-xdist (`make test` runs `-n 2 --dist loadgroup`): every test that drives a host (a real sshd, the
+# lab's network namespaces, a tmux terminal) or starts the demo's stand-in SGLang runs in one worker, one after
+# another: a process-managed host finds its server by command line in /proc, which the lab shares with this
+# machine, so no other `sglang.launch_server` may start meanwhile. The rest goes to the other worker file by file.
+HOST_FIXTURES = frozenset({"sshd", "lab", "lab_each", "lab_systemd", "lab_process", "lab_process_each",
+                           "lab_terminal"})
+HOST_FILES = ("test_e2e", "test_demo_", "test_ui_demo", "test_ui_health", "test_ui_restart", "test_ui_ops_snapshots",
+              "test_tune", "test_ui_feed", "test_cli_foundation", "test_secrets")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        drives_a_host = HOST_FIXTURES & set(getattr(item, "fixturenames", ())) or item.path.name.startswith(HOST_FILES)
+        item.add_marker(pytest.mark.xdist_group("hosts" if drives_a_host else item.path.name))

@@ -70,8 +70,8 @@ async def test_right_after_a_restart_the_header_shows_the_new_process_and_the_ba
         await wait_until(pilot, lambda: app.session.host is not None and "pid" in app.session.host.service,
                          timeout=30)
         old = app.session.host.service
-        await pilot.press("R")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=30)
+        await pilot.press("R")  # the dialog waits for the host's own lint (a few seconds, more on a loaded machine)
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=90)
         await pilot.press("y")
         panel = app.screen.restart_panel
         await wait_until(pilot, lambda: panel.finished, timeout=90)
@@ -106,8 +106,8 @@ async def test_q_during_a_restart_asks_first_and_no_keeps_watching(lab_systemd):
     app = dashboard(lab_systemd)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.session.host is not None, timeout=30)
-        await pilot.press("R")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=30)
+        await pilot.press("R")  # the dialog waits for the host's own lint (a few seconds, more on a loaded machine)
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=90)
         await pilot.press("y")
         panel = app.screen.restart_panel
         await wait_until(pilot, lambda: panel.running, timeout=30)

@@ -340,6 +340,7 @@ def test_the_throughput_title_keeps_its_figures_when_narrow() -> None:
     from mtptui.ui.widgets.throughput_pane import title_text
 
     assert title_text(34.04, None, 160) == "throughput · server gen tok/s · steady mean 34.0"
-    assert title_text(34.04, None, 48) == "gen tok/s · mean 34.0"
+    assert title_text(34.04, None, 48) == "gen tok/s · steady mean 34.0"
+    assert title_text(34.04, None, 30) == "gen tok/s · mean 34.0"
     assert title_text(54.0, 34.0, 48) == "gen tok/s · mean 54.0 · 34.0 before restart"
     assert title_text(None, None, 20) == "gen tok/s"

@@ -312,7 +312,7 @@ class JournalLog:
             where = ["--after-cursor", position.cursor]
         else:
             where = ["-n", "all" if start.lines is None else str(start.lines)]
-        return Command.of(self.journalctl("-f", *JSON_ENTRIES, *where), f"follow the journal of {self.unit}")
+        return Command.of([*self.journalctl("-f", *JSON_ENTRIES), *where], f"follow the journal of {self.unit}")
 
     def last_entry(self) -> Command:
         """The newest entry with its cursor (where a watch of what comes next starts)."""

@@ -31,11 +31,10 @@ def title_text(mean: float | None, before: float | None, width: int) -> str:
     """The pane's title, shortened to fit ``width`` columns rather than losing its figures to an ellipsis."""
     figures = (f" · steady mean {mean:.1f}" if mean is not None else "") + \
         (f" this run · {before:.1f} before the restart" if before is not None else "")
-    title = "throughput · server gen tok/s" + figures
-    if 0 < width < len(title) + 6:
-        title = "gen tok/s" + (f" · mean {mean:.1f}" if mean is not None else "") + \
-            (f" · {before:.1f} before restart" if before is not None else "")
-    return title
+    titles = ["throughput · server gen tok/s" + figures, "gen tok/s" + figures,
+              "gen tok/s" + (f" · mean {mean:.1f}" if mean is not None else "")
+              + (f" · {before:.1f} before restart" if before is not None else "")]
+    return next((title for title in titles if not 0 < width < len(title) + 6), titles[-1])
 
 
 class ThroughputPane(PlotextPlot):
