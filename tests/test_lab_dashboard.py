@@ -41,11 +41,11 @@ async def test_an_unknown_host_key_is_asked_once_and_no_leaves_it_refused(lab_sy
     ask_mode(lab_systemd)
     app = dashboard(lab_systemd)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=30)
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=90)
         body = str(app.screen.body)
         assert "ssh-ed25519  SHA256:" in body and str(lab_systemd.lab.known_hosts) in body
         await pilot.press("n")
-        await wait_until(pilot, lambda: app.session.connection.state == "failed", timeout=30)
+        await wait_until(pilot, lambda: app.session.connection.state == "failed", timeout=90)
         assert "you did not trust its host key" in app.session.connection.reason
         await pilot.pause(1.0)
         assert not isinstance(app.screen, ConfirmScreen)  # the status poller did not ask again
@@ -56,9 +56,9 @@ async def test_yes_adds_the_key_to_the_file_ssh_config_names_and_connects(lab_sy
     ask_mode(lab_systemd)
     app = dashboard(lab_systemd)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=30)
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=90)
         await pilot.press("y")
-        await wait_until(pilot, lambda: app.session.lines_seen > 10, timeout=30)
+        await wait_until(pilot, lambda: app.session.lines_seen > 10, timeout=90)
         assert app.session.connection.state == "connected"
     assert lab_systemd.lab.known_hosts.read_text().startswith(f"{HOSTNAME} ssh-ed25519 ")
 
@@ -68,7 +68,7 @@ async def test_right_after_a_restart_the_header_shows_the_new_process_and_the_ba
     app = dashboard(lab_systemd)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.session.host is not None and "pid" in app.session.host.service,
-                         timeout=30)
+                         timeout=90)
         old = app.session.host.service
         await pilot.press("R")  # the dialog waits for the host's own lint (a few seconds, more on a loaded machine)
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=90)
@@ -76,7 +76,7 @@ async def test_right_after_a_restart_the_header_shows_the_new_process_and_the_ba
         panel = app.screen.restart_panel
         await wait_until(pilot, lambda: panel.finished, timeout=90)
         pid = int(lab_systemd.lab.run("systemctl", "show", "-p", "MainPID", "--value", "sglang-qwen.service").stdout)
-        await wait_until(pilot, lambda: app.session.host.service == f"sglang-qwen.service (pid {pid})", timeout=30)
+        await wait_until(pilot, lambda: app.session.host.service == f"sglang-qwen.service (pid {pid})", timeout=90)
         assert old != app.session.host.service  # only the restart's poke can have refreshed it (poller: 1 h)
         assert app.session.host.launch.get("--speculative-num-steps") == 3
         assert panel.has_class("-active") and app.screen.check_action("dismiss_banner", ()) is True
@@ -88,9 +88,9 @@ async def test_a_stopped_server_is_shown_stopped_in_every_pane(lab_systemd):
     lab_systemd.wait_ready()
     app = dashboard(lab_systemd, every_s=0.2)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.session.server.phase == "ready", timeout=30)
+        await wait_until(pilot, lambda: app.session.server.phase == "ready", timeout=90)
         assert lab_systemd.lab.run("systemctl", "stop", "sglang-qwen.service").returncode == 0
-        await wait_until(pilot, lambda: app.session.server_down() == "stopped", timeout=30)
+        await wait_until(pilot, lambda: app.session.server_down() == "stopped", timeout=90)
         app.screen.paint(everything=True)
         await pilot.pause()
         for name in DOWN_PANES:
@@ -105,12 +105,12 @@ async def test_q_during_a_restart_asks_first_and_no_keeps_watching(lab_systemd):
     lab_systemd.wait_ready()
     app = dashboard(lab_systemd)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.session.host is not None, timeout=30)
+        await wait_until(pilot, lambda: app.session.host is not None, timeout=90)
         await pilot.press("R")  # the dialog waits for the host's own lint (a few seconds, more on a loaded machine)
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=90)
         await pilot.press("y")
         panel = app.screen.restart_panel
-        await wait_until(pilot, lambda: panel.running, timeout=30)
+        await wait_until(pilot, lambda: panel.running, timeout=90)
         await pilot.press("q")
         await wait_until(pilot, lambda: isinstance(app.screen, QuitScreen))
         assert "nothing will watch it" in str(app.screen.body)
