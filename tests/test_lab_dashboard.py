@@ -105,9 +105,13 @@ async def test_q_during_a_restart_asks_first_and_no_keeps_watching(lab_systemd):
     lab_systemd.wait_ready()
     app = dashboard(lab_systemd)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.session.host is not None, timeout=90)
+        await wait_until(pilot, lambda: app.session.host is not None and app.session.server.phase == "ready",
+                         timeout=90)
         await pilot.press("R")  # the dialog waits for the host's own lint (a few seconds, more on a loaded machine)
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=90)
+        try:
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=90)
+        except AssertionError:  # say what the app said instead of opening the dialog
+            raise AssertionError(f"no confirm dialog; toasts: {[n.message for n in app._notifications]}") from None
         await pilot.press("y")
         panel = app.screen.restart_panel
         await wait_until(pilot, lambda: panel.running, timeout=90)
