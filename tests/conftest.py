@@ -34,6 +34,19 @@ def isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
 
 
 @pytest.fixture
+def demo_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A demo run in the bad state (redeploy-1step), at a fast startup pace; stopped afterwards."""
+    from mtptui.ops.demo import DemoRun
+
+    run = DemoRun.prepare(tmp_path, speed=200)
+    for name, value in run.server_environment().items():
+        monkeypatch.setenv(name, value)
+    run.start()
+    yield run
+    run.stop()
+
+
+@pytest.fixture
 def real_logs() -> Path:
     """The real SGLang logs in ../shared/real-logs (read in place, never copied)."""
     if not REAL_LOGS.is_dir():
@@ -45,7 +58,7 @@ def real_logs() -> Path:
 # lab's network namespaces, a tmux terminal) or starts the demo's stand-in SGLang runs in one worker, one after
 # another: a process-managed host finds its server by command line in /proc, which the lab shares with this
 # machine, so no other `sglang.launch_server` may start meanwhile. The rest goes to the other worker file by file.
-HOST_FIXTURES = frozenset({"sshd", "lab", "lab_each", "lab_systemd", "lab_process", "lab_process_each",
+HOST_FIXTURES = frozenset({"sshd", "demo_run", "lab", "lab_each", "lab_systemd", "lab_process", "lab_process_each",
                            "lab_terminal"})
 HOST_FILES = ("test_e2e", "test_demo_", "test_ui_demo", "test_ui_health", "test_ui_restart", "test_ui_ops_snapshots",
               "test_tune", "test_ui_feed", "test_cli_foundation", "test_secrets")

@@ -17,13 +17,11 @@ from mtptui.bench import history
 from mtptui.ops.connect import open_session
 from mtptui.ops.demo_load import DemoLoad
 from mtptui.ops.feed_host import feed_for_host
-from mtptui.ui import messages
 from mtptui.ui.app import AppContext, MtpApp
-from mtptui.ui.screens.confirm import ConfirmScreen
-from mtptui.ui.widgets.health_line import HealthLine
+from tests.health_support import health_of, line_of, restore_until_green, wait_until_speed_judged
 from tests.lab import UNIT, LabHost, lab_each, lab_host_file, operator_env, start_server  # noqa: F401
 from tests.sshd import ROOT
-from tests.ui_fixtures.support import SIZE, wait_until
+from tests.ui_fixtures.support import SIZE
 
 pytestmark = pytest.mark.ssh
 TIMEOUT_S = 120
@@ -48,14 +46,6 @@ def lab_benched_then_redeployed(lab_each, tmp_path: Path, monkeypatch: pytest.Mo
     lab_each.reset()
 
 
-def health_of(app):
-    return app.screen_stack[0].query_one(HealthLine).health
-
-
-def line_of(app) -> str:
-    return app.screen_stack[0].query_one(HealthLine).renderable.plain
-
-
 async def test_the_bad_redeploy_is_red_against_the_benched_baseline_and_restore_turns_it_green(
         lab_benched_then_redeployed) -> None:
     host = lab_benched_then_redeployed
@@ -68,29 +58,13 @@ async def test_the_bad_redeploy_is_red_against_the_benched_baseline_and_restore_
     async with app.run_test(size=SIZE, message_hook=posted.append) as pilot:
         load = asyncio.create_task(DemoLoad(await session.api_url())(emit=_ignore))
         try:
-            def judged() -> bool:
-                """the bad redeploy's speed judged against the benched baseline"""
-                health = health_of(app)
-                return health is not None and health.checks[1].state != "unknown"
-
-            await wait_until(pilot, judged, timeout=TIMEOUT_S)
+            await wait_until_speed_judged(pilot, app, TIMEOUT_S)
             line = line_of(app)
             assert health_of(app).state == "bad", line
             assert "running ≠ known-good: 8 flags — steps 1≠3, draft 2≠4, max-running 1≠16" in line
             assert health_of(app).checks[1].state == "bad" and "(−" in health_of(app).checks[1].text
 
-            await pilot.press("R")
-            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=30)
-            await pilot.press("y")
-            await wait_until(pilot, lambda: any(isinstance(m, messages.RestartFinished) for m in posted),
-                             timeout=TIMEOUT_S)
-
-            def green() -> bool:
-                """the restored profile judged healthy"""
-                health = health_of(app)
-                return health is not None and health.state == "ok"
-
-            await wait_until(pilot, green, timeout=TIMEOUT_S)
+            await restore_until_green(pilot, app, posted, TIMEOUT_S)
             assert "runs the known-good profile (restored)" in line_of(app)
         finally:
             load.cancel()

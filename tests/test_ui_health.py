@@ -6,30 +6,17 @@ the drift."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from mtptui.bench.history import append_run
 from mtptui.ops.demo import DemoRun
-from mtptui.ui import messages
-from mtptui.ui.screens.confirm import ConfirmScreen
 from mtptui.ui.widgets.health_line import HealthLine
 from mtptui.ui.widgets.serving_pane import ServingPane
+from tests.health_support import health_of, line_of, restore_until_green, wait_until_speed_judged
 from tests.ui_fixtures.support import FIXTURES, SIZE, fixed_clock, wait_until
 
 TIMEOUT_S = 90
-
-
-@pytest.fixture
-def demo_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """A demo run in the bad state (redeploy-1step), at a fast startup pace; stopped afterwards."""
-    run = DemoRun.prepare(tmp_path, speed=200)
-    for name, value in run.server_environment().items():
-        monkeypatch.setenv(name, value)
-    run.start()
-    yield run
-    run.stop()
 
 
 @pytest.fixture
@@ -56,25 +43,12 @@ def plain(renderable) -> str:
     return console.export_text()
 
 
-def line_of(app) -> str:
-    return app.screen.query_one(HealthLine).renderable.plain
-
-
-def health_of(app):
-    return app.screen.query_one(HealthLine).health
-
-
 async def test_bad_redeploy_is_red_with_flags_and_slowdown_then_restore_turns_it_green(demo_run,
                                                                                      recorded_history) -> None:
     app = demo_app(demo_run)
     posted: list = []
     async with app.run_test(size=SIZE, message_hook=posted.append) as pilot:
-        def judged() -> bool:
-            """the speed of the bad redeploy judged against the history"""
-            health = health_of(app)
-            return health is not None and health.checks[1].state != "unknown"
-
-        await wait_until(pilot, judged, timeout=TIMEOUT_S)
+        await wait_until_speed_judged(pilot, app, TIMEOUT_S)
         line = line_of(app)
         assert health_of(app).state == "bad" and app.screen.query_one(HealthLine).has_class("-bad")
         assert "running ≠ known-good: 8 flags — steps 1≠3, draft 2≠4, max-running 1≠16" in line
@@ -86,18 +60,7 @@ async def test_bad_redeploy_is_red_with_flags_and_slowdown_then_restore_turns_it
         pane = plain(app.screen.query_one(ServingPane).renderable)
         assert " /metrics" in pane and "queued" in pane  # (no aborted series before a request is aborted)
 
-        await pilot.press("R")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=30)
-        await pilot.press("y")
-        await wait_until(pilot, lambda: any(isinstance(m, messages.RestartFinished) for m in posted),
-                         timeout=TIMEOUT_S)
-
-        def green() -> bool:
-            """the restored profile judged healthy"""
-            health = health_of(app)
-            return health is not None and health.state == "ok"
-
-        await wait_until(pilot, green, timeout=TIMEOUT_S)
+        await restore_until_green(pilot, app, posted, TIMEOUT_S)
         line = line_of(app)
         assert "runs the known-good profile (restored)" in line and "tok/s vs 55" in line
         assert app.screen.query_one(HealthLine).has_class("-ok")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 
 from mtptui.ops.demo import DemoRun
 from mtptui.ops.profile_save import with_profile
@@ -18,17 +17,6 @@ from tests.ui_fixtures.support import SIZE, fixed_clock, make_app, settle, wait_
 
 def of_type(posted: list, kind: type) -> list:
     return [m for m in posted if isinstance(m, kind)]
-
-
-@pytest.fixture
-def demo_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """A demo run in the bad state (redeploy-1step), at a fast startup pace; stopped afterwards."""
-    run = DemoRun.prepare(tmp_path, speed=200)
-    for name, value in run.server_environment().items():
-        monkeypatch.setenv(name, value)
-    run.start()
-    yield run
-    run.stop()
 
 
 def demo_app(run: DemoRun, host=None):
