@@ -29,7 +29,7 @@ async def wait_until_speed_judged(pilot, app, timeout: float) -> None:
 async def restore_until_green(pilot, app, posted: list, timeout: float) -> None:
     """`R`, `y`, the restart finished, and the restored profile judged healthy."""
     await pilot.press("R")
-    await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=30)
+    await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=90)  # after the host lint
     await pilot.press("y")
     await wait_until(pilot, lambda: any(isinstance(m, messages.RestartFinished) for m in posted), timeout=timeout)
 
