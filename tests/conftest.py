@@ -64,6 +64,7 @@ HOST_FILES = ("test_e2e", "test_demo_", "test_ui_demo", "test_ui_health", "test_
               "test_tune", "test_ui_feed", "test_cli_foundation", "test_secrets")
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook turns the marks into the @group suffix of node ids
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         drives_a_host = HOST_FIXTURES & set(getattr(item, "fixturenames", ())) or item.path.name.startswith(HOST_FILES)
