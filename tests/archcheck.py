@@ -118,6 +118,8 @@ def layer_rules(pkg: str) -> list[Rule]:
         Rule("nothing below ops/ imports ops/, ui/ or cli/", below_ops, (f"{pkg}.ops", f"{pkg}.ui", f"{pkg}.cli")),
         Rule("ops/ imports neither cli/ nor ui/", (f"{pkg}.ops",), (f"{pkg}.cli", f"{pkg}.ui")),
         Rule("ui/ does not import cli/", (f"{pkg}.ui",), (f"{pkg}.cli",)),
+        Rule("the demo is a host like any other: only cli/ starts it", (pkg,),
+             (f"{pkg}.demo",), (f"{pkg}.cli", f"{pkg}.demo")),
     ]
 
 

@@ -36,7 +36,7 @@ def isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
 @pytest.fixture
 def demo_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A demo run in the bad state (redeploy-1step), at a fast startup pace; stopped afterwards."""
-    from mtptui.ops.demo import DemoRun
+    from mtptui.demo.run import DemoRun
 
     run = DemoRun.prepare(tmp_path, speed=200)
     for name, value in run.server_environment().items():

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mtptui.ops.demo import DemoRun
+from mtptui.demo.run import DemoRun
 from mtptui.ops.feed import GpuReading
 
 

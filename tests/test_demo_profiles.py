@@ -13,8 +13,8 @@ from textual.widgets import Input
 
 from mtptui.config import load_host_file
 from mtptui.config.paths import config_home
-from mtptui.ops.demo import PREFERRED_PORT, DemoRun, demo_host_file
-from mtptui.ops.demo_profiles import saved_demo_path, with_saved_profiles
+from mtptui.demo.run import PREFERRED_PORT, DemoRun, demo_host_file
+from mtptui.demo.profiles import saved_demo_path, with_saved_profiles
 from tests.recorded_feed import RecordedFeed
 from mtptui.ui import messages
 from tests.test_ui_flags import of_type, open_form
@@ -37,7 +37,7 @@ def run(tmp_path: Path):
 def demo_app(prepared: DemoRun):
     from mtptui.ui.app import AppContext, MtpApp
 
-    context = AppContext("demo", host=prepared.host, demo=prepared)
+    context = AppContext("demo", host=prepared.host, profile_store=prepared.profile_store())
     feed = RecordedFeed(DEMO_LOG, status=demo_status())
     return MtpApp(feed, context, clock=fixed_clock, cursor_blink=False, keymap={})
 
@@ -73,7 +73,7 @@ async def test_a_profile_saved_in_the_demo_is_in_the_next_demo_without_this_runs
 
 def test_an_old_demo_file_with_a_runs_paths_is_cleaned_on_the_next_save(tmp_path: Path) -> None:
     from mtptui.config.loader import dump_host
-    from mtptui.ops.demo_profiles import save_demo_profile
+    from mtptui.demo.profiles import save_demo_profile
 
     template = load_host_file(demo_host_file())
     polluted = DemoRun.prepare(tmp_path, speed=200).host  # what earlier versions saved: a run's paths and port

@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from textual.widgets import DataTable
 
-from mtptui.ops.demo import known_good_unit
 from mtptui.sglang.flags import DiffRow, diff_flagsets, parse_command
 from mtptui.sglang.flags.explain import explain_env, explain_flag
 from mtptui.sglang.flags.impact import MEMORY, OTHER, SPECULATIVE, env_group, flag_group
 from mtptui.ui.screens.diff import DiffScreen
 from mtptui.ui.screens.flag_explain import FlagExplainScreen
-from tests.ui_fixtures.support import SIZE, demo_host, make_app, settle, wait_until
+from tests.ui_fixtures.support import SIZE, demo_host_with_unit, make_app, settle, wait_until
 
 BASE = "python3 -m sglang.launch_server --model-path /m/x --port 1"
 
-
-@dataclass
-class FixedDemo:
-    unit_path: Path
 
 
 def test_groups_put_speculative_first_then_memory_and_capacity() -> None:
@@ -71,10 +65,8 @@ def test_an_explanation_quotes_sglang_and_says_what_each_side_gets() -> None:
 
 
 async def test_enter_on_a_diff_row_explains_it_and_s_adds_the_equal_env_vars(tmp_path: Path) -> None:
-    unit = tmp_path / "sglang-qwen.service"
-    unit.write_text(known_good_unit(demo_host()), encoding="utf-8")
     app, _ = make_app()
-    app.context.demo = FixedDemo(unit)
+    app.context.host = demo_host_with_unit(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         await pilot.press("d")

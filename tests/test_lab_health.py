@@ -15,7 +15,7 @@ import pytest
 
 from mtptui.bench import history
 from mtptui.ops.connect import open_session
-from mtptui.ops.demo_load import DemoLoad
+from mtptui.demo.load import DemoLoad
 from mtptui.ops.feed_host import feed_for_host
 from mtptui.ui.app import AppContext, MtpApp
 from tests.health_support import health_of, line_of, restore_until_green, wait_until_speed_judged

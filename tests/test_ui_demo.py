@@ -9,7 +9,7 @@ import pytest
 
 from mtptui.config import load_host_file
 from mtptui.errors import UserError
-from mtptui.ops.demo import BAD_PROFILE, DemoRun, demo_speed
+from mtptui.demo.run import BAD_PROFILE, DemoRun, demo_speed
 from mtptui.ops.feed import HostStatus, LogData
 from mtptui.sglang.flags import FlagSet, diff_flagsets
 from mtptui.sglang.unit import read_unit, unit_flagset
@@ -68,8 +68,8 @@ async def test_the_simulated_server_runs_the_bad_profile_and_stops_cleanly(tmp_p
     finally:
         status = run.stop()
     assert b"speculative_num_steps=1," in seen
-    assert statuses[0].service == f"process pid {process.pid}" and statuses[0].service_state == "running"
     last = statuses[-1]
+    assert (last.host, last.service, last.service_state) == ("demo", f"process pid {process.pid}", "running")
     assert last.launch_source == f"running pid {process.pid}" and last.version == "0.5.12.post1"
     assert last.launch.get("--speculative-num-steps") == 1 and last.launch.get("--max-running-requests") == 1
     assert last.launch.env == {"SGLANG_ENABLE_SPEC_V2": "1"}

@@ -1,13 +1,11 @@
-"""The dashboard's input: feeds (file tail, recorded, merged), the pump that batches, the session it fills."""
+"""The dashboard's input: feeds (recorded, merged), the pump that batches, the session it fills."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
-import os
-from pathlib import Path
 
-from mtptui.ops.feed import Connection, FileTailFeed, HostStatus, LogData, merge_feeds
+from mtptui.ops.feed import Connection, HostStatus, LogData, merge_feeds
 from tests.recorded_feed import RecordedFeed
 from mtptui.ops.feed_host import with_server_info
 from mtptui.ui import messages
@@ -32,43 +30,6 @@ async def collect(feed, until) -> list:
 
 def log_text(items: list) -> bytes:
     return b"".join(i.data for i in items if isinstance(i, LogData))
-
-
-async def test_file_tail_follows_appends_truncation_and_rotation(tmp_path: Path) -> None:
-    path = tmp_path / "sglang.log"
-    feed = FileTailFeed(path, poll_s=0.01)
-    items: list = []
-
-    async def write() -> None:
-        await asyncio.sleep(0.05)
-        path.write_bytes(b"one\ntwo\n")
-        await asyncio.sleep(0.05)
-        with open(path, "ab") as handle:
-            handle.write(b"three\n")
-        await asyncio.sleep(0.05)
-        path.write_bytes(b"new\n")  # truncated below what was read
-        await asyncio.sleep(0.05)
-        os.rename(path, tmp_path / "sglang.log.1")
-        path.write_bytes(b"rotated\n")
-        await asyncio.sleep(0.1)
-        await feed.close()
-
-    writer = asyncio.create_task(write())
-    async for item in feed.items():
-        items.append(item)
-    await writer
-    assert items[0] == Connection("connecting", f"waiting for {path}")
-    assert log_text(items) == b"one\ntwo\nthree\nnew\nrotated\n"
-    assert sum(1 for i in items if isinstance(i, LogData) and i.reset) == 2
-    assert items[-1] == Connection("stopped")
-
-
-async def test_file_tail_can_start_within_the_last_bytes(tmp_path: Path) -> None:
-    path = tmp_path / "big.log"
-    path.write_bytes(b"".join(b"line %05d\n" % i for i in range(1000)))
-    items = await collect(FileTailFeed(path, tail_bytes=35, poll_s=0.01),
-                          lambda items: any(isinstance(i, LogData) for i in items))
-    assert log_text(items) == b"line 00997\nline 00998\nline 00999\n"
 
 
 async def test_recorded_feed_paces_chunks_and_holds() -> None:

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from mtptui.bench.history import append_run
-from mtptui.ops.demo import DemoRun
+from mtptui.demo.run import DemoRun
 from mtptui.ui.widgets.health_line import HealthLine
 from mtptui.ui.widgets.serving_pane import ServingPane
 from tests.health_support import health_of, line_of, restore_until_green, wait_until_speed_judged
@@ -31,8 +31,10 @@ def demo_app(run: DemoRun):
     from mtptui.ui.app import AppContext, MtpApp
 
     session = open_session(run.host)
-    context = AppContext("demo", host=run.host, session=session, demo=run)
-    return MtpApp(run.feed(session), context, clock=fixed_clock, cursor_blink=False, keymap={})
+    feed = run.feed(session)
+    context = AppContext("demo", host=run.host, session=session, profile_store=run.profile_store(),
+                         background_load=run.load)
+    return MtpApp(feed, context, clock=fixed_clock, cursor_blink=False, keymap={})
 
 
 def plain(renderable) -> str:

@@ -7,10 +7,8 @@ so every path and pid in them is fixed. Review changed SVGs before accepting the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-from mtptui.ops.demo import known_good_unit
 from mtptui.ops.progress import RestartEvent
 from mtptui.ops.restart import Previous, RestartPlan, Step
 from mtptui.ops.restart_run import RestartResult
@@ -19,14 +17,8 @@ from mtptui.remote.process import ProcessManager, stop_group_command
 from mtptui.sglang.flags import FlagSet, diff_flagsets, lint_flagset, render_argv
 from mtptui.ui.restart_text import plan_body
 from mtptui.ui.screens.confirm import ConfirmScreen
-from tests.ui_fixtures.support import SIZE, demo_host, demo_status, make_app, settle
+from tests.ui_fixtures.support import SIZE, demo_host, demo_host_with_unit, demo_status, make_app, settle
 
-
-@dataclass
-class FixedDemo:
-    """The part of mtptui.ops.demo.DemoRun the diff screen reads: the known-good unit on disk."""
-
-    unit_path: Path
 
 
 def demo_plan() -> RestartPlan:
@@ -38,8 +30,9 @@ def demo_plan() -> RestartPlan:
              Step("starting", manager.launch_command(target.entry_argv + render_argv(target), target.env,
                                                        "/tmp/mtptui-demo"), starts=True)]
     diff = diff_flagsets([("running:pid 4242", running), ("profile:restored", target)])
-    return RestartPlan("demo", "restored", "process", target, diff, lint_flagset(target), steps, [],
-                       Previous(True, argv=["python3", "-m", "sglang.launch_server"]))
+    previous = Previous(True, argv=["python3", "-m", "sglang.launch_server"])
+    return RestartPlan("demo", "restored", "process", target, diff, lint_flagset(target), steps, [], previous,
+                       rollback=manager.rollback_summary(previous))
 
 
 def events(*steps: tuple[str, str, dict]) -> list[RestartEvent]:
@@ -96,10 +89,8 @@ def test_flags_form_draft_tokens_without_steps(snap_compare) -> None:
 
 
 def test_diff_screen(snap_compare, tmp_path: Path) -> None:
-    unit = tmp_path / "sglang-qwen.service"
-    unit.write_text(known_good_unit(demo_host()), encoding="utf-8")
     app, _ = make_app()
-    app.context.demo = FixedDemo(unit)
+    app.context.host = demo_host_with_unit(tmp_path)
 
     async def run_before(pilot) -> None:
         await settle(pilot, app)

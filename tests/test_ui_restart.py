@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 
-from mtptui.ops.demo import DemoRun
+from mtptui.demo.run import DemoRun
 from mtptui.ops.profile_save import with_profile
 from mtptui.ui import messages
 from mtptui.ui.screens.confirm import ConfirmScreen
@@ -25,7 +25,7 @@ def demo_app(run: DemoRun, host=None):
 
     host = host or run.host
     session = open_session(host)
-    context = AppContext("demo", host=host, session=session, demo=run)
+    context = AppContext("demo", host=host, session=session, profile_store=run.profile_store())
     return MtpApp(run.feed(session, with_load=False), context, clock=fixed_clock, cursor_blink=False, keymap={})
 
 

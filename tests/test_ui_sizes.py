@@ -28,7 +28,7 @@ from mtptui.ui.restart_text import plan_body
 from mtptui.ui.screens.confirm import ConfirmScreen
 from tests.test_ui_bench_snapshots import BAD, GOOD, open_bench, samples_of, show
 from tests.test_ui_fleet_snapshots import fleet_app, shown, utc  # noqa: F401  (utc: fixed time zone)
-from tests.test_ui_ops_snapshots import PROGRESS, FixedDemo, demo_plan, events, show_restart
+from tests.test_ui_ops_snapshots import PROGRESS, demo_plan, events, show_restart
 from tests.test_ui_snapshots import recorded_lines, snapshots_from_one_python  # noqa: F401  (the guard)
 from tests.ui_fixtures.support import demo_status, make_app, settle, wait_until
 
@@ -235,13 +235,10 @@ async def test_host_key_dialog(svg) -> None:
 
 
 async def test_diff_screen(svg, tmp_path) -> None:
-    from mtptui.ops.demo import known_good_unit
-    from tests.ui_fixtures.support import demo_host
+    from tests.ui_fixtures.support import demo_host_with_unit
 
-    unit = tmp_path / "sglang-qwen.service"
-    unit.write_text(known_good_unit(demo_host()), encoding="utf-8")
     app, _ = make_app()
-    app.context.demo = FixedDemo(unit)
+    app.context.host = demo_host_with_unit(tmp_path)
 
     async def run_before(pilot) -> None:
         await settle(pilot, app)

@@ -72,6 +72,9 @@ class ProcessServer(_Strict):
     pid_file: str | None = Field(default=None, description="File holding the server's pid.")
     log_file: str = Field(description="Where the server's stdout and stderr go.")
     workdir: str | None = Field(default=None, description="Working directory for a relaunch.")
+    unit_file: str | None = Field(default=None, description=(
+        "A systemd unit file on the host that ran this server before it was started by hand (compared as the "
+        "configured side when launch_command is unset)."))
 
 
 ServerConfig = Annotated[Union[SystemdServer, ProcessServer], Field(discriminator="manager")]

@@ -1,31 +1,26 @@
 """The sides of the diff screen: running, unit (or launch command), profile; and every flag for "show all".
 
-With a host session the running side is the live process (mtptui.ops.launches); without one (recorded
-feeds) it is the launch the host status reports. The demo's host is process-managed, so its known-good
-unit on disk (``demo.unit_path``) is read as the unit side, the way `systemctl cat` would give it.
+With a host session the running side is the live process and the configured side what its manager reads
+(mtptui.ops.launches); without one (recorded feeds) the running side is the launch the host status reports,
+and a local host's ``server.unit_file`` is read from this machine's disk.
 """
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path
 
+from mtptui.config.models import HostConfig, ProcessServer
 from mtptui.ops.launches import Side, configured_side, profile_side, running_side, unit_side
-from mtptui.remote.systemd import UnitFile
+from mtptui.remote.unitfile import UnitFile
 from mtptui.sglang.flags import Diff, DiffRow, FlagSet, diff_flagsets
 
 
-async def diff_sides(host, profile: str, *, session=None, status=None, demo=None) -> tuple[list[Side], list[str]]:
+async def diff_sides(host, profile: str, *, session=None, status=None) -> tuple[list[Side], list[str]]:
     """(sides in running, configured, profile order; notes about missing sides)."""
-    from mtptui.ops.demo import UNIT_NAME
-
     _, profile_s = profile_side(host, profile)
     notes: list[str] = []
-    configured = None
-    if session is not None:
-        configured, _ = await configured_side(session)
-    if configured is None and demo is not None:
-        text = Path(demo.unit_path).read_text(encoding="utf-8")
-        configured = unit_side(UnitFile(str(demo.unit_path), text, text), UNIT_NAME, host.sglang_version)
+    configured = (await configured_side(session))[0] if session is not None else local_reference_side(host)
     running = None
     if session is not None:
         env_names = set(profile_s.flagset.env) | (set(configured.flagset.env) if configured else set())
@@ -38,6 +33,19 @@ async def diff_sides(host, profile: str, *, session=None, status=None, demo=None
     if configured is None:
         notes.append(f"{host.name} has no unit or launch command to compare")
     return [side for side in (running, configured, profile_s) if side is not None], notes
+
+
+def local_reference_side(host: HostConfig) -> Side | None:
+    """Without a session: the unit file a hand-started local server replaced, read from this machine's disk."""
+    server = host.server
+    if host.ssh is not None or not isinstance(server, ProcessServer) or not server.unit_file:
+        return None
+    try:
+        text = Path(server.unit_file).read_text(encoding="utf-8")
+    except OSError:
+        return None
+    unit = UnitFile(server.unit_file, text, text)
+    return unit_side(unit, posixpath.basename(server.unit_file), host.sglang_version)
 
 
 def compare(sides: list[Side], show_all: bool) -> Diff:

@@ -6,18 +6,16 @@ poll of ``mtptui.ops.gpu_poll``) plus ``close()``:
     async for item in feed.items():
         ...
 
-Implementations here: ``FileTailFeed`` (a local log file, followed across truncation and rotation),
-``FollowerFeed`` (adapts ``mtptui.remote.follow.LogFollower``) and ``merge_feeds`` (one feed from a log feed
-plus extra sources, e.g. the status poller of ``mtptui.ops.feed_host``). The tests' double, a recorded log
+Implementations here: ``FollowerFeed`` (adapts ``mtptui.remote.follow.LogFollower``, which follows every host's
+log, the demo's included) and ``merge_feeds`` (one feed from a log feed plus extra sources, e.g. the status
+poller of ``mtptui.ops.feed_host``). The tests' double, a recorded log
 replayed at a controlled pace, is ``tests/recorded_feed.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Iterable, Protocol, Union
 
 # The feed's connection and GPU items are the remote layer's own types.
@@ -67,83 +65,6 @@ class Feed(Protocol):
     def items(self) -> AsyncIterator[FeedItem]: ...
 
     async def close(self) -> None: ...
-
-
-class FileTailFeed:
-    """Follows a local log file from its beginning (or its last ``tail_bytes``), across truncation and rotation."""
-
-    def __init__(self, path: str | os.PathLike[str], *, tail_bytes: int | None = None, poll_s: float = 0.1,
-                 block: int = 1 << 20) -> None:
-        self.path = Path(path)
-        self.label = str(self.path)
-        self.tail_bytes = tail_bytes
-        self.poll_s = poll_s
-        self.block = block
-        self._closed = asyncio.Event()
-
-    async def items(self) -> AsyncIterator[FeedItem]:
-        handle, inode, first = None, None, True
-        yield Connection("connecting", f"waiting for {self.path}")
-        try:
-            while not self._closed.is_set():
-                if handle is None:
-                    handle, inode = self._open(first)
-                    if handle is None:
-                        await self._sleep()
-                        continue
-                    yield Connection("connected")
-                    if not first:
-                        yield LogData(b"", reset=True)
-                    first = False
-                data = handle.read(self.block)
-                if data:
-                    yield LogData(data)
-                    continue
-                if self._replaced(handle, inode):
-                    handle.close()
-                    handle = None
-                    continue
-                await self._sleep()
-        finally:
-            if handle is not None:
-                handle.close()
-        yield Connection("stopped")
-
-    def _open(self, first: bool):
-        try:
-            handle = open(self.path, "rb")
-        except OSError:
-            return None, None
-        if first and self.tail_bytes is not None:
-            _seek_tail(handle, self.tail_bytes)
-        return handle, os.fstat(handle.fileno()).st_ino
-
-    def _replaced(self, handle, inode: int | None) -> bool:
-        """True when the path now names another file, or the file shrank below what was read."""
-        try:
-            stat = os.stat(self.path)
-        except OSError:
-            return False
-        return stat.st_ino != inode or stat.st_size < handle.tell()
-
-    async def _sleep(self) -> None:
-        try:
-            await asyncio.wait_for(self._closed.wait(), self.poll_s)
-        except asyncio.TimeoutError:
-            pass
-
-    async def close(self) -> None:
-        self._closed.set()
-
-
-def _seek_tail(handle, tail_bytes: int) -> None:
-    """Position at the start of the first whole line within the last ``tail_bytes`` of the file."""
-    size = os.fstat(handle.fileno()).st_size
-    if size <= tail_bytes:
-        return
-    handle.seek(size - tail_bytes - 1)
-    handle.readline()
-
 
 
 class FollowerFeed:

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
 
-from mtptui.config import HostConfig
 from mtptui.errors import UserError
-from mtptui.ops.feed import Feed, FeedItem, FollowerFeed, HostStatus, merge_feeds
+from mtptui.ops.feed import Feed, FeedItem, FollowerFeed, HostStatus, Source, merge_feeds
 from mtptui.ops.gpu_poll import GpuPoll
 from mtptui.ops.metrics_feed import MetricsSource
 
@@ -72,11 +71,11 @@ def _parse_launch(command: str, version: str | None) -> "FlagSet | None":
         return None
 
 
-def host_status(host: HostConfig) -> HostStatus:
-    """What the configuration alone says about the host."""
-    server = host.server
-    service = f"{server.unit}" if server.manager == "systemd" else "process"
-    return HostStatus(host=host.name, where=host.ssh.target if host.ssh else "this machine", service=service,
+def host_status(session) -> HostStatus:
+    """What the configuration alone says about the session's host."""
+    host = session.host
+    return HostStatus(host=host.name, where=host.ssh.target if host.ssh else "this machine",
+                      service=session.manager.service_label(None),
                       version=host.sglang_version, gpu_memory_gb=host.gpu_memory_gb)
 
 
@@ -158,26 +157,21 @@ class SessionStatus:
             return status
         if running is not None:  # the process's own command line and start time: the only sources of both
             status = replace(status, launch=running.side.flagset, launch_source=f"running pid {running.info.pid}",
-                             service=_service_text(self.session.host, running.info.pid),
+                             service=self.session.manager.service_label(running.info.pid),
                              started_at=running.info.started_at or status.started_at)
         if gpus:
             status = replace(status, gpus=tuple(gpus))
         return status
 
 
-def _service_text(host: HostConfig, pid: int) -> str:
-    server = host.server
-    return f"{server.unit} (pid {pid})" if server.manager == "systemd" else f"process pid {pid}"
-
-
-def feed_for_host(session, *, every_s: float = 5.0, slow_every_s: float = 30.0) -> Feed:
+def feed_for_host(session, *, every_s: float = 5.0, slow_every_s: float = 30.0, extra: Sequence[Source] = ()) -> Feed:
     """Log and status (service state every ``every_s``; process, GPUs and /server_info every ``slow_every_s``
-    and whenever the state changes or a restart pokes) of the host of ``session``."""
+    and whenever the state changes or a restart pokes) of the host of ``session``, and ``extra`` sources."""
     from mtptui.remote.logsource import Start
 
     host = session.host
     follower = session.follower(start=Start.tail(TAIL_LINES))
     log = FollowerFeed(follower, f"{session.transport.label}: {session.log_source.describe()}")
-    status = SessionStatus(session, host_status(host), tunnel=True, every_s=every_s, slow_every_s=slow_every_s)
-    return merge_feeds(log, status, GpuPoll(session.transport), MetricsSource(session, host.sglang_version),
+    status = SessionStatus(session, host_status(session), tunnel=True, every_s=every_s, slow_every_s=slow_every_s)
+    return merge_feeds(log, status, GpuPoll(session.transport), MetricsSource(session, host.sglang_version), *extra,
                        on_close=[session.close])

@@ -93,7 +93,7 @@ async def lint_on_host(session, argv: list[str], env: dict[str, str], python: st
         return _fallback(offline, "the launch does not run SGLang through a python interpreter mtptui can ask", host)
     try:
         facts = await query_gpu_facts(session.transport, env.get("CUDA_VISIBLE_DEVICES")) or _host_facts(offline, host)
-        keep = host.server.manager == "process"
+        keep = session.manager.inherits_login_environment
         result = await session.transport.run(runner_command(python, argv, env, facts, keep), HOST_TIMEOUT_S + 15)
     except RemoteError as exc:
         return _fallback(offline, f"the check could not run on {host.name}: {exc}", host)

@@ -6,11 +6,12 @@ Each side comes with its diff label (design.md's Diff JSON): ``running:pid 1234`
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass
 
 from mtptui.config.models import HostConfig, LaunchProfile, ProcessServer, SystemdServer
 from mtptui.remote.procinfo import ProcessInfo
-from mtptui.remote.systemd import UnitFile
+from mtptui.remote.unitfile import UnitFile
 from mtptui.sglang.flags import FlagError, FlagSet, parse_command
 from mtptui.sglang.flags.command import parse_launch_argv
 
@@ -86,6 +87,7 @@ async def configured_side(session) -> tuple[Side | None, UnitFile | None]:
         return unit_side(unit_file, server.unit, version), unit_file
     assert isinstance(server, ProcessServer)
     if not server.launch_command:
-        return None, None
+        reference = await session.manager.reference_unit()
+        return (unit_side(reference, posixpath.basename(reference.path), version) if reference else None), None
     label = "command:server.launch_command"
     return Side(label, _labelled(label, lambda: parse_command(server.launch_command, version, require_model=False))), None

@@ -1,23 +1,50 @@
 """Save a launch profile (or the known-good mark) into a host file, and choose which file that is.
 
-A host read from the repo's ``configs/`` (an example) or the demo's per-run file is not the user's to
-overwrite: its profiles go to ``$XDG_CONFIG_HOME/mtptui/hosts/NAME.toml``, a copy the user owns, which
+A host read from the repo's ``configs/`` (an example) is not the user's to overwrite: its profiles go to ``$XDG_CONFIG_HOME/mtptui/hosts/NAME.toml``, a copy the user owns, which
 the host lookup finds first from then on.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from mtptui.config import HostConfig, LaunchProfile, save_host
 from mtptui.config.paths import config_home, repo_configs
 
 
-def save_path(host: HostConfig, source: Path | None, *, demo: bool = False) -> Path:
-    """Where ``host``'s profiles are saved: its own file, or the user's copy for examples and the demo."""
+@dataclass(frozen=True)
+class Saved:
+    """A saved profile: the host with it, the file written, and what the user should know besides."""
+
+    host: HostConfig
+    path: Path
+    note: str = ""
+
+
+class ProfileStore(Protocol):
+    """Where the dashboard saves the profiles made in its flags form or found by a tune."""
+
+    def save(self, host: HostConfig, name: str, profile: LaunchProfile, *, known_good: bool = False) -> Saved: ...
+
+
+@dataclass(frozen=True)
+class HostFileStore:
+    """The host file the host was read from (``source``), or the user's copy of an example (see save_path)."""
+
+    source: Path | None
+
+    def save(self, host: HostConfig, name: str, profile: LaunchProfile, *, known_good: bool = False) -> Saved:
+        path = save_path(host, self.source)
+        return Saved(save_profile(host, name, profile, path, known_good=known_good), path)
+
+
+def save_path(host: HostConfig, source: Path | None) -> Path:
+    """Where ``host``'s profiles are saved: its own file, or the user's copy for examples."""
     configs = repo_configs()
     example = source is None or (configs is not None and source.resolve().parent == configs.resolve())
-    if demo or example:
+    if example:
         return config_home() / "hosts" / f"{host.name}.toml"
     return source
 

@@ -20,7 +20,6 @@ from mtptui.errors import UserError
 from mtptui.ops.diff_live import default_profile
 from mtptui.ops.launches import Running, Side, configured_side, profile_side, running_side
 from mtptui.ops.restart_env import EnvChange, merge_env
-from mtptui.ops.restart_text import rollback_summary
 from mtptui.remote.procinfo import ProcessInfo
 from mtptui.remote.process import stop_group_command
 from mtptui.remote.shell import Command
@@ -80,6 +79,7 @@ class RestartPlan:
     lint_notes: list[str] = field(default_factory=list)
     lock: str | None = None
     env: list[EnvChange] = field(default_factory=list)
+    rollback: str = ""  # what a failed restart undoes, in the manager's words (ServiceManager.rollback_summary)
 
     @property
     def judged_by(self) -> LintSource:
@@ -102,7 +102,7 @@ class RestartPlan:
                 "after_ready": [{"step": s.step, "what": s.command.what, "command": s.command.shown}
                                 for s in self.finish],
                 "backup": self.backup, "new_unit": self.shown_unit, "lock": self.lock,
-                "environment": [change.to_json() for change in self.env], "rollback": rollback_summary(self)}
+                "environment": [change.to_json() for change in self.env], "rollback": self.rollback}
 
 
 def _entry_from(profile, target: FlagSet, current: FlagSet | None) -> None:
@@ -176,7 +176,7 @@ async def _plan_systemd(session, name: str, profile, profile_s: Side, stamp: str
     plan = RestartPlan(session.host.name, name, "systemd", target, _diff([_side(running), unit_s, profile_s]), [],
                        steps, [Step("enabled", manager.enable_command())], previous, backup, new_text, notes,
                        shown_unit=with_launch(fragment, mask_flagset(target)), lock=lock_path(unit_file.path),
-                       env=env_changes)
+                       env=env_changes, rollback=manager.rollback_summary(previous))
     return _with_lint(plan, await _lint(session, target))
 
 
@@ -213,5 +213,6 @@ async def _plan_process(session, name: str, profile, profile_s: Side) -> Restart
                         env=running.side.flagset.env if running else {}, workdir=info.cwd if info else None,
                         pid=info.pid if info else None)
     plan = RestartPlan(session.host.name, name, "process", target, _diff([_side(running), configured, profile_s]), [],
-                       steps, [], previous, notes=_notes(session, running), lock=manager.lock_path())
+                       steps, [], previous, notes=_notes(session, running), lock=manager.lock_path(),
+                       rollback=manager.rollback_summary(previous))
     return _with_lint(plan, await _lint(session, target))

@@ -29,7 +29,7 @@ def render_plan(plan) -> str:
     lines.append("  then watch the log until the server is ready, crashes, or the timeout passes")
     for index, step in enumerate(plan.finish, start=len(plan.steps) + 1):
         lines += [line.replace(f"  {index}. ", f"  {index}. once ready: ", 1) for line in _command_lines(index, step)]
-    lines.append(f"  {rollback_summary(plan)}")
+    lines.append(f"  {plan.rollback}")
     if plan.lock:
         lines.append(f"  all of it under the restart lock {plan.lock} on the host (a second restart is refused)")
     if plan.shown_unit:
@@ -37,14 +37,3 @@ def render_plan(plan) -> str:
                   textwrap.indent(plan.shown_unit.rstrip(), "  ")]
     return "\n".join(lines)
 
-
-def rollback_summary(plan) -> str:
-    """What a failed restart will undo, in one sentence."""
-    prev = plan.previous
-    if plan.manager == "systemd":
-        again = "restart it" if prev.running else "leave it stopped"
-        return (f"on crash or timeout: write the previous unit back to {prev.unit_path}, daemon-reload, {again} "
-                f"(a failure undoes only the steps that ran: if the unit could not be written, nothing changes)")
-    if prev.running:
-        return "on crash or timeout: stop the new server and relaunch the previous command line"
-    return "on crash or timeout: stop the new server (nothing ran before)"

@@ -17,6 +17,7 @@ from mtptui.remote.procinfo import ProcessInfo, find_servers, read_process
 from mtptui.remote.shell import (APPEND, BACKGROUND, ERR_TO_OUT, FROM, LAST_BACKGROUND_PID, OR, THEN, Command,
                                  script)
 from mtptui.remote.transport import Transport
+from mtptui.remote.unitfile import UnitFile
 
 from mtptui.remote.steps import ServiceStep
 
@@ -96,6 +97,7 @@ class ProcessManager:
 
     kind = "process"
     prefix: tuple[str, ...] = ()  # a hand-started server is the login user's
+    inherits_login_environment = True  # started from a login shell, it sees that shell's PYTHONPATH
 
     def __init__(self, transport: Transport, config: ProcessServer, stop_timeout_s: float = 30.0,
                  port: int | None = None) -> None:
@@ -113,6 +115,14 @@ class ProcessManager:
     async def describe(self) -> tuple[str, str]:
         info = await self.find()
         return (f"process pid {info.pid}", "running") if info else ("process", "not running")
+
+    def service_label(self, pid: int | None) -> str:
+        return f"process pid {pid}" if pid else "process"
+
+    def rollback_summary(self, previous: PreviousRun) -> str:
+        if previous.running:
+            return "on crash or timeout: stop the new server and relaunch the previous command line"
+        return "on crash or timeout: stop the new server (nothing ran before)"
 
     async def rollback_steps(self, previous: PreviousRun, new_pid: int | None,
                              changed: Collection[str]) -> list[ServiceStep]:
@@ -167,6 +177,14 @@ class ProcessManager:
         if not pid[0].isdigit():
             raise UserError(f"launching the server on {self.transport.label} printed no pid")
         return int(pid[0])
+
+    async def reference_unit(self) -> UnitFile | None:
+        """The unit file that ran this server before it was started by hand (``unit_file``), if configured."""
+        path = self.config.unit_file
+        if not path:
+            return None
+        text = (await self.transport.run(Command.of(["cat", "--", path], f"read {path}"))).check(f"reading {path}").out
+        return UnitFile(path, text, text)
 
     async def alive(self, pid: int) -> bool:
         return await read_process(self.transport, pid) is not None

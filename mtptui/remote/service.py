@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 class ServiceManager(Protocol):
     kind: str  # "systemd" or "process", as in the host file's server.manager
     prefix: tuple[str, ...]  # what the manager's commands run under, e.g. ("sudo", "-n")
+    inherits_login_environment: bool  # the server sees the login shell's environment (PYTHONPATH, ...)
 
     async def state(self) -> str:
         """The service's state in the manager's words: systemd's is-active, or "running" / "not running"."""
@@ -30,6 +31,14 @@ class ServiceManager(Protocol):
 
     async def describe(self) -> tuple[str, str]:
         """(what runs the server, its state) for a status line, e.g. ("sglang-qwen.service pid 42", "active")."""
+        ...
+
+    def service_label(self, pid: int | None) -> str:
+        """What runs the server for a status line, e.g. "sglang-qwen.service (pid 42)" or "process pid 42"."""
+        ...
+
+    def rollback_summary(self, previous: PreviousRun) -> str:
+        """What a failed restart will undo, in one sentence."""
         ...
 
     async def rollback_steps(self, previous: PreviousRun, new_pid: int | None,

@@ -6,7 +6,6 @@ Every systemctl call (and the unit write, and journalctl) carries the host's ``c
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Collection
 
 from mtptui.config.models import SystemdServer
@@ -16,6 +15,7 @@ from mtptui.remote.process import find_by_command_line
 from mtptui.remote.steps import ServiceStep
 from mtptui.remote.shell import Command, script
 from mtptui.remote.transport import Transport
+from mtptui.remote.unitfile import UnitFile
 
 if TYPE_CHECKING:
     from mtptui.remote.steps import PreviousRun
@@ -36,15 +36,6 @@ made=""".strip()
 #: ``systemctl is-active`` answers that say whether the unit's server runs; anything else says nothing.
 ALIVE_STATES = frozenset({"active", "activating", "reloading", "refreshing"})
 DEAD_STATES = frozenset({"inactive", "failed", "deactivating"})
-
-
-@dataclass(frozen=True)
-class UnitFile:
-    """The unit's main file (FragmentPath) and its text; ``effective`` is `systemctl cat` (with drop-ins)."""
-
-    path: str
-    text: str
-    effective: str
 
 
 class SystemdManager:
@@ -70,6 +61,16 @@ class SystemdManager:
     async def describe(self) -> tuple[str, str]:
         pid = await self.main_pid()
         return f"{self.unit}" + (f" pid {pid}" if pid else ""), await self.is_active()
+
+    inherits_login_environment = False  # a unit's environment is its own, not the login shell's
+
+    def service_label(self, pid: int | None) -> str:
+        return f"{self.unit} (pid {pid})" if pid else self.unit
+
+    def rollback_summary(self, previous: PreviousRun) -> str:
+        again = "restart it" if previous.running else "leave it stopped"
+        return (f"on crash or timeout: write the previous unit back to {previous.unit_path}, daemon-reload, {again} "
+                f"(a failure undoes only the steps that ran: if the unit could not be written, nothing changes)")
 
     async def rollback_steps(self, previous: PreviousRun, new_pid: int | None,
                              changed: Collection[str]) -> list[ServiceStep]:

@@ -83,8 +83,6 @@ def lint_parts(plan) -> list[RenderableType]:
 
 def plan_body(plan, force: bool = False) -> RenderableType:
     """What the confirm dialog shows: notes, the diff, lint, the exact commands, and what a rollback does."""
-    from mtptui.ops.restart_text import rollback_summary
-
     parts: list[RenderableType] = [Text(visible(f"Restart {plan.host} ({plan.manager}) with profile {plan.profile}."),
                                         "bold")]
     parts += [Text(visible(f"note: {note}"), "yellow") for note in plan.notes]
@@ -104,7 +102,7 @@ def plan_body(plan, force: bool = False) -> RenderableType:
                           f"rollback brings the previous launch back.", "bold red"))
     parts += [Text("\nCommands", "bold underline"), commands_text(plan),
               Text("then the log is watched until the server is ready, crashes or times out; "
-                   + visible(rollback_summary(plan)), "italic")]
+                   + visible(plan.rollback), "italic")]
     return Group(*parts)
 
 

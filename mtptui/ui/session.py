@@ -19,7 +19,8 @@ from mtptui.ui.gpu_history import GpuHistory
 from mtptui.sglang.state.serving import ServingStats
 
 Clock = Callable[[], float]
-# Service states (systemd's is-active, the process manager's, the demo's) in which no server runs.
+# Service states (systemd's is-active, the process manager's, a launcher's `exited (status N)`) in which no
+# server runs.
 DOWN_STATES = ("inactive", "failed", "deactivating", "not running", "exited", "not started")
 
 

@@ -33,6 +33,16 @@ def demo_host():
     return load_host_file(DEMO_HOST)
 
 
+def demo_host_with_unit(folder: Path):
+    """The demo host whose hand-started server replaced the known-good unit, written into ``folder``."""
+    from mtptui.demo.run import UNIT_NAME, known_good_unit
+
+    host = demo_host()
+    unit = folder / UNIT_NAME
+    unit.write_text(known_good_unit(host), encoding="utf-8")
+    return host.model_copy(update={"server": host.server.model_copy(update={"unit_file": str(unit)})})
+
+
 def demo_status(**changes) -> HostStatus:
     """What the demo feed reports about the bad redeploy (the launch as /server_info would give it)."""
     host = demo_host()

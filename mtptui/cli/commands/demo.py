@@ -23,7 +23,7 @@ def register(sub, parent) -> None:
 
 def run(args) -> int:
     from mtptui.cli.commands._dashboard import check_theme, run_app
-    from mtptui.ops.demo import DemoRun, demo_speed
+    from mtptui.demo.run import DemoRun, demo_speed
 
     check_theme(args.theme)
     demo = DemoRun.prepare(speed=demo_speed())
@@ -34,8 +34,10 @@ def run(args) -> int:
         from mtptui.ui.app import AppContext
 
         session = open_session(demo.host, readonly=args.readonly)
-        context = AppContext("demo", host=demo.host, readonly=args.readonly, session=session, demo=demo)
-        run_app(demo.feed(session), context, args.theme)
+        feed = demo.feed(session)
+        context = AppContext("demo", host=demo.host, readonly=args.readonly, session=session,
+                             host_path=demo.host_path, profile_store=demo.profile_store(), background_load=demo.load)
+        run_app(feed, context, args.theme)
     finally:
         demo.stop()
     print(f"mtptui demo: the simulated server stopped; its log, the known-good unit and the demo host file are in "

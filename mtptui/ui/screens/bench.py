@@ -176,8 +176,8 @@ class BenchScreen(Screen):
                 self.post_message(messages.BenchNotice(event.message))
             # RunFinished: the outcome posted below carries the result, recorded and compared
 
-        load = getattr(self.context.demo, "load", None)
-        if load is not None:  # the demo's background chat would share the server with the measurement
+        load = self.context.background_load
+        if load is not None:  # our own background chat would share the server with the measurement
             load.paused = True
         try:
             outcome = await run_bench(target, bench_config(request), on_event)

@@ -76,7 +76,7 @@ class DiffScreen(Screen):
 
         app: "HostApp" = self.app  # type: ignore[assignment]
         sides, notes = await diff_sides(self.context.host, profile, session=self.context.session,
-                                        status=app.session.host, demo=self.context.demo)
+                                        status=app.session.host)
         self.post_message(messages.DiffLoaded(profile, sides, notes))
 
     def on_diff_loaded(self, message: messages.DiffLoaded) -> None:

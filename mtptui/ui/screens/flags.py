@@ -199,8 +199,7 @@ class FlagsScreen(Screen):
 
     def save(self, name: str, known_good: bool) -> None:
         from mtptui.ops.flag_form import form_profile
-        from mtptui.ops.demo import DemoRun
-        from mtptui.ops.profile_save import save_path, save_profile, with_profile
+        from mtptui.ui.context import profile_store
 
         context = self.context
         try:
@@ -208,14 +207,8 @@ class FlagsScreen(Screen):
         except ValueError as exc:
             self.notify(f"Not saved: {exc}.", severity="error")
             return
-        after = ""
-        if isinstance(context.demo, DemoRun):  # the demo's file holds no run's paths; the next demo offers it
-            path = context.demo.save_profile(name, profile, known_good=known_good)
-            context.host = with_profile(context.host, name, profile, known_good=known_good)
-            after = "; the next `mtptui demo` offers it"
-        else:
-            path = save_path(context.host, getattr(context, "host_path", None), demo=context.demo is not None)
-            context.host = save_profile(context.host, name, profile, path, known_good=known_good)
+        saved = profile_store(context).save(context.host, name, profile, known_good=known_good)
+        context.host, path, after = saved.host, saved.path, f"; {saved.note}" if saved.note else ""
         if context.session is not None:
             context.session.host = context.host
         what = "as the known-good profile " if known_good else ""

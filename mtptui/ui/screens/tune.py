@@ -133,18 +133,18 @@ class TuneScreen(Screen):
         """`T` on the tune screen itself does nothing (it would open this screen again)."""
 
     def action_save(self, known_good: bool) -> None:
-        from mtptui.ops.profile_save import save_path, save_profile
+        from mtptui.ui.context import profile_store
 
         best, context = self.best, self.context
         if best is None or context.host is None:
             return
-        path = save_path(context.host, context.host_path, demo=context.demo is not None)
         profile = best.profile.model_copy(update={"note": f"best arm of a tune of {self.run.plan.base}"})
         try:
-            context.host = save_profile(context.host, best.name, profile, path, known_good=known_good)
+            saved = profile_store(context).save(context.host, best.name, profile, known_good=known_good)
         except (OSError, UserError) as exc:
             self.notify(f"Not saved: {exc}", title="tune", severity="error")
             return
+        context.host, path = saved.host, saved.path
         if context.session is not None:
             context.session.host = context.host
         what = " as the known-good profile" if known_good else ""
@@ -174,8 +174,8 @@ class TuneScreen(Screen):
             messages.TuneProgress(event)))
         task = asyncio.create_task(tuner.run())
         self.post_message(messages.TuneStarted(tuner.state, task.cancel))
-        load = getattr(self.context.demo, "load", None)
-        if load is not None:  # the demo's background chat would share the server with the measurement
+        load = self.context.background_load
+        if load is not None:  # our own background chat would share the server with the measurement
             load.paused = True
         try:
             run = await asyncio.shield(task)

@@ -1,13 +1,14 @@
-"""`mtptui demo`: the mission's bad state, lived locally with no GPU and no SSH.
+"""`mtptui demo`'s run: the mission's bad state, lived locally with no GPU and no SSH.
 
-``DemoRun.prepare()`` makes a per-run directory holding the demo host file (ports and paths pointing into the
-directory, profiles launched by this Python), the known-good systemd unit rendered from the ``restored``
-profile, and the log. ``start()`` launches ``python -m sglang.launch_server`` with the ``redeploy-1step``
-profile as a detached process, the way the ad-hoc nohup redeploy ran; with ``server_environment()`` in the
-environment that command runs the simulated server (the stand-in ``sglang`` package in ``mtptui/demo_sglang/``), so
-the process list, restarts and diffs see SGLang's real command line. ``feed()`` follows the log, watches the
-process, its command line and /server_info, and keeps a steady stream of the mission's coding prompt going so
-the log shows decode batches; ``stop()`` ends the server.
+``DemoRun.prepare()`` makes a per-run directory holding the demo host file (a local, process-managed host: ports
+and paths pointing into the directory, profiles launched by this Python, ``server.unit_file`` the known-good
+systemd unit rendered from the ``restored`` profile) and the log. ``start()`` launches
+``python -m sglang.launch_server`` with the ``redeploy-1step`` profile as a detached process, the way the ad-hoc
+nohup redeploy ran (the world the operator finds, not something mtptui does); with ``server_environment()`` in
+the environment that command runs the simulated server (the stand-in ``sglang`` package in
+``mtptui/demo_sglang/``), so the process list, restarts and diffs see SGLang's real command line. ``feed()`` is
+any host's feed (mtptui.ops.feed_host) plus a steady stream of the mission's coding prompt, so the log shows
+decode batches; ``stop()`` ends the server.
 
 ``MTPTUI_DEMO_SPEED`` sets the startup pace (default 3: about 15 s from launch to ready); the tests use more.
 """
@@ -27,8 +28,8 @@ from pathlib import Path
 from mtptui.config import HostConfig, load_host_file
 from mtptui.config.loader import dump_host
 from mtptui.errors import UserError
-from mtptui.ops.demo_load import DemoLoad
-from mtptui.ops.feed import FileTailFeed, HostStatus, MergedFeed, merge_feeds
+from mtptui.demo.load import DemoLoad
+from mtptui.ops.feed import Feed
 
 SHIM_PATH = Path(__file__).resolve().parent.parent / "demo_sglang"
 STAND_IN_BIN = Path(__file__).resolve().parent.parent / "demo_bin"  # the stand-in nvidia-smi (see its docstring)
@@ -75,7 +76,8 @@ def localized_host(template: HostConfig, run_dir: Path, port: int) -> HostConfig
     data = template.model_dump(mode="json", exclude_unset=True)
     data["api_url"] = f"http://127.0.0.1:{port}"
     data["server"] = {**data.get("server", {}), "manager": "process", "log_file": str(run_dir / "sglang.log"),
-                      "pid_file": str(run_dir / "sglang.pid"), "workdir": str(run_dir)}
+                      "pid_file": str(run_dir / "sglang.pid"), "workdir": str(run_dir),
+                      "unit_file": str(run_dir / UNIT_NAME)}
     data["log"] = {"kind": "file", "path": str(run_dir / "sglang.log")}
     for profile in data.get("profiles", {}).values():
         profile.setdefault("flags", {})["port"] = port
@@ -107,7 +109,7 @@ class DemoRun:
 
     @classmethod
     def prepare(cls, base_dir: str | os.PathLike[str] | None = None, speed: float | None = None) -> "DemoRun":
-        from mtptui.ops.demo_profiles import with_saved_profiles
+        from mtptui.demo.profiles import with_saved_profiles
 
         template = with_saved_profiles(load_host_file(demo_host_file()))  # plus what earlier demos saved
         run_dir = Path(tempfile.mkdtemp(prefix="mtptui-demo-", dir=base_dir))
@@ -173,36 +175,20 @@ class DemoRun:
             return f"process pid {pid}", "running" if code is None else f"exited (status {code})"
         return f"process pid {pid}", "running" if _alive(pid) else "not running"
 
-    def status(self) -> HostStatus:
-        from mtptui.sglang.flags import FlagSet
+    def feed(self, session, with_load: bool = True) -> Feed:
+        """The dashboard's feed: any host's (``session`` is a mtptui.ops.connect session on the demo host), plus
+        the background load unless MTPTUI_DEMO_LOAD=0."""
+        from mtptui.ops.feed_host import feed_for_host
 
-        launch = FlagSet.from_profile(self.host.profile(BAD_PROFILE), self.host.sglang_version)
-        service, state = self.service()
-        return HostStatus(host="demo", where="this machine (simulated)", service=service, service_state=state,
-                          version=self.host.sglang_version, launch=launch, launch_source=f"profile {BAD_PROFILE}",
-                          gpu_memory_gb=self.host.gpu_memory_gb)
-
-    def feed(self, session, with_load: bool = True) -> MergedFeed:
-        """The dashboard's feed: the log from its first line, the status through ``session`` (a
-        mtptui.ops.connect session on the demo host), and the background load."""
-        from mtptui.ops.feed_host import SessionStatus
-        from mtptui.ops.gpu_poll import GpuPoll
-
-        # /server_info as the session reaches the API (on this machine: directly)
-        from mtptui.ops.metrics_feed import MetricsSource
-
-        sources: list = [SessionStatus(session, self.status(), tunnel=True, every_s=5.0), GpuPoll(session.transport),
-                         MetricsSource(session, self.host.sglang_version)]
         if with_load and os.environ.get("MTPTUI_DEMO_LOAD", "1") != "0":
             self.load = DemoLoad(self.api_url)
-            sources.append(self.load)
-        return merge_feeds(FileTailFeed(self.log_path), *sources, on_close=[session.close])
+        return feed_for_host(session, extra=[self.load] if self.load else [])
 
-    def save_profile(self, name: str, profile, *, known_good: bool = False) -> Path:
-        """Save a profile made in this run where the next demo finds it, without this run's paths and port."""
-        from mtptui.ops.demo_profiles import save_demo_profile
+    def profile_store(self):
+        """Where profiles made in this run go: without this run's paths and port, for the next demo too."""
+        from mtptui.demo.profiles import DemoProfileStore
 
-        return save_demo_profile(load_host_file(demo_host_file()), name, profile, known_good=known_good)
+        return DemoProfileStore(demo_host_file())
 
     def stop(self, timeout_s: float = 5.0) -> int | None:
         """Stop the server this demo started and, after a restart, the one the pid file names (SIGTERM to the

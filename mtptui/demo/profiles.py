@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from mtptui.config import HostConfig, LaunchProfile, load_host_file
 from mtptui.config.paths import config_home
-from mtptui.ops.profile_save import save_profile
+from mtptui.ops.profile_save import Saved, save_profile, with_profile
 
 
 def saved_demo_path() -> Path:
@@ -60,3 +60,15 @@ def save_demo_profile(template: HostConfig, name: str, profile: LaunchProfile, *
     port = urlsplit(template.api_url).port or 0
     save_profile(base, name, portable_profile(profile, port), path, known_good=known_good)
     return path
+
+
+class DemoProfileStore:
+    """The flags form's and the tune's store in a demo: the user's demo file, offered by the next demo."""
+
+    def __init__(self, template_path: Path) -> None:
+        self.template_path = template_path
+
+    def save(self, host: HostConfig, name: str, profile: LaunchProfile, *, known_good: bool = False) -> Saved:
+        path = save_demo_profile(load_host_file(self.template_path), name, profile, known_good=known_good)
+        return Saved(with_profile(host, name, profile, known_good=known_good), path,
+                     "the next `mtptui demo` offers it")
