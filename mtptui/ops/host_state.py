@@ -6,12 +6,11 @@ Read from the host when a restart ends, never inferred from what the restart mea
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass
 from typing import Any
 
 from mtptui.remote.procinfo import read_process
-from mtptui.remote.shell import Command
-from mtptui.remote.systemd import SystemdManager
 
 UNITS = {"new": "the new unit", "previous": "the previous unit",
          "other": "a unit that is neither the previous nor the new one"}
@@ -40,24 +39,15 @@ def _which(found, new, previous) -> str:
     return "new" if found == new else "previous" if found == previous else "other"
 
 
-async def unit_and_pid(session, plan) -> tuple[str | None, int | None]:
-    """The unit file's text (systemd; None for a process) and the pid of the server mtptui manages (or None)."""
-    manager = session.manager
-    if not isinstance(manager, SystemdManager):
-        info = await manager.find()
-        return None, info.pid if info else None
-    path = plan.previous.unit_path
-    result = await session.transport.run(Command.of([*manager.prefix, "cat", "--", path], f"read {path}"))
-    return result.check(f"reading {path}").out, await manager.main_pid()
-
-
 async def read_end_state(session, plan) -> EndState:
-    """Look at the host: the unit file on disk (systemd) and the server that runs, each matched to the plan."""
+    """Look at the host: the unit file on disk (when the plan rewrites one) and the server that runs, each matched
+    to the plan."""
     manager = session.manager
-    text, pid = await unit_and_pid(session, plan)
+    text, pid = await manager.current_run(plan.previous.unit_path if plan.new_unit else None)
     info = await read_process(session.transport, pid, manager.prefix) if pid else None
-    if isinstance(manager, SystemdManager):
-        launches = (_exec_argv(plan.new_unit, manager.unit), _exec_argv(plan.previous.unit_text, manager.unit))
+    if plan.new_unit is not None:
+        name = posixpath.basename(plan.previous.unit_path or "")
+        launches = (_exec_argv(plan.new_unit, name), _exec_argv(plan.previous.unit_text, name))
         unit = _which(text, plan.new_unit, plan.previous.unit_text)
     else:
         from mtptui.sglang.flags import render_argv

@@ -139,14 +139,11 @@ async def plan_restart(session, profile_name: str | None = None, stamp: str | No
     name = profile_name or default_profile(session.host)
     profile, profile_s = profile_side(session.host, name)
     stamp = stamp or f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
-    if isinstance(session.manager, SystemdManager):
-        return await _plan_systemd(session, name, profile, profile_s, stamp, set(drop_env))
-    if drop_env:
-        raise UserError(f"--drop-env applies to a systemd unit's Environment=; {session.host.name} runs a process")
-    return await _plan_process(session, name, profile, profile_s)
+    return await PLANNERS[session.manager.kind](session, name, profile, profile_s, stamp, set(drop_env))
 
 
 async def _plan_systemd(session, name: str, profile, profile_s: Side, stamp: str, drop_env: set[str]) -> RestartPlan:
+    """Rewrite the unit's launch (backed up first), daemon-reload, restart; enable once ready."""
     from mtptui.sglang.unit import read_unit, with_launch
 
     manager: SystemdManager = session.manager
@@ -197,7 +194,10 @@ def _entry_of(argv: list[str]) -> str | None:
     return shlex.join(argv[found[0]:found[1]])
 
 
-async def _plan_process(session, name: str, profile, profile_s: Side) -> RestartPlan:
+async def _plan_process(session, name: str, profile, profile_s: Side, stamp: str, drop_env: set[str]) -> RestartPlan:
+    """Stop the running server's process group, launch the profile with setsid nohup."""
+    if drop_env:
+        raise UserError(f"--drop-env applies to a systemd unit's Environment=; {session.host.name} runs a process")
     manager = session.manager
     configured, _ = await configured_side(session)
     running = await running_side(session, set(profile.env))
@@ -216,3 +216,7 @@ async def _plan_process(session, name: str, profile, profile_s: Side) -> Restart
                        steps, [], previous, notes=_notes(session, running), lock=manager.lock_path(),
                        rollback=manager.rollback_summary(previous))
     return _with_lint(plan, await _lint(session, target))
+
+
+# The one place that knows which plan fits which service manager (ServiceManager.kind).
+PLANNERS = {"systemd": _plan_systemd, "process": _plan_process}

@@ -26,8 +26,6 @@ from mtptui.ops.restart_result import Ran, RestartResult
 from mtptui.ops.watch import WatchOutcome, log_position, watch_start
 from mtptui.remote.errors import RemoteError
 from mtptui.remote.logsource import LogPosition, Start
-from mtptui.remote.procinfo import read_process
-from mtptui.remote.systemd import SystemdManager
 
 __all__ = ["DEFAULT_TIMEOUT_S", "RECONNECT_S", "RestartResult", "Restarter", "log_position"]
 
@@ -105,16 +103,10 @@ class Restarter:
             return f"cannot read the host before changing it: {exc}"
 
     async def _changed_since_plan(self) -> str | None:
-        previous, manager = self.plan.previous, self.session.manager
-        if isinstance(manager, SystemdManager):
-            from mtptui.ops.host_state import unit_and_pid
-
-            text, pid = await unit_and_pid(self.session, self.plan)
-            if text != previous.unit_text:
-                return f"{previous.unit_path} changed since the plan was made; plan the restart again"
-        else:
-            gone = previous.pid and await read_process(self.session.transport, previous.pid) is None
-            pid = None if gone else previous.pid
+        previous, plan = self.plan.previous, self.plan
+        text, pid = await self.session.manager.current_run(previous.unit_path if plan.new_unit else None)
+        if text != (previous.unit_text if plan.new_unit else None):
+            return f"{previous.unit_path} changed since the plan was made; plan the restart again"
         if pid != previous.pid:
             return f"the server on {self.plan.host} changed since the plan was made; plan the restart again"
         return None
@@ -182,21 +174,10 @@ class Restarter:
         return outcome
 
     async def _new_pid(self, launch_output: str) -> int | None:
-        manager = self.session.manager
-        if isinstance(manager, SystemdManager):
-            return await manager.main_pid()
-        lines = launch_output.strip().splitlines()
-        if lines and lines[-1].isdigit():
-            return int(lines[-1])
-        found = await manager.find()  # the launch's output was lost with the connection: the pid file says
-        return found.pid if found else None
+        return await self.session.manager.started_pid(launch_output)
 
     async def _alive(self) -> bool:
-        manager = self.session.manager
-        if isinstance(manager, SystemdManager):
-            return await manager.running()
-        pid = self.result.pid
-        return pid is not None and await read_process(self.session.transport, pid) is not None
+        return await self.session.manager.still_running(self.result.pid)
 
     # Ending ------------------------------------------------------------------------------------------------
 

@@ -116,6 +116,20 @@ class ProcessManager:
         info = await self.find()
         return (f"process pid {info.pid}", "running") if info else ("process", "not running")
 
+    async def current_run(self, unit_path: str | None) -> tuple[str | None, int | None]:
+        info = await self.find()
+        return None, info.pid if info else None
+
+    async def started_pid(self, launch_output: str) -> int | None:
+        lines = launch_output.strip().splitlines()
+        if lines and lines[-1].isdigit():
+            return int(lines[-1])
+        found = await self.find()  # the launch's output was lost with the connection: the pid file says
+        return found.pid if found else None
+
+    async def still_running(self, pid: int | None) -> bool:
+        return pid is not None and await read_process(self.transport, pid) is not None
+
     def service_label(self, pid: int | None) -> str:
         return f"process pid {pid}" if pid else "process"
 

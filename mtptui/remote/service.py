@@ -41,6 +41,18 @@ class ServiceManager(Protocol):
         """What a failed restart will undo, in one sentence."""
         ...
 
+    async def current_run(self, unit_path: str | None) -> tuple[str | None, int | None]:
+        """(the unit file's text at ``unit_path``: None without a unit, the managed server's pid or None)."""
+        ...
+
+    async def started_pid(self, launch_output: str) -> int | None:
+        """The pid of the server the restart's starting step just started (``launch_output``: what it printed)."""
+        ...
+
+    async def still_running(self, pid: int | None) -> bool:
+        """Whether the server just started (``pid``) still runs; a RemoteError when the host gives no answer."""
+        ...
+
     async def rollback_steps(self, previous: PreviousRun, new_pid: int | None,
                              changed: Collection[str]) -> list[ServiceStep]:
         """The commands that undo ``changed`` (the restart steps that ran or may have run), and only those."""

@@ -64,6 +64,18 @@ class SystemdManager:
 
     inherits_login_environment = False  # a unit's environment is its own, not the login shell's
 
+    async def current_run(self, unit_path: str | None) -> tuple[str | None, int | None]:
+        if not unit_path:
+            return None, await self.main_pid()
+        read = await self.transport.run(Command.of([*self.prefix, "cat", "--", unit_path], f"read {unit_path}"))
+        return read.check(f"reading {unit_path}").out, await self.main_pid()
+
+    async def started_pid(self, launch_output: str) -> int | None:
+        return await self.main_pid()
+
+    async def still_running(self, pid: int | None) -> bool:
+        return await self.running()
+
     def service_label(self, pid: int | None) -> str:
         return f"{self.unit} (pid {pid})" if pid else self.unit
 
