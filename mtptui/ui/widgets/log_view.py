@@ -7,8 +7,6 @@ longer than ``MAX_DISPLAY`` characters are shown abbreviated (the full stored li
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from itertools import accumulate
 from time import monotonic
 
 from rich.style import Style
@@ -19,25 +17,9 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from mtptui.ui.log_rows import MAX_DISPLAY, WrapRows, display_text, matches, prefix_end
 from mtptui.ui.logbuffer import ERROR, WARNING, LineFilter, LogBuffer, LogLine
 from mtptui.ui.messages import FollowChanged
-
-MAX_DISPLAY = 1000
-
-
-def display_text(text: str) -> str:
-    """The text as shown: lines over MAX_DISPLAY characters end in an ellipsis and the count left out."""
-    if len(text) <= MAX_DISPLAY:
-        return text
-    return f"{text[:MAX_DISPLAY]} … [+{len(text) - MAX_DISPLAY:,} chars]"
-
-
-def prefix_end(text: str) -> int:
-    """Length of an SGLang ``[date time ranks] `` prefix at the start of the line (0 when there is none)."""
-    if text[:1] != "[":
-        return 0
-    end = text.find("] ", 0, 48)
-    return end + 2 if end > 0 else 0
 
 
 class LogView(ScrollView, can_focus=True):
@@ -64,8 +46,7 @@ class LogView(ScrollView, can_focus=True):
         self.wrap = False
         self.find_text = ""
         self.cursor: int | None = None
-        self._rows: list[int] | None = None
-        self._rows_width = 0
+        self._rows: WrapRows | None = None
         self._programmatic = False
         self._count, self._count_key, self._count_total, self._count_at = 0, None, -1, 0.0
 
@@ -232,14 +213,13 @@ class LogView(ScrollView, can_focus=True):
     def _content_width(self) -> int:
         return max(self.scrollable_content_region.width, 1)
 
-    def _row_starts(self) -> list[int]:
-        """Wrap mode: first row of each visible line, then the total row count."""
+    def _wrap_rows(self) -> WrapRows:
+        """The visible lines' rows wrapped at the current width (cached until the lines or the width change)."""
         width = self._content_width()
-        if self._rows is None or self._rows_width != width:
+        if self._rows is None or self._rows.width != width:
             buffer = self.buffer
             texts = list(buffer.texts) if buffer.view is None else [buffer.text(s) for s in buffer.view]
-            self._rows = list(accumulate((_rows_of(t, width) for t in texts), initial=0))
-            self._rows_width = width
+            self._rows = WrapRows(texts, width)
         return self._rows
 
     def _extend_rows(self, added: int, evicted: int) -> None:
@@ -248,12 +228,12 @@ class LogView(ScrollView, can_focus=True):
         if evicted or self.buffer._progress is not None:  # a progress bar may have refreshed in place
             self._rows = None
             return
-        width, rows, buffer = self._rows_width, self._rows, self.buffer
+        rows, buffer = self._rows, self.buffer
         for index in range(len(buffer) - added, len(buffer)):
-            rows.append(rows[-1] + _rows_of(buffer.text(buffer.seq_at(index)), width))
+            rows.append(buffer.text(buffer.seq_at(index)))
 
     def _row_of(self, index: int) -> int:
-        return self._row_starts()[index] if self.wrap else index
+        return self._wrap_rows().starts[index] if self.wrap else index
 
     def _locate(self, row: int) -> tuple[int, int] | None:
         """(visible line index, row within the wrapped line) at ``row``, None past the end."""
@@ -261,11 +241,7 @@ class LogView(ScrollView, can_focus=True):
             return None
         if not self.wrap:
             return (row, 0) if row < len(self.buffer) else None
-        starts = self._row_starts()
-        if row >= starts[-1]:
-            return None
-        index = bisect_right(starts, row) - 1
-        return index, row - starts[index]
+        return self._wrap_rows().locate(row)
 
     def _top_anchor(self) -> tuple[int, int] | None:
         located = self._locate(int(self.scroll_y))
@@ -278,7 +254,7 @@ class LogView(ScrollView, can_focus=True):
     def _sync(self, end: bool = False, anchor: tuple[int, int] | None = None) -> None:
         """Set the virtual size, then scroll to the end or back onto ``anchor`` (seq, row within it)."""
         if self.wrap:
-            self.virtual_size = Size(self._content_width(), self._row_starts()[-1])
+            self.virtual_size = Size(self._content_width(), self._wrap_rows().total)
         else:
             self.virtual_size = Size(min(self.buffer.max_chars, MAX_DISPLAY + 24), len(self.buffer))
         target = None
@@ -353,7 +329,7 @@ class LogView(ScrollView, can_focus=True):
             line.stylize(self.get_component_rich_style("log-view--prefix", partial=True), 0, min(prefix, end) - start)
         if self.find_text:
             match_style = self.get_component_rich_style("log-view--match", partial=True)
-            for a, b in _matches(text.lower(), self.find_text.lower()):
+            for a, b in matches(text.lower(), self.find_text.lower()):
                 if b > start and a < end:
                     line.stylize(match_style, max(a, start) - start, min(b, end) - start)
         return Strip(line.render(self.app.console), end - start)
@@ -386,15 +362,3 @@ class LogView(ScrollView, can_focus=True):
             parts.append("wrap")
         parts.append(f"{len(buffer.texts):,} lines" if buffer.filter is None else "")
         self.border_subtitle = " · ".join(p for p in parts if p)
-
-
-def _rows_of(text: str, width: int) -> int:
-    length = len(display_text(text))
-    return (length - 1) // width + 1 if length else 1
-
-
-def _matches(haystack: str, needle: str):
-    start = haystack.find(needle)
-    while start >= 0 and needle:
-        yield start, start + len(needle)
-        start = haystack.find(needle, start + len(needle))
