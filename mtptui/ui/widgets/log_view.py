@@ -14,6 +14,7 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
+from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -23,7 +24,11 @@ from mtptui.ui.messages import FollowChanged
 
 
 class LogView(ScrollView, can_focus=True):
-    """The server log, newest at the bottom."""
+    """The server log, newest at the bottom.
+
+    ``following``, ``wrap``, ``find_text``, ``filter_text`` and ``cursor`` are reactives: setting one repaints
+    the view, and the ``watch_`` methods do the rest (the ``pause``/``set_*`` methods only set them).
+    """
 
     COMPONENT_CLASSES = {"log-view--error", "log-view--warning", "log-view--prefix", "log-view--match",
                          "log-view--cursor"}
@@ -57,14 +62,16 @@ class LogView(ScrollView, can_focus=True):
         Binding("end,G", "resume", "Last line, follow", show=False, id="log.end"),
     ]
 
+    following = reactive(True, init=False)
+    wrap = reactive(False, init=False)
+    find_text = reactive("", init=False)
+    filter_text = reactive("", init=False, always_update=True)  # Enter on the same filter re-applies it, as before
+    cursor: reactive[int | None] = reactive(None, init=False)
+
     def __init__(self, maxlen: int = 20_000, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.buffer = LogBuffer(maxlen)
-        self.following = True
         self.new_lines = 0
-        self.wrap = False
-        self.find_text = ""
-        self.cursor: int | None = None
         self._rows: WrapRows | None = None
         self._programmatic = False
         self._count, self._count_key, self._count_total, self._count_at = 0, None, -1, 0.0
@@ -102,38 +109,48 @@ class LogView(ScrollView, can_focus=True):
     # Modes -----------------------------------------------------------------------------------------------
 
     def pause(self) -> None:
-        if self.following:
-            self.following = False
-            self.new_lines = 0
-            if self.cursor is None and len(self.buffer):
-                self.cursor = self._bottom_seq()
-            self.post_message(FollowChanged(False))
-            self.update_title()
-            self.refresh()
+        self.following = False
 
     def resume(self) -> None:
-        """Follow the end again."""
-        was_paused = not self.following
-        self.following, self.new_lines, self.cursor = True, 0, None
-        self._sync(end=True)
-        if was_paused:
-            self.post_message(FollowChanged(True))
-        self.update_title()
-        self.refresh()
+        """Follow the end again; jumps there even when already following (a cursor may have been placed)."""
+        if self.following:
+            self._to_end()
+            self.update_title()
+        self.following = True
 
     def toggle_follow(self) -> None:
-        self.resume() if not self.following else self.pause()
+        self.following = not self.following
 
     def set_wrap(self, wrap: bool) -> None:
-        anchor = None if self.following else self._top_anchor()
         self.wrap = wrap
-        self._rows = None
-        self._sync(end=self.following, anchor=anchor)
-        self.update_title()
-        self.refresh()
 
     def set_filter(self, text: str) -> None:
         """``text`` keeps matching lines, ``!text`` drops them, "" shows everything."""
+        self.filter_text = text
+
+    def set_find(self, text: str) -> None:
+        self.find_text = text
+
+    def watch_following(self, following: bool) -> None:
+        """Following jumps to the end; paused, the cursor starts on the bottom line and new lines are counted."""
+        if following:
+            self._to_end()
+        else:
+            self.new_lines = 0
+            if self.cursor is None and len(self.buffer):
+                self.cursor = self._bottom_seq()
+        self.post_message(FollowChanged(following))
+        self.update_title()
+
+    def watch_wrap(self, was_wrapped: bool, wrap: bool) -> None:
+        """Lay the rows out again; a paused view keeps the line that was at its top."""
+        anchor = None if self.following else self._top_anchor(was_wrapped)
+        self._rows = None
+        self._sync(end=self.following, anchor=anchor)
+        self.update_title()
+
+    def watch_filter_text(self, text: str) -> None:
+        """Filter the buffer; a paused view stays on the cursor's line (or the nearest one left) or its top line."""
         anchor = None if self.following else (self.cursor, 0) if self.cursor is not None else self._top_anchor()
         self.buffer.set_filter(LineFilter.parse(text))
         self._rows = None
@@ -142,12 +159,9 @@ class LogView(ScrollView, can_focus=True):
             self.cursor = self.buffer.seq_at(index)
         self._sync(end=self.following, anchor=anchor)
         self.update_title()
-        self.refresh()
 
-    def set_find(self, text: str) -> None:
-        self.find_text = text
+    def watch_find_text(self) -> None:
         self.update_title()
-        self.refresh()
 
     def find_next(self, forward: bool = True) -> bool:
         """Move the cursor to the next (or previous) line holding the find text; pauses following."""
@@ -169,7 +183,6 @@ class LogView(ScrollView, can_focus=True):
         self.cursor = self.buffer.seq_at(index)
         self._show_index(index)
         self.update_title()
-        self.refresh()
 
     # Actions ---------------------------------------------------------------------------------------------
 
@@ -214,7 +227,6 @@ class LogView(ScrollView, can_focus=True):
             self.pause()
             self.cursor = self.buffer.seq_at(located[0])
             self.update_title()
-            self.refresh()
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -254,16 +266,17 @@ class LogView(ScrollView, can_focus=True):
     def _row_of(self, index: int) -> int:
         return self._wrap_rows().starts[index] if self.wrap else index
 
-    def _locate(self, row: int) -> tuple[int, int] | None:
-        """(visible line index, row within the wrapped line) at ``row``, None past the end."""
+    def _locate(self, row: int, wrap: bool | None = None) -> tuple[int, int] | None:
+        """(visible line index, row within the wrapped line) at ``row``, None past the end; ``wrap``: in that mode."""
         if row < 0:
             return None
-        if not self.wrap:
+        if not (self.wrap if wrap is None else wrap):
             return (row, 0) if row < len(self.buffer) else None
         return self._wrap_rows().locate(row)
 
-    def _top_anchor(self) -> tuple[int, int] | None:
-        located = self._locate(int(self.scroll_y))
+    def _top_anchor(self, wrap: bool | None = None) -> tuple[int, int] | None:
+        """(seq, row within it) of the top row, as laid out now or, with ``wrap``, in that mode."""
+        located = self._locate(int(self.scroll_y), wrap)
         return None if located is None else (self.buffer.seq_at(located[0]), located[1])
 
     def _bottom_seq(self) -> int:
@@ -285,6 +298,11 @@ class LogView(ScrollView, can_focus=True):
             target = self._row_of(min(index, max(len(self.buffer) - 1, 0))) + anchor[1] if len(self.buffer) else 0
         if target is not None:
             self._scroll_quietly(target)
+
+    def _to_end(self) -> None:
+        """Forget the cursor and the count of new lines, and scroll to the last line."""
+        self.new_lines, self.cursor = 0, None
+        self._sync(end=True)
 
     def _stick_to_end(self) -> None:
         """After a layout pass (a scrollbar may have appeared), still at the very end while following."""
