@@ -33,23 +33,11 @@ class LogView(ScrollView, can_focus=True):
     COMPONENT_CLASSES = {"log-view--error", "log-view--warning", "log-view--prefix", "log-view--match",
                          "log-view--cursor"}
     DEFAULT_CSS = """
-    LogView > .log-view--error {
-        color: $error;
-    }
-    LogView > .log-view--warning {
-        color: $warning;
-    }
-    LogView > .log-view--prefix {
-        color: $foreground 55%;
-    }
-    LogView > .log-view--match {
-        background: $accent;
-        color: $background;
-        text-style: bold;
-    }
-    LogView > .log-view--cursor {
-        background: $primary 30%;
-    }
+    LogView > .log-view--error { color: $error; }
+    LogView > .log-view--warning { color: $warning; }
+    LogView > .log-view--prefix { color: $foreground 55%; }
+    LogView > .log-view--match { background: $accent; color: $background; text-style: bold; }
+    LogView > .log-view--cursor { background: $primary 30%; }
     """
     BINDINGS = [  # the pager keys operators know from less and vi, next to the arrows
         Binding("up,k", "cursor(-1)", "Line up", show=False, id="log.up"),
