@@ -17,11 +17,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from statistics import fmean
+from typing import Final, Literal, TypedDict
 
 from mtptui.sglang.surface import known_surface
 
-SGLEXT, METRICS, LOG, GAUGE, SERVER_INFO = ("sglext", "metrics", "server log", "spec_accept_length gauge",
-                                            "server_info average")
+AcceptSource = Literal["sglext", "metrics", "server log", "spec_accept_length gauge", "server_info average"]
+SGLEXT: Final = "sglext"
+METRICS: Final = "metrics"
+LOG: Final = "server log"
+GAUGE: Final = "spec_accept_length gauge"
+SERVER_INFO: Final = "server_info average"
+
+
+class AcceptFields(TypedDict):
+    """The accept-length keys of a run's summary (Bench JSON)."""
+
+    accept_len: float | None
+    accept_len_source: AcceptSource | None
+    accept_len_note: str | None
+    accept_len_sglext: float | None
+    accept_len_metrics: float | None
+    accept_len_log: float | None
+    accept_len_gauge: float | None
+    accept_len_server_info: float | None
 
 
 @dataclass
@@ -38,13 +56,13 @@ class AcceptEvidence:
     server_info: float | None = None
     metrics_enabled: bool = False
 
-    def candidates(self) -> list[tuple[float | None, str]]:
+    def candidates(self) -> list[tuple[float | None, AcceptSource]]:
         gauge = fmean(self.gauge) if self.gauge else None
         return [(self.sglext, SGLEXT), (self.counters, METRICS), (self.log, LOG), (gauge, GAUGE),
                 (self.server_info, SERVER_INFO)]
 
 
-def choose(evidence: AcceptEvidence) -> tuple[float | None, str | None, str | None]:
+def choose(evidence: AcceptEvidence) -> tuple[float | None, AcceptSource | None, str | None]:
     """(accept length, its source, why there is none)."""
     if not evidence.speculative:
         return None, None, "the server runs without speculative decoding"
@@ -68,7 +86,7 @@ def why_none(evidence: AcceptEvidence) -> str:
     return "no accept length: " + "; ".join(reasons)
 
 
-def summary_fields(evidence: AcceptEvidence) -> dict:
+def summary_fields(evidence: AcceptEvidence) -> AcceptFields:
     """The run summary's accept-length keys: the chosen figure, its source, the note, and each source's value."""
     value, source, note = choose(evidence)
     return {"accept_len": value, "accept_len_source": source, "accept_len_note": note,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 if TYPE_CHECKING:
     from mtptui.bench.metrics import RequestMetrics
@@ -36,7 +36,7 @@ def usage_warnings(metrics: Sequence["RequestMetrics"]) -> list[str]:
 LIFETIME_ACCEPT = "the accept length is the server's lifetime average (/server_info), not this run's"
 
 
-def run_warnings(requests: Sequence["RequestResult"], server: "ServerInfo", summary: dict) -> list[str]:
+def run_warnings(requests: Sequence["RequestResult"], server: "ServerInfo", summary: dict[str, Any]) -> list[str]:
     """What a reader of the numbers should know: failures, approximate token counts, an accept length that is
     missing or not the run's own."""
     ok = [r.metrics for r in requests if r.metrics.ok]

@@ -92,7 +92,7 @@ def _number(obj: dict[str, Any], key: str, where: str) -> float | None:
     value = obj.get(key)
     if value is None:
         return None
-    if type(value) not in (int, float) or not math.isfinite(value):
+    if (type(value) is not int and type(value) is not float) or not math.isfinite(value):
         shown = value if type(value) is float else _kind(value)
         raise Malformed(f"{where}{key} is {shown}, not a finite number")
     return value

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Literal, NamedTuple, Sequence
 
 from mtptui.bench.fingerprint import flag_differences
 from mtptui.bench.history import same_class
@@ -38,12 +38,14 @@ ALPHA = 0.05
 MIN_EFFECT = 0.02
 MIN_EFFECT_NO_REPEATS = 0.05
 
+Verdict = Literal["regression", "improvement", "no-change", "inconclusive", "no-baseline"]
+
 
 @dataclass
 class Comparison:
     """The outcome of comparing the current run(s) with the history."""
 
-    verdict: str  # regression | improvement | no-change | inconclusive | no-baseline
+    verdict: Verdict
     now_tok_s: float | None = None
     before_tok_s: float | None = None
     change: float | None = None
@@ -60,7 +62,8 @@ class Comparison:
         """E.g. "40.1 tok/s now vs 70.3 before (-43.0 %): regression (p = 0.0004, Welch on 3 vs 3 runs)"."""
         if self.verdict == "no-baseline":
             return self.reason or "no earlier run of this workload on this target to compare with"
-        head = f"{self.now_tok_s:.1f} tok/s now vs {self.before_tok_s:.1f} before ({self.change * 100:+.1f} %)"
+        change = "n/a" if self.change is None else f"{self.change * 100:+.1f} %"  # None: the baseline made 0 tok/s
+        head = f"{self.now_tok_s:.1f} tok/s now vs {self.before_tok_s:.1f} before ({change})"
         p = "n/a" if self.p_value is None else f"{self.p_value:.2g}"
         return f"{head}: {self.verdict} (p = {p}, {self.method})"
 
@@ -82,6 +85,17 @@ def _tok_s(run: dict[str, Any]) -> float | None:
     return float(value) if isinstance(value, (int, float)) else None
 
 
+def _speeds(runs: Sequence[dict[str, Any]]) -> list[float]:
+    """The output tok/s of the runs that have one."""
+    return [speed for speed in map(_tok_s, runs) if speed is not None]
+
+
+def _rank(run: dict[str, Any]) -> float:
+    """A run's output tok/s to pick the best by; a run without one ranks last."""
+    speed = _tok_s(run)
+    return -math.inf if speed is None else speed
+
+
 def _decode_speeds(run: dict[str, Any]) -> list[float]:
     return [r["decode_tok_s"] for r in run.get("requests") or []
             if r.get("ok") and isinstance(r.get("decode_tok_s"), (int, float))]
@@ -95,7 +109,7 @@ def best_group(earlier: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             groups.setdefault(run["config_key"], []).append(run)
     if not groups:
         return []
-    return max(groups.values(), key=lambda runs: mean([_tok_s(r) for r in runs]))
+    return max(groups.values(), key=lambda runs: mean(_speeds(runs)))
 
 
 def prediction_p(single: float, repeats: Sequence[float]) -> float:
@@ -117,7 +131,7 @@ class _Test(NamedTuple):
 
 def _test(now: list[dict[str, Any]], before: list[dict[str, Any]], min_effect: float) -> _Test | None:
     """The best test the data allows (see the module docstring); None when nothing can be tested."""
-    a, b = [_tok_s(r) for r in now], [_tok_s(r) for r in before]
+    a, b = _speeds(now), _speeds(before)
     if len(a) >= 2 and len(b) >= 2:
         return _Test(mean(a), mean(b), welch(a, b)[2], f"Welch t-test on {len(a)} vs {len(b)} runs", min_effect)
     if len(b) >= 2:
@@ -143,11 +157,12 @@ def compare(current: Sequence[dict[str, Any]], history: Sequence[dict[str, Any]]
     now = [r for r in current if _tok_s(r) is not None]
     if not group or not now:
         return Comparison("no-baseline", now_runs=len(now), reason=note if not earlier else None, stale=note)
-    baseline = max(group, key=_tok_s)
-    result = Comparison("inconclusive", mean([_tok_s(r) for r in now]), mean([_tok_s(r) for r in group]),
-                        now_runs=len(now), before_runs=len(group), baseline=baseline,
-                        flag_diff=flag_differences(current[0]["fingerprint"], baseline["fingerprint"]), stale=note)
-    result.change = result.now_tok_s / result.before_tok_s - 1 if result.before_tok_s else None
+    baseline = max(group, key=_rank)
+    now_tok_s, before_tok_s = mean(_speeds(now)), mean(_speeds(group))
+    result = Comparison("inconclusive", now_tok_s, before_tok_s, now_runs=len(now), before_runs=len(group),
+                        baseline=baseline, stale=note,
+                        flag_diff=flag_differences(current[0]["fingerprint"], baseline["fingerprint"]))
+    result.change = now_tok_s / before_tok_s - 1 if before_tok_s else None
     tested = _test(now, group, min_effect)
     if tested is None or result.change is None:
         result.method = "too few successful requests to test"

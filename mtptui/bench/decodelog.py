@@ -37,7 +37,7 @@ class DecodeLog:
     def __init__(self, follower: Any) -> None:
         self.follower = follower
         self.lines: list[DecodeLine] = []
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         self._task = asyncio.create_task(self._read())

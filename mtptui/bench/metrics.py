@@ -61,12 +61,14 @@ class RequestMetrics:
 def _gaps(record: StreamRecord) -> tuple[list[float], list[float], TokenCounter, float | None, float | None]:
     """ITL and ICL lists, the token counter after every chunk, and the TTFT and TTFC instants."""
     counter, itl, icl = TokenCounter(), [], []
-    first = first_content = last = None
+    first: float | None = None
+    first_content: float | None = None
+    last: float | None = None  # the last chunk that brought tokens; set together with `first`
     for chunk in record.chunks:
         delta = counter.step(chunk)
-        if first is None and chunk.has_text:
+        if last is None and chunk.has_text:
             first = last = chunk.t
-        elif first is not None and delta.total > 0:
+        elif last is not None and delta.total > 0:
             gap = chunk.t - last
             icl.append(gap)
             itl.extend([gap / delta.total] * delta.total)

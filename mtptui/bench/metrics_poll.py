@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from time import perf_counter
+from typing import Any, Protocol
 
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -53,15 +54,26 @@ def parse_metrics(text: str, t: float = 0.0) -> Scrape:
     return Scrape(t, sums.get(GEN_TOKENS), sums.get(VERIFY_CALLS), sums.get(QUEUE), sums.get(RUNNING), gauge)
 
 
+def _counters(scrape: Scrape | None) -> tuple[float, float] | None:
+    """(generated tokens, verify calls) of a scrape that has both counters, else None."""
+    if scrape is None or scrape.gen_tokens is None or scrape.verify_calls is None:
+        return None
+    return scrape.gen_tokens, scrape.verify_calls
+
+
 def accept_len_between(before: Scrape | None, after: Scrape | None) -> float | None:
     """Accept length from the counters between two scrapes, or None when the server has no verify counter."""
-    if before is None or after is None:
+    start, end = _counters(before), _counters(after)
+    if start is None or end is None:
         return None
-    if None in (before.gen_tokens, before.verify_calls, after.gen_tokens, after.verify_calls):
-        return None
-    verify = after.verify_calls - before.verify_calls
-    tokens = after.gen_tokens - before.gen_tokens
+    tokens, verify = end[0] - start[0], end[1] - start[1]
     return tokens / verify if verify > 0 and tokens >= 0 else None
+
+
+class MetricsSource(Protocol):
+    """What the poller needs of a client (a ``ChatClient``): a GET that answers (status, JSON or text)."""
+
+    async def get_json(self, path: str) -> tuple[int, Any]: ...
 
 
 @dataclass
@@ -71,7 +83,7 @@ class MetricsPoller:
     `gauge_updates` holds (time, value) each time the accept-length gauge took a new value.
     """
 
-    client: object
+    client: MetricsSource
     enabled: bool = True
     latest: Scrape | None = None
     gauge_updates: list[tuple[float, float]] = field(default_factory=list)

@@ -73,9 +73,9 @@ def read_sets(path: Path) -> dict[str, PromptSet]:
     """Every prompt set in one TOML file (a file with only top-level `prompts` is one set named after it)."""
     if not path.exists():
         raise UserError(f"{path}: no such prompt file")
-    data = read_bounded(path, "prompt file", INPUT_FILE_LIMIT, UserError)
+    body = read_bounded(path, "prompt file", INPUT_FILE_LIMIT, UserError)
     try:
-        data = tomllib.loads(data.decode("utf-8"))
+        data = tomllib.loads(body.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise UserError(f"{path}: cannot read: {exc}") from None
     except tomllib.TOMLDecodeError as exc:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
+
+LiveAcceptSource = Literal["server log", "gauge"]
 
 
 @dataclass(frozen=True)
@@ -25,7 +28,7 @@ class RateSample:
     total: int
     accept_len: float | None = None
     queue: float | None = None
-    accept_from: str | None = None
+    accept_from: LiveAcceptSource | None = None
 
     @property
     def output_tok_s(self) -> float:

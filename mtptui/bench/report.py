@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
+from mtptui.bench.compare import Comparison
 from mtptui.bench.events import BenchEvent, Notice, RateSample, RequestDone, RunFinished, RunStarted
 from mtptui.text import visible
 
@@ -104,7 +105,7 @@ def results_table(run: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def comparison_text(comparison, detail: bool = False) -> str:
+def comparison_text(comparison: Comparison, detail: bool = False) -> str:
     """One sentence; with `detail`, the baseline and the launch flags that differ."""
     lines = [f"compare: {comparison.sentence()}"]
     if comparison.stale and comparison.stale != comparison.reason:

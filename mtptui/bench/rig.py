@@ -53,7 +53,8 @@ def describe_rig(rig: dict[str, Any]) -> str:
 
 def split_by_rig(runs: list[dict[str, Any]], rig: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(runs measured on this rig, stale runs measured on another)."""
-    fresh, stale = [], []
+    fresh: list[dict[str, Any]] = []
+    stale: list[dict[str, Any]] = []
     for run in runs:
         (stale if rig_differences(rig, rig_of(run["fingerprint"])) else fresh).append(run)
     return fresh, stale

@@ -15,11 +15,12 @@ import contextlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from time import perf_counter
-from typing import AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable
 
 import httpx
 
 from mtptui.bench.accept import AcceptEvidence, summary_fields
+from mtptui.bench.chunks import Chunk
 from mtptui.bench.client import ChatClient
 from mtptui.bench.decodelog import DRAIN_S, DecodeLog
 from mtptui.bench.events import BenchEvent, Notice, RateSample, RequestDone, RunFinished, RunStarted
@@ -30,6 +31,7 @@ from mtptui.bench.metrics import RequestMetrics, request_metrics
 from mtptui.bench.metrics_poll import MetricsPoller, Scrape, accept_len_between
 from mtptui.bench.payload import Sampling, build_payload
 from mtptui.bench.prompts import PromptSet
+from mtptui.bench.rate import LiveAcceptSource
 from mtptui.bench.result import BenchResult, RequestResult
 from mtptui.bench.server import ServerInfo, probe_server, server_accept_len
 from mtptui.bench.summary import summarize
@@ -66,7 +68,7 @@ class BenchConfig:
     bin_s: float = 1.0
     tick_s: float = 0.25
     warmup_max_tokens: int = 32
-    gpus: dict | None = None  # the host's GPUs for the run's rig (mtptui.remote.gpu_rig), None when unknown
+    gpus: dict[str, Any] | None = None  # the host's GPUs for the run's rig (mtptui.remote.gpu_rig), None when unknown
 
 
 @dataclass
@@ -94,7 +96,7 @@ class BenchRunner:
 
     async def events(self) -> AsyncIterator[BenchEvent]:
         """The run's events as an async iterator; the last one is `RunFinished`. Errors are re-raised here."""
-        queue: asyncio.Queue = asyncio.Queue()
+        queue: asyncio.Queue[BenchEvent | asyncio.Task[BenchResult]] = asyncio.Queue()
         task = asyncio.create_task(self.run(on_event=queue.put_nowait))
         task.add_done_callback(lambda t: queue.put_nowait(t))
         try:
@@ -134,7 +136,7 @@ class BenchRunner:
         self._emit(RunFinished(result))
         return result
 
-    def _payload(self, index: int, max_tokens: int) -> dict:
+    def _payload(self, index: int, max_tokens: int) -> dict[str, Any]:
         prompt = self.config.prompts.cycle(index)
         return build_payload(prompt, model=self._model, max_tokens=max_tokens, sampling=self.config.sampling)
 
@@ -157,7 +159,7 @@ class BenchRunner:
             self._noticed.add(message)
             self._emit(Notice(message))
 
-    async def _measure(self, client: ChatClient, server: ServerInfo, fingerprint: dict) -> BenchResult:
+    async def _measure(self, client: ChatClient, server: ServerInfo, fingerprint: dict[str, Any]) -> BenchResult:
         cfg, plan = self.config, self.config.plan
         self._poller = MetricsPoller(client)
         before = await self._poller.scrape()
@@ -179,7 +181,8 @@ class BenchRunner:
         return self._result(state, end - origin, fingerprint, server, evidence)
 
     @staticmethod
-    async def _request(client: ChatClient, payload: dict, on_chunk=None) -> RequestMetrics:
+    async def _request(client: ChatClient, payload: dict[str, Any],
+                       on_chunk: Callable[[Chunk], None] | None = None) -> RequestMetrics:
         """One request's metrics; whatever goes wrong fails this request only (warm-up and measured alike)."""
         try:
             return request_metrics(await client.stream(payload, on_chunk))
@@ -210,7 +213,7 @@ class BenchRunner:
             await asyncio.sleep(self.config.bin_s)
             await self._poller.scrape()
 
-    def _live_accept(self, start: float, end: float) -> tuple[float | None, str | None]:
+    def _live_accept(self, start: float, end: float) -> tuple[float | None, LiveAcceptSource | None]:
         """The server's newest accept length that arrived in [start, end): a decode-log line when the log is
         followed, else a gauge update. Never from counter deltas: SGLang's counters move only when a request
         finishes."""
@@ -246,7 +249,7 @@ class BenchRunner:
             evidence.server_info = await server_accept_len(client)
         return evidence
 
-    def _result(self, state: _Measured, duration: float, fingerprint: dict, server: ServerInfo,
+    def _result(self, state: _Measured, duration: float, fingerprint: dict[str, Any], server: ServerInfo,
                 evidence: AcceptEvidence) -> BenchResult:
         requests = [state.results[i] for i in sorted(state.results)]
         summary = summarize([r.metrics for r in requests], duration)

@@ -10,9 +10,9 @@ from mtptui.bench.stats import describe, mean
 
 def run_accept_len(metrics: Sequence[RequestMetrics]) -> float | None:
     """Σ completion tokens / Σ verify steps over the requests that reported them (verify-weighted mean)."""
-    spec = [m for m in metrics if m.verify_ct]
-    verify = sum(m.verify_ct for m in spec)
-    return sum(m.output_tokens for m in spec) / verify if verify else None
+    spec = [(m.output_tokens, m.verify_ct) for m in metrics if m.verify_ct]
+    verify = sum(steps for _, steps in spec)
+    return sum(tokens for tokens, _ in spec) / verify if verify else None
 
 
 def _present(values: Sequence[float | None]) -> list[float]:

@@ -7,8 +7,6 @@ longer than ``MAX_DISPLAY`` characters are shown abbreviated (the full stored li
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from itertools import accumulate
 from time import monotonic
 
 from rich.style import Style
@@ -16,35 +14,31 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
+from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from mtptui.ui.log_rows import MAX_DISPLAY, WrapRows, display_text, matches, prefix_end
 from mtptui.ui.logbuffer import ERROR, WARNING, LineFilter, LogBuffer, LogLine
 from mtptui.ui.messages import FollowChanged
 
-MAX_DISPLAY = 1000
-
-
-def display_text(text: str) -> str:
-    """The text as shown: lines over MAX_DISPLAY characters end in an ellipsis and the count left out."""
-    if len(text) <= MAX_DISPLAY:
-        return text
-    return f"{text[:MAX_DISPLAY]} … [+{len(text) - MAX_DISPLAY:,} chars]"
-
-
-def prefix_end(text: str) -> int:
-    """Length of an SGLang ``[date time ranks] `` prefix at the start of the line (0 when there is none)."""
-    if text[:1] != "[":
-        return 0
-    end = text.find("] ", 0, 48)
-    return end + 2 if end > 0 else 0
-
 
 class LogView(ScrollView, can_focus=True):
-    """The server log, newest at the bottom."""
+    """The server log, newest at the bottom.
+
+    ``following``, ``wrap``, ``find_text``, ``filter_text`` and ``cursor`` are reactives: setting one repaints
+    the view, and the ``watch_`` methods do the rest (the ``pause``/``set_*`` methods only set them).
+    """
 
     COMPONENT_CLASSES = {"log-view--error", "log-view--warning", "log-view--prefix", "log-view--match",
                          "log-view--cursor"}
+    DEFAULT_CSS = """
+    LogView > .log-view--error { color: $error; }
+    LogView > .log-view--warning { color: $warning; }
+    LogView > .log-view--prefix { color: $foreground 55%; }
+    LogView > .log-view--match { background: $accent; color: $background; text-style: bold; }
+    LogView > .log-view--cursor { background: $primary 30%; }
+    """
     BINDINGS = [  # the pager keys operators know from less and vi, next to the arrows
         Binding("up,k", "cursor(-1)", "Line up", show=False, id="log.up"),
         Binding("down,j", "cursor(1)", "Line down", show=False, id="log.down"),
@@ -56,16 +50,17 @@ class LogView(ScrollView, can_focus=True):
         Binding("end,G", "resume", "Last line, follow", show=False, id="log.end"),
     ]
 
+    following = reactive(True, init=False)
+    wrap = reactive(False, init=False)
+    find_text = reactive("", init=False)
+    filter_text = reactive("", init=False, always_update=True)  # Enter on the same filter re-applies it, as before
+    cursor: reactive[int | None] = reactive(None, init=False)
+
     def __init__(self, maxlen: int = 20_000, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.buffer = LogBuffer(maxlen)
-        self.following = True
         self.new_lines = 0
-        self.wrap = False
-        self.find_text = ""
-        self.cursor: int | None = None
-        self._rows: list[int] | None = None
-        self._rows_width = 0
+        self._rows: WrapRows | None = None
         self._programmatic = False
         self._count, self._count_key, self._count_total, self._count_at = 0, None, -1, 0.0
 
@@ -102,38 +97,48 @@ class LogView(ScrollView, can_focus=True):
     # Modes -----------------------------------------------------------------------------------------------
 
     def pause(self) -> None:
-        if self.following:
-            self.following = False
-            self.new_lines = 0
-            if self.cursor is None and len(self.buffer):
-                self.cursor = self._bottom_seq()
-            self.post_message(FollowChanged(False))
-            self.update_title()
-            self.refresh()
+        self.following = False
 
     def resume(self) -> None:
-        """Follow the end again."""
-        was_paused = not self.following
-        self.following, self.new_lines, self.cursor = True, 0, None
-        self._sync(end=True)
-        if was_paused:
-            self.post_message(FollowChanged(True))
-        self.update_title()
-        self.refresh()
+        """Follow the end again; jumps there even when already following (a cursor may have been placed)."""
+        if self.following:
+            self._to_end()
+            self.update_title()
+        self.following = True
 
     def toggle_follow(self) -> None:
-        self.resume() if not self.following else self.pause()
+        self.following = not self.following
 
     def set_wrap(self, wrap: bool) -> None:
-        anchor = None if self.following else self._top_anchor()
         self.wrap = wrap
-        self._rows = None
-        self._sync(end=self.following, anchor=anchor)
-        self.update_title()
-        self.refresh()
 
     def set_filter(self, text: str) -> None:
         """``text`` keeps matching lines, ``!text`` drops them, "" shows everything."""
+        self.filter_text = text
+
+    def set_find(self, text: str) -> None:
+        self.find_text = text
+
+    def watch_following(self, following: bool) -> None:
+        """Following jumps to the end; paused, the cursor starts on the bottom line and new lines are counted."""
+        if following:
+            self._to_end()
+        else:
+            self.new_lines = 0
+            if self.cursor is None and len(self.buffer):
+                self.cursor = self._bottom_seq()
+        self.post_message(FollowChanged(following))
+        self.update_title()
+
+    def watch_wrap(self, was_wrapped: bool, wrap: bool) -> None:
+        """Lay the rows out again; a paused view keeps the line that was at its top."""
+        anchor = None if self.following else self._top_anchor(was_wrapped)
+        self._rows = None
+        self._sync(end=self.following, anchor=anchor)
+        self.update_title()
+
+    def watch_filter_text(self, text: str) -> None:
+        """Filter the buffer; a paused view stays on the cursor's line (or the nearest one left) or its top line."""
         anchor = None if self.following else (self.cursor, 0) if self.cursor is not None else self._top_anchor()
         self.buffer.set_filter(LineFilter.parse(text))
         self._rows = None
@@ -142,12 +147,9 @@ class LogView(ScrollView, can_focus=True):
             self.cursor = self.buffer.seq_at(index)
         self._sync(end=self.following, anchor=anchor)
         self.update_title()
-        self.refresh()
 
-    def set_find(self, text: str) -> None:
-        self.find_text = text
+    def watch_find_text(self) -> None:
         self.update_title()
-        self.refresh()
 
     def find_next(self, forward: bool = True) -> bool:
         """Move the cursor to the next (or previous) line holding the find text; pauses following."""
@@ -169,7 +171,6 @@ class LogView(ScrollView, can_focus=True):
         self.cursor = self.buffer.seq_at(index)
         self._show_index(index)
         self.update_title()
-        self.refresh()
 
     # Actions ---------------------------------------------------------------------------------------------
 
@@ -214,7 +215,6 @@ class LogView(ScrollView, can_focus=True):
             self.pause()
             self.cursor = self.buffer.seq_at(located[0])
             self.update_title()
-            self.refresh()
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -232,14 +232,13 @@ class LogView(ScrollView, can_focus=True):
     def _content_width(self) -> int:
         return max(self.scrollable_content_region.width, 1)
 
-    def _row_starts(self) -> list[int]:
-        """Wrap mode: first row of each visible line, then the total row count."""
+    def _wrap_rows(self) -> WrapRows:
+        """The visible lines' rows wrapped at the current width (cached until the lines or the width change)."""
         width = self._content_width()
-        if self._rows is None or self._rows_width != width:
+        if self._rows is None or self._rows.width != width:
             buffer = self.buffer
             texts = list(buffer.texts) if buffer.view is None else [buffer.text(s) for s in buffer.view]
-            self._rows = list(accumulate((_rows_of(t, width) for t in texts), initial=0))
-            self._rows_width = width
+            self._rows = WrapRows(texts, width)
         return self._rows
 
     def _extend_rows(self, added: int, evicted: int) -> None:
@@ -248,27 +247,24 @@ class LogView(ScrollView, can_focus=True):
         if evicted or self.buffer._progress is not None:  # a progress bar may have refreshed in place
             self._rows = None
             return
-        width, rows, buffer = self._rows_width, self._rows, self.buffer
+        rows, buffer = self._rows, self.buffer
         for index in range(len(buffer) - added, len(buffer)):
-            rows.append(rows[-1] + _rows_of(buffer.text(buffer.seq_at(index)), width))
+            rows.append(buffer.text(buffer.seq_at(index)))
 
     def _row_of(self, index: int) -> int:
-        return self._row_starts()[index] if self.wrap else index
+        return self._wrap_rows().starts[index] if self.wrap else index
 
-    def _locate(self, row: int) -> tuple[int, int] | None:
-        """(visible line index, row within the wrapped line) at ``row``, None past the end."""
+    def _locate(self, row: int, wrap: bool | None = None) -> tuple[int, int] | None:
+        """(visible line index, row within the wrapped line) at ``row``, None past the end; ``wrap``: in that mode."""
         if row < 0:
             return None
-        if not self.wrap:
+        if not (self.wrap if wrap is None else wrap):
             return (row, 0) if row < len(self.buffer) else None
-        starts = self._row_starts()
-        if row >= starts[-1]:
-            return None
-        index = bisect_right(starts, row) - 1
-        return index, row - starts[index]
+        return self._wrap_rows().locate(row)
 
-    def _top_anchor(self) -> tuple[int, int] | None:
-        located = self._locate(int(self.scroll_y))
+    def _top_anchor(self, wrap: bool | None = None) -> tuple[int, int] | None:
+        """(seq, row within it) of the top row, as laid out now or, with ``wrap``, in that mode."""
+        located = self._locate(int(self.scroll_y), wrap)
         return None if located is None else (self.buffer.seq_at(located[0]), located[1])
 
     def _bottom_seq(self) -> int:
@@ -278,7 +274,7 @@ class LogView(ScrollView, can_focus=True):
     def _sync(self, end: bool = False, anchor: tuple[int, int] | None = None) -> None:
         """Set the virtual size, then scroll to the end or back onto ``anchor`` (seq, row within it)."""
         if self.wrap:
-            self.virtual_size = Size(self._content_width(), self._row_starts()[-1])
+            self.virtual_size = Size(self._content_width(), self._wrap_rows().total)
         else:
             self.virtual_size = Size(min(self.buffer.max_chars, MAX_DISPLAY + 24), len(self.buffer))
         target = None
@@ -290,6 +286,11 @@ class LogView(ScrollView, can_focus=True):
             target = self._row_of(min(index, max(len(self.buffer) - 1, 0))) + anchor[1] if len(self.buffer) else 0
         if target is not None:
             self._scroll_quietly(target)
+
+    def _to_end(self) -> None:
+        """Forget the cursor and the count of new lines, and scroll to the last line."""
+        self.new_lines, self.cursor = 0, None
+        self._sync(end=True)
 
     def _stick_to_end(self) -> None:
         """After a layout pass (a scrollbar may have appeared), still at the very end while following."""
@@ -353,7 +354,7 @@ class LogView(ScrollView, can_focus=True):
             line.stylize(self.get_component_rich_style("log-view--prefix", partial=True), 0, min(prefix, end) - start)
         if self.find_text:
             match_style = self.get_component_rich_style("log-view--match", partial=True)
-            for a, b in _matches(text.lower(), self.find_text.lower()):
+            for a, b in matches(text.lower(), self.find_text.lower()):
                 if b > start and a < end:
                     line.stylize(match_style, max(a, start) - start, min(b, end) - start)
         return Strip(line.render(self.app.console), end - start)
@@ -386,15 +387,3 @@ class LogView(ScrollView, can_focus=True):
             parts.append("wrap")
         parts.append(f"{len(buffer.texts):,} lines" if buffer.filter is None else "")
         self.border_subtitle = " · ".join(p for p in parts if p)
-
-
-def _rows_of(text: str, width: int) -> int:
-    length = len(display_text(text))
-    return (length - 1) // width + 1 if length else 1
-
-
-def _matches(haystack: str, needle: str):
-    start = haystack.find(needle)
-    while start >= 0 and needle:
-        yield start, start + len(needle)
-        start = haystack.find(needle, start + len(needle))
