@@ -10,7 +10,7 @@ import httpx
 from mtptui.bench.bounds import COMMAND_CHARS, bounded_value, model_name, text_or_none
 from mtptui.bench.client import ChatClient, ResponseTooLarge, describe_http_error
 from mtptui.errors import UserError
-from mtptui.sglang.api import GetJson, served_models, server_info
+from mtptui.sglang.api import GetJson, first_model_id, served_models, server_info
 
 # Resolved server args that decide speed; recorded in the fingerprint and shown when two runs differ.
 KEY_ARGS = (
@@ -54,13 +54,6 @@ def _noting(client: ChatClient, notes: list[str]) -> GetJson:
     return get_json
 
 
-def _model_from(models: dict[str, Any] | None) -> Any:
-    data = (models or {}).get("data")
-    if isinstance(data, list) and data and isinstance(data[0], dict):
-        return data[0].get("id")
-    return None
-
-
 def _info_from(raw: dict[str, Any]) -> ServerInfo:
     flags = {key: bounded_value(raw[key]) for key in KEY_ARGS if key in raw}
     return ServerInfo(version=text_or_none(raw.get("version")), launch_flags=flags,
@@ -91,7 +84,7 @@ async def probe_server(client: ChatClient, model: str | None = None) -> ServerIn
     except httpx.HTTPError as exc:
         raise _unreachable(client.base_url, exc) from None
     info = _info_from(raw)
-    name, note = model_name(model, _model_from(models), raw.get("served_model_name"), raw.get("model_path"))
+    name, note = model_name(model, first_model_id(models), raw.get("served_model_name"), raw.get("model_path"))
     info.model, info.notes = name or "default", notes + ([note] if note else [])
     info.request_model = name if name and note is None else "default"
     return info

@@ -32,3 +32,11 @@ async def server_info(get_json: GetJson) -> dict[str, Any] | None:
 async def served_models(get_json: GetJson) -> dict[str, Any] | None:
     """``/v1/models``: the OpenAI-style list of served model names."""
     return await first_object(get_json, MODELS_PATH)
+
+
+def first_model_id(models: dict[str, Any] | None) -> Any:
+    """The first served model's ``id`` in a ``/v1/models`` answer (SGLang serves one), or None."""
+    data = (models or {}).get("data")
+    if isinstance(data, list) and data and isinstance(data[0], dict):
+        return data[0].get("id")
+    return None

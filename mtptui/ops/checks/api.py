@@ -7,6 +7,7 @@ from typing import Any
 
 from mtptui.errors import UserError
 from mtptui.ops.checks import FAIL, OK, WARN, Context, Result
+from mtptui.sglang.api import MODELS_PATH, SERVER_INFO_PATHS, first_model_id
 
 NAME = "api"
 TIMEOUT_S = 10.0
@@ -22,8 +23,8 @@ async def check_api(ctx: Context) -> Result:
         return Result(NAME, FAIL, str(exc), f"check api_url in {ctx.file_name}: host and port as the host sees them")
     try:
         async with httpx.AsyncClient(base_url=url, timeout=httpx.Timeout(TIMEOUT_S), trust_env=False) as client:
-            status, info = await _first(client, "/server_info", "/get_server_info")
-            models = (await _first(client, "/v1/models"))[1] if status == 200 else None
+            status, info = await _first(client, *SERVER_INFO_PATHS)
+            models = (await _first(client, MODELS_PATH))[1] if status == 200 else None
     except httpx.HTTPError as exc:
         return Result(NAME, FAIL, f"nothing answers at {where}: {_reason(exc)}", _unreachable_fix(ctx))
     if status != 200:
@@ -70,10 +71,8 @@ def _unreachable_fix(ctx: Context) -> str:
 
 
 def _served_model(info: dict[str, Any], models: dict[str, Any] | None) -> str | None:
-    data = (models or {}).get("data")
-    if isinstance(data, list) and data and isinstance(data[0], dict) and data[0].get("id"):
-        return str(data[0]["id"])
-    return info.get("served_model_name") or info.get("model_path")
+    served = first_model_id(models)
+    return str(served) if served else info.get("served_model_name") or info.get("model_path")
 
 
 def _verdict(ctx: Context, where: str, info: dict[str, Any], models: dict[str, Any] | None) -> Result:
