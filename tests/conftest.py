@@ -54,18 +54,30 @@ def real_logs() -> Path:
     return REAL_LOGS
 
 
-# With pytest-xdist (`make test` runs `-n 2 --dist loadgroup`): every test that drives a host (a real sshd, the
-# lab's network namespaces, a tmux terminal) or starts the demo's stand-in SGLang runs in one worker, one after
-# another: a process-managed host finds its server by command line in /proc, which the lab shares with this
-# machine, so no other `sglang.launch_server` may start meanwhile. The rest goes to the other worker file by file.
-HOST_FIXTURES = frozenset({"sshd", "demo_run", "lab", "lab_each", "lab_systemd", "lab_process", "lab_process_each",
-                           "lab_terminal"})
+# With pytest-xdist (`make test` runs `-n 2 --dist loadgroup`) the tests that drive a host run in two groups, each
+# in one worker, one test after another: "labs" (the lab's network namespaces: every lab server listens on its
+# namespace's port 30000, and a process-managed lab host finds its server by command line in /proc, which the
+# labs share with each other and with this machine; one lab test binds a decoy on this machine's :30000) and
+# "hosts" (a real sshd on loopback, the demo's stand-in SGLang, tmux terminals: each on ports of its own, but the
+# demo's restarts and stops read pid files and process groups that must not race). The rest goes to whichever
+# worker is free, file by file.
+LAB_FIXTURES = frozenset({"lab", "lab_each", "lab_systemd", "lab_process", "lab_process_each", "lab_terminal"})
+LAB_FILES = ("test_lab", "test_e2e_lab")
+HOST_FIXTURES = frozenset({"sshd", "demo_run"})
 HOST_FILES = ("test_e2e", "test_demo_", "test_ui_demo", "test_ui_health", "test_ui_restart", "test_ui_ops_snapshots",
               "test_tune", "test_ui_feed", "test_cli_foundation", "test_secrets")
+
+
+def xdist_group_of(item: pytest.Item) -> str:
+    fixtures = set(getattr(item, "fixturenames", ()))
+    if LAB_FIXTURES & fixtures or item.path.name.startswith(LAB_FILES):
+        return "labs"
+    if HOST_FIXTURES & fixtures or item.path.name.startswith(HOST_FILES):
+        return "hosts"
+    return item.path.name
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook turns the marks into the @group suffix of node ids
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        drives_a_host = HOST_FIXTURES & set(getattr(item, "fixturenames", ())) or item.path.name.startswith(HOST_FILES)
-        item.add_marker(pytest.mark.xdist_group("hosts" if drives_a_host else item.path.name))
+        item.add_marker(pytest.mark.xdist_group(xdist_group_of(item)))
