@@ -208,3 +208,17 @@ def test_summary_fast_path_reads_decode_keys_as_the_full_parser() -> None:
         state = ServerState(history=8)
         state.apply_all(parse_text(data))
         assert state_to_dict(summarize_stream(io.BytesIO(data), ServerState(history=8))) == state_to_dict(state), line
+
+
+WRAPPERS = ["", "llm0-1  | ", "llm0-1   | ", "llm0-1  |  ", "3|llm0-1  | ", "llm0-1  | llm0-1  | ", "llm0-1  | x",
+            "llm0-1 | ", "a | b | ", "llm0-1\t| ", "llm0-1  |"]
+
+
+def test_summary_fast_path_equals_event_reducer_behind_any_wrapper_after_another() -> None:
+    """The first line's wrapper is tried literally on the lines after it: any other must read as before."""
+    for first in WRAPPERS:
+        lines = [f"{w}[2026-05-11 23:49:0{i % 10} TP0] {DECODE_BODY}" for i, w in enumerate([first, *WRAPPERS])]
+        data = "\n".join(lines).encode()
+        state = ServerState(history=8)
+        state.apply_all(parse_text(data))
+        assert state_to_dict(summarize_stream(io.BytesIO(data), ServerState(history=8))) == state_to_dict(state), first
