@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from functools import lru_cache
-from typing import BinaryIO
+from typing import BinaryIO, Callable
 
 from mtptui.sglang.logparse import Event, LogParser
 from mtptui.sglang.logparse.batches import parse_batch
@@ -28,27 +28,30 @@ from mtptui.sglang.state.model import ServerState
 BLOCK = 1 << 20
 MAX_TAILS = 4096  # distinct prefix tails remembered (a few rank tags; every line's own with milliseconds)
 
-# Groups: 1 date and time, 2 the rest of the prefix (milliseconds, rank tags: checked by `Tails`), then one of:
-# 3-4 decode running (None when 0) and gen, 5 access status, 6 prefill, 7 any other message. ASCII only, so it
-# accepts a subset of what `split_line` reads, and reads it the same way: the wrapper is prefix.CONTAINER
-# (atomic), the prefix runs to the first `] `. A decode line is read as `batches.read_pairs` reads it, the last
-# part of a key winning: `#running-req` is the first part and the only one, `gen throughput` the last part of
-# its key (`, ` before it: not the end of a longer key), its value ending where the part does. The only cheap
-# proof that no second `#running-req` follows is that no `i` does: none of SGLang's decode keys after it has one
-# (a line with one takes `odd_decode`). `[^i]*` scans as fast as `.*` did. Numbers are bounded so that `int`
-# and `float` always agree with the full parser. Optional groups cost sre dearly: hence branches (`|())` at the
-# end, `(?: [^"]*"|")`) where `(...)?` would read more naturally.
+# Groups: 1 date and time, 2 the rest of the prefix (milliseconds, rank tags: checked by `Tails`), then the kind
+# as `lastindex`: 3 decode with no running request, 4 decode with some (its gen throughput), 5 access (its status),
+# 6 prefill, 7 any other message; the loop reads no group it can do without. ASCII only, so it accepts a subset
+# of what `split_line` reads, and reads it the same way: the wrapper is prefix.CONTAINER (atomic), the prefix runs
+# to the first `] `. A decode line is read as `batches.read_pairs` reads it, the last part of a key winning:
+# `#running-req` is the first part and the only one, `gen throughput` the last part of its key (`, ` before it:
+# not the end of a longer key), its value ending where the part does. The only cheap proof that no second
+# `#running-req` follows is that no `i` does: none of SGLang's decode keys after it has one (a line with one
+# takes `odd_decode`). `[^i]*` scans as fast as `.*` would. Numbers are bounded so that `int` and `float` always
+# agree with the full parser. Optional groups cost sre dearly: hence branches (`|())` at the end, `(?: [^"]*"|")`)
+# where `(...)?` would read more naturally.
+GEN = r"(?=, )(?>[^i]*, gen throughput \(token/s\): )"
+GEN_END = r"(?:, [^i]*|,|)$"
 FAST_LINE = (
     r"(\d\d\d\d-\d\d-\d\d \d\d:\d\d:\d\d)([^]]*)\] "
-    r"(?:Decode batch[.,] #running-req: (?:0|([1-9]\d{0,17}))(?=, )(?>[^i]*, gen throughput \(token/s\): )"
-    r"(\d{1,18}\.\d{1,18})(?:, [^i]*|,|)$"
+    r"(?:Decode batch[.,] #running-req: (?:0" + GEN + r"\d{1,18}\.\d{1,18}" + GEN_END + r"()"
+    r"|[1-9]\d{0,17}" + GEN + r"(\d{1,18}\.\d{1,18})" + GEN_END + r")"
     r'|INFO:      *\S+ - "[A-Z]+ \S+(?: [^"]*"|") (\d{3})\b'
     r"|Prefill batch[.,]()"
     r"|())")
 # A container wrapper as `FAST_LINE` reads it, when a `[` follows: the same on every line that starts so, as
 # nothing in it can take the `[`. A log from one container repeats its own on every line.
 WRAPPER = re.compile(rf"(?>{CONTAINER.pattern})(?=\[)", re.ASCII)
-DECODE, STATUS, PREFILL = 4, 5, 6  # `lastindex` of a match of each kind
+IDLE, BUSY, STATUS, PREFILL = 3, 4, 5, 6  # `lastindex` of a match of each kind
 TAIL = re.compile(r"((?:[.,]\d{1,6})?)((?: [A-Z][A-Z_]*\d+)*)")  # the rest of prefix.HEAD after the seconds
 
 
@@ -75,6 +78,13 @@ def fast_line(wrapper: str) -> re.Pattern[str]:
     sre steps a line)."""
     known = rf"{re.escape(wrapper)}\[|" if wrapper else ""
     return re.compile(rf"(?:\[|{known}(?>{CONTAINER.pattern})\[){FAST_LINE}", re.ASCII)
+
+
+Match = Callable[[str], "re.Match[str] | None"]
+
+
+def no_match(text: str) -> None:
+    return None
 
 
 def decode_line(m: re.Match[str]) -> tuple[str, str]:
@@ -107,16 +117,17 @@ class _Scan:
         # One flat loop on purpose: a function call per line costs about what the fast path's work does. The
         # decode totals live in locals meanwhile, handed back before anything else may touch them.
         parser, state, decode, tails = self.parser, self.state, self.state.decode, TAILS
-        base, statuses, ansi, add_raw = parser.line_no, [], self.ansi, decode.raw.append
+        base, statuses, add_raw = parser.line_no, [], decode.raw.append
         wrapper = WRAPPER.match(lines[0]) if lines else None
-        match, fast, settled = fast_line(wrapper.group() if wrapper else "").match, parser.pending is None, state.phase in phases.SETTLED
+        fast_match = fast_line(wrapper.group() if wrapper else "").match
+        match, settled = self.matcher(fast_match, parser.pending is None), state.phase in phases.SETTLED
         count, total, steady, warm = decode.counters()
         prefills = 0
         for index, text in enumerate(lines):
-            m = fast and not (ansi and "\x1b" in text) and match(text)
+            m = match(text)
             kind = m.lastindex if m else 0
-            if kind == DECODE:
-                tail, running, gen = m.group(2, 3, 4)
+            if kind == BUSY or kind == IDLE:
+                tail = m[2]
                 if not tail or tails[tail]:
                     if not settled:
                         state.batch_seen()
@@ -124,18 +135,18 @@ class _Scan:
                     count += 1
                     if warm:
                         warm = False
-                    elif running:
-                        total += float(gen)
+                    elif kind == BUSY:
+                        total += float(m[4])
                         steady += 1
                     add_raw(m)
                     continue
             elif kind == STATUS:
-                tail, status = m.group(2, 5)
+                tail = m[2]
                 if not tail or tails[tail]:
-                    statuses.append(status)
+                    statuses.append(m[5])
                     continue
             elif kind == PREFILL:
-                tail = m.group(2)
+                tail = m[2]
                 if not tail or tails[tail]:
                     if not settled:
                         state.batch_seen()
@@ -144,13 +155,22 @@ class _Scan:
                     continue
             decode.set_counters(count, total, steady, warm)
             state.prefill_count, prefills = state.prefill_count + prefills, 0
-            fast = self.other(text, m, kind, base + index)
+            match = self.matcher(fast_match, self.other(text, m, kind, base + index))
             count, total, steady, warm = decode.counters()
             settled = state.phase in phases.SETTLED
         decode.set_counters(count, total, steady, warm)
         state.prefill_count += prefills
         parser.line_no = base + len(lines)
         self.add_statuses(statuses)
+
+    def matcher(self, match: Match, fast: bool) -> Match:
+        """`match`, unless lines cannot take the fast path: none while an error waits for its traceback, none with
+        an escape code in it once the log has one (the full parser strips them). Chosen here, not on every line."""
+        if not fast:
+            return no_match
+        if self.ansi:
+            return lambda text: None if "\x1b" in text else match(text)
+        return match
 
     def other(self, text: str, m: re.Match[str] | None, kind: int, index: int) -> bool:
         """Any line but a usual decode or access line; True if no error is pending after it."""
