@@ -222,3 +222,16 @@ def test_summary_fast_path_equals_event_reducer_behind_any_wrapper_after_another
         state = ServerState(history=8)
         state.apply_all(parse_text(data))
         assert state_to_dict(summarize_stream(io.BytesIO(data), ServerState(history=8))) == state_to_dict(state), first
+
+
+def test_summary_fast_path_equals_event_reducer_on_recurring_messages_read_twice() -> None:
+    """Recurring messages are classified once and remembered: each line still makes its own event."""
+    lines = [f"[2026-05-11 23:49:0{n} TP0] {msg}" for n in range(3) for msg in (
+        "KV cache pool is full. Retract requests. #retracted_reqs: 1, #new_tokens_gained: 10",
+        "Cache flushed successfully!", "max_total_tokens=131072 is larger than the profiled value -561981.",
+        "Load weight end. elapsed=28.41 s, type=Qwen3NextForCausalLM, avail mem=20.38 GB, mem usage=25.47 GB.")]
+    data = "\n".join(lines).encode()
+    state = ServerState(history=8)
+    state.apply_all(parse_text(data))
+    for _ in range(2):
+        assert state_to_dict(summarize_stream(io.BytesIO(data), ServerState(history=8))) == state_to_dict(state)

@@ -20,12 +20,14 @@ from typing import BinaryIO, Callable
 
 from mtptui.sglang.logparse import Event, LogParser
 from mtptui.sglang.logparse.batches import parse_batch
-from mtptui.sglang.logparse.lines import ACCESS, classify
+from mtptui.sglang.logparse.lines import ACCESS, Parsed, classify
 from mtptui.sglang.logparse.prefix import CONTAINER, RANK
 from mtptui.sglang.state import phases
 from mtptui.sglang.state.model import ServerState
 
 BLOCK = 1 << 20
+MAX_KINDS, MAX_KIND_CHARS = 4096, 240  # messages remembered with their kind, and the longest one remembered
+PLAIN = (str, int, float, bool, type(None))
 MAX_TAILS = 4096  # distinct prefix tails remembered (a few rank tags; every line's own with milliseconds)
 
 # Groups: 1 date and time, 2 the rest of the prefix (milliseconds, rank tags: checked by `Tails`), then the kind
@@ -71,6 +73,26 @@ class Tails(dict):
 
 
 TAILS = Tails()
+
+
+class Kinds(dict):
+    """Message → `lines.classify(message)`, remembered for the short messages that recur (`Cache flushed
+    successfully!`, a deprecation notice, a retraction warning): classifying one takes a dozen prefix and regex
+    checks, about 30,000 instructions here, and such lines are 5% of a busy log. Only plain field values are
+    remembered, so a copy of the fields is as good as a new reading; `classify` reads the message alone.
+    """
+
+    def __missing__(self, message: str) -> Parsed:
+        parsed = classify(message)
+        plain = parsed is None or all(isinstance(value, PLAIN) for value in parsed[1].values())
+        if plain and len(message) <= MAX_KIND_CHARS:
+            if len(self) >= MAX_KINDS:
+                self.clear()
+            self[message] = parsed
+        return parsed
+
+
+KINDS = Kinds()
 
 
 @lru_cache(maxsize=16)
@@ -207,13 +229,13 @@ class _Scan:
         """Any other prefixed line, classified directly as its prefix is known; True if no error is pending."""
         if text.startswith("[gpu_id=", start):  # ≈0.2.x tag after the prefix: the full parser drops it
             return self.slow(text, index)
-        parsed = classify(text[start:])
+        parsed = KINDS[text[start:]]
         if parsed is None:
             return True
         kind, fields = parsed
         if kind == "error":  # an error waits for its traceback: the parser's job
             return self.slow(text, index)
-        self.state.apply(Event(kind, ts, dict(ranks), index + 1, fields))
+        self.state.apply(Event(kind, ts, dict(ranks), index + 1, dict(fields)))  # the cached dict stays as it is
         return True
 
     def slow(self, text: str, index: int) -> bool:
