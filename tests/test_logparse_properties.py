@@ -183,3 +183,55 @@ def test_summary_fast_path_equals_event_reducer_on_edge_lines() -> None:
         state = ServerState(history=8)
         state.apply_all(parse_text(data))
         assert state_to_dict(summarize_stream(io.BytesIO(data), ServerState(history=8))) == state_to_dict(state), lines
+
+
+# A decode line's numbers are `key: value` parts, the last of a key winning: these lines name a key twice, or
+# end a longer key with the name of one. Each follows an ordinary decode line, so it counts in the steady mean.
+REKEYED_DECODE_LINES = [
+    DECODE_BODY.replace("token usage", "xgen throughput (token/s): 7.00, token usage"),
+    DECODE_BODY + ", xgen throughput (token/s): 7.00",
+    DECODE_BODY + ", #running-req: 0",
+    DECODE_BODY.replace("#running-req: 3", "#running-req: 0") + ", #running-req: 2",
+    DECODE_BODY.replace("#token: 5", "#running-req: 0") + ", gen throughput (token/s): 9.00",
+    DECODE_BODY + ", gen throughput (token/s): 9.00",
+    DECODE_BODY.replace("Decode batch, ", "Decode batch. ") + ", x#running-req: 0",
+    DECODE_BODY.replace("Decode batch, ", "Decode batch. ") + ", xgen throughput (token/s): 7.00",
+    DECODE_BODY.replace("Decode batch, ", "Decode batch. ") + ", #running-req: 0",
+    DECODE_BODY.replace("Decode batch, ", "Decode batch.") + ", #running-req: 0",
+]
+
+
+def test_summary_fast_path_reads_decode_keys_as_the_full_parser() -> None:
+    for line in REKEYED_DECODE_LINES:
+        data = ("[2026-05-11 23:49:00 TP0] Load weight begin. avail mem=46.85 GB\n"
+                f"[2026-05-11 23:49:06 TP0] {DECODE_BODY}\n[2026-05-11 23:49:07 TP0] {line}\n").encode()
+        state = ServerState(history=8)
+        state.apply_all(parse_text(data))
+        assert state_to_dict(summarize_stream(io.BytesIO(data), ServerState(history=8))) == state_to_dict(state), line
+
+
+WRAPPERS = ["", "llm0-1  | ", "llm0-1   | ", "llm0-1  |  ", "3|llm0-1  | ", "llm0-1  | llm0-1  | ", "llm0-1  | x",
+            "llm0-1 | ", "a | b | ", "llm0-1\t| ", "llm0-1  |"]
+
+
+def test_summary_fast_path_equals_event_reducer_behind_any_wrapper_after_another() -> None:
+    """The first line's wrapper is tried literally on the lines after it: any other must read as before."""
+    for first in WRAPPERS:
+        lines = [f"{w}[2026-05-11 23:49:0{i % 10} TP0] {DECODE_BODY}" for i, w in enumerate([first, *WRAPPERS])]
+        data = "\n".join(lines).encode()
+        state = ServerState(history=8)
+        state.apply_all(parse_text(data))
+        assert state_to_dict(summarize_stream(io.BytesIO(data), ServerState(history=8))) == state_to_dict(state), first
+
+
+def test_summary_fast_path_equals_event_reducer_on_recurring_messages_read_twice() -> None:
+    """Recurring messages are classified once and remembered: each line still makes its own event."""
+    lines = [f"[2026-05-11 23:49:0{n} TP0] {msg}" for n in range(3) for msg in (
+        "KV cache pool is full. Retract requests. #retracted_reqs: 1, #new_tokens_gained: 10",
+        "Cache flushed successfully!", "max_total_tokens=131072 is larger than the profiled value -561981.",
+        "Load weight end. elapsed=28.41 s, type=Qwen3NextForCausalLM, avail mem=20.38 GB, mem usage=25.47 GB.")]
+    data = "\n".join(lines).encode()
+    state = ServerState(history=8)
+    state.apply_all(parse_text(data))
+    for _ in range(2):
+        assert state_to_dict(summarize_stream(io.BytesIO(data), ServerState(history=8))) == state_to_dict(state)

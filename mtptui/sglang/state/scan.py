@@ -15,35 +15,46 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import BinaryIO
+from functools import lru_cache
+from typing import BinaryIO, Callable
 
 from mtptui.sglang.logparse import Event, LogParser
-from mtptui.sglang.logparse.lines import ACCESS, classify
+from mtptui.sglang.logparse.batches import parse_batch
+from mtptui.sglang.logparse.lines import ACCESS, Parsed, classify
 from mtptui.sglang.logparse.prefix import CONTAINER, RANK
 from mtptui.sglang.state import phases
 from mtptui.sglang.state.model import ServerState
 
 BLOCK = 1 << 20
-RUNNING, RUNNING_LEN = "#running-req: ", len("#running-req: ")
-GEN, GEN_LEN = "gen throughput (token/s): ", len("gen throughput (token/s): ")
-NAN = float("nan")
+MAX_KINDS, MAX_KIND_CHARS = 4096, 240  # messages remembered with their kind, and the longest one remembered
+PLAIN = (str, int, float, bool, type(None))
 MAX_TAILS = 4096  # distinct prefix tails remembered (a few rank tags; every line's own with milliseconds)
 
-# Groups: 1 date and time, 2 the rest of the prefix (milliseconds, rank tags: checked by `Tails`), then one of:
-# 3-4 decode running (None when 0) and gen, 5 access status, 6 prefill, 7 any other message. ASCII only, so it
-# accepts a subset of what `split_line` reads, and reads it the same way: the wrapper is prefix.CONTAINER
-# (atomic), the prefix runs to the first `] `. The decode alternative takes the *last* `gen throughput` (atomic
-# greedy `.*`) and the value must end where the per-kind code would cut it; numbers are bounded so that `int` and
-# `float` always agree with the full parser. Optional groups cost sre dearly: hence branches (`|())` at the end,
-# `(?: [^"]*"|")`) where `(...)?` would read more naturally.
-FAST_LINE = re.compile(
-    rf"(?:\[|(?>{CONTAINER.pattern})\[)(\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d)([^]]*)\] "
-    r"(?:Decode batch[.,] #running-req: (?:0|([1-9]\d{0,17})), (?>.*gen throughput \(token/s\): )(\d{1,18}\.\d{1,18})"
-    r"(?:, |,$|$)"
-    r'|INFO:      *\S+ - "[A-Z]+ \S+(?: [^"]*"|") (\d{3})\b'
+# Groups: 1 date and time, 2 the rest of the prefix (milliseconds, rank tags: checked by `Tails`), then the kind
+# as `lastindex`: 3 decode with no running request, 4 decode with some (its gen throughput), 5 access (its status),
+# 6 prefill, 7 any other message; the loop reads no group it can do without. ASCII only, so it accepts a subset
+# of what `split_line` reads, and reads it the same way: the wrapper is prefix.CONTAINER (atomic), the prefix runs
+# to the first `] `. A decode line is read as `batches.read_pairs` reads it, the last part of a key winning:
+# `#running-req` is the first part and the only one, `gen throughput` the last part of its key (`, ` before it:
+# not the end of a longer key), its value ending where the part does. The only cheap proof that no second
+# `#running-req` follows is that no `i` does: none of SGLang's decode keys after it has one (a line with one
+# takes `odd_decode`). `[^i]*` scans as fast as `.*` would. Numbers are bounded so that `int` and `float` always
+# agree with the full parser. `[0-9]`, not `\d` (the same under re.ASCII): a range is checked in line, a category
+# by a call, on every digit. Optional groups cost sre dearly: hence branches (`|())` at the end, `(?: [^"]*"|")`)
+# where `(...)?` would read more naturally.
+GEN = r"(?=, )(?>[^i]*, gen throughput \(token/s\): )"
+GEN_END = r"(?:, [^i]*|,|)$"
+FAST_LINE = (
+    r"([0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9])([^]]*)\] "
+    r"(?:Decode batch[.,] #running-req: (?:0" + GEN + r"[0-9]{1,18}\.[0-9]{1,18}" + GEN_END + r"()"
+    r"|[1-9][0-9]{0,17}" + GEN + r"([0-9]{1,18}\.[0-9]{1,18})" + GEN_END + r")"
+    r'|INFO:      *\S+ - "[A-Z]+ \S+(?: [^"]*"|") ([0-9]{3})\b'
     r"|Prefill batch[.,]()"
-    r"|())", re.ASCII)
-DECODE, STATUS, PREFILL = 4, 5, 6  # `lastindex` of a match of each kind
+    r"|())")
+# A container wrapper as `FAST_LINE` reads it, when a `[` follows: the same on every line that starts so, as
+# nothing in it can take the `[`. A log from one container repeats its own on every line.
+WRAPPER = re.compile(rf"(?>{CONTAINER.pattern})(?=\[)", re.ASCII)
+IDLE, BUSY, STATUS, PREFILL = 3, 4, 5, 6  # `lastindex` of a match of each kind
 TAIL = re.compile(r"((?:[.,]\d{1,6})?)((?: [A-Z][A-Z_]*\d+)*)")  # the rest of prefix.HEAD after the seconds
 
 
@@ -62,6 +73,41 @@ class Tails(dict):
 
 
 TAILS = Tails()
+
+
+class Kinds(dict):
+    """Message → `lines.classify(message)`, remembered for the short messages that recur (`Cache flushed
+    successfully!`, a deprecation notice, a retraction warning): classifying one takes a dozen prefix and regex
+    checks, about 30,000 instructions here, and such lines are 5% of a busy log. Only plain field values are
+    remembered, so a copy of the fields is as good as a new reading; `classify` reads the message alone.
+    """
+
+    def __missing__(self, message: str) -> Parsed:
+        parsed = classify(message)
+        plain = parsed is None or all(isinstance(value, PLAIN) for value in parsed[1].values())
+        if plain and len(message) <= MAX_KIND_CHARS:
+            if len(self) >= MAX_KINDS:
+                self.clear()
+            self[message] = parsed
+        return parsed
+
+
+KINDS = Kinds()
+
+
+@lru_cache(maxsize=16)
+def fast_line(wrapper: str) -> re.Pattern[str]:
+    """`FAST_LINE` trying `wrapper` literally before the general container wrapper (same match, ~1000 fewer
+    sre steps a line)."""
+    known = rf"{re.escape(wrapper)}\[|" if wrapper else ""
+    return re.compile(rf"(?:\[|{known}(?>{CONTAINER.pattern})\[){FAST_LINE}", re.ASCII)
+
+
+Match = Callable[[str], "re.Match[str] | None"]
+
+
+def no_match(text: str) -> None:
+    return None
 
 
 def decode_line(m: re.Match[str]) -> tuple[str, str]:
@@ -94,15 +140,17 @@ class _Scan:
         # One flat loop on purpose: a function call per line costs about what the fast path's work does. The
         # decode totals live in locals meanwhile, handed back before anything else may touch them.
         parser, state, decode, tails = self.parser, self.state, self.state.decode, TAILS
-        base, statuses, ansi, add_raw = parser.line_no, [], self.ansi, decode.raw.append
-        match, fast, settled = FAST_LINE.match, parser.pending is None, state.phase in phases.SETTLED
+        base, statuses, add_raw = parser.line_no, [], decode.raw.append
+        wrapper = WRAPPER.match(lines[0]) if lines else None
+        fast_match = fast_line(wrapper.group() if wrapper else "").match
+        match, settled = self.matcher(fast_match, parser.pending is None), state.phase in phases.SETTLED
         count, total, steady, warm = decode.counters()
         prefills = 0
         for index, text in enumerate(lines):
-            m = fast and not (ansi and "\x1b" in text) and match(text)
+            m = match(text)
             kind = m.lastindex if m else 0
-            if kind == DECODE:
-                tail, running, gen = m.group(2, 3, 4)
+            if kind == BUSY or kind == IDLE:
+                tail = m[2]
                 if not tail or tails[tail]:
                     if not settled:
                         state.batch_seen()
@@ -110,18 +158,18 @@ class _Scan:
                     count += 1
                     if warm:
                         warm = False
-                    elif running:
-                        total += float(gen)
+                    elif kind == BUSY:
+                        total += float(m[4])
                         steady += 1
                     add_raw(m)
                     continue
             elif kind == STATUS:
-                tail, status = m.group(2, 5)
+                tail = m[2]
                 if not tail or tails[tail]:
-                    statuses.append(status)
+                    statuses.append(m[5])
                     continue
             elif kind == PREFILL:
-                tail = m.group(2)
+                tail = m[2]
                 if not tail or tails[tail]:
                     if not settled:
                         state.batch_seen()
@@ -130,13 +178,22 @@ class _Scan:
                     continue
             decode.set_counters(count, total, steady, warm)
             state.prefill_count, prefills = state.prefill_count + prefills, 0
-            fast = self.other(text, m, kind, base + index)
+            match = self.matcher(fast_match, self.other(text, m, kind, base + index))
             count, total, steady, warm = decode.counters()
             settled = state.phase in phases.SETTLED
         decode.set_counters(count, total, steady, warm)
         state.prefill_count += prefills
         parser.line_no = base + len(lines)
         self.add_statuses(statuses)
+
+    def matcher(self, match: Match, fast: bool) -> Match:
+        """`match`, unless lines cannot take the fast path: none while an error waits for its traceback, none with
+        an escape code in it once the log has one (the full parser strips them). Chosen here, not on every line."""
+        if not fast:
+            return no_match
+        if self.ansi:
+            return lambda text: None if "\x1b" in text else match(text)
+        return match
 
     def other(self, text: str, m: re.Match[str] | None, kind: int, index: int) -> bool:
         """Any line but a usual decode or access line; True if no error is pending after it."""
@@ -157,17 +214,11 @@ class _Scan:
         return self.message(text, start, ts + ms, ranks, index)
 
     def odd_decode(self, text: str, line: re.Match[str], start: int, index: int) -> bool:
-        """A decode line in an unusual form: its two numbers found by position, else the full parser."""
-        i, j = text.find(RUNNING, start) + RUNNING_LEN, text.rfind(GEN) + GEN_LEN
-        gen = NAN
-        if i > RUNNING_LEN and j > GEN_LEN:
-            k, m = text.find(", ", i), text.find(", ", j)
-            try:
-                running = int(text[i:k] if k > 0 else text[i:].rstrip(", "))
-                gen = float(text[j:m] if m > 0 else text[j:].rstrip(", "))
-            except ValueError:
-                gen = NAN
-        if gen - gen != 0.0:  # not read, or nan or inf (the full parser makes those null)
+        """A decode line in an unusual form, its two numbers read as the full parser reads them (else the latter)."""
+        parsed = parse_batch(text[start:])
+        fields = parsed[1] if parsed else {}
+        running, gen = fields.get("running_req"), fields.get("gen_throughput")
+        if running is None or gen is None:
             return self.slow(text, index)
         if self.state.phase not in phases.SETTLED:
             self.state.batch_seen()
@@ -178,13 +229,13 @@ class _Scan:
         """Any other prefixed line, classified directly as its prefix is known; True if no error is pending."""
         if text.startswith("[gpu_id=", start):  # ≈0.2.x tag after the prefix: the full parser drops it
             return self.slow(text, index)
-        parsed = classify(text[start:])
+        parsed = KINDS[text[start:]]
         if parsed is None:
             return True
         kind, fields = parsed
         if kind == "error":  # an error waits for its traceback: the parser's job
             return self.slow(text, index)
-        self.state.apply(Event(kind, ts, dict(ranks), index + 1, fields))
+        self.state.apply(Event(kind, ts, dict(ranks), index + 1, dict(fields)))  # the cached dict stays as it is
         return True
 
     def slow(self, text: str, index: int) -> bool:
