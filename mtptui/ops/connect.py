@@ -42,7 +42,8 @@ class HostSession:
         if log.kind == "file":
             return FileLog(log.path)
         if not isinstance(self.host.server, SystemdServer):
-            raise ConfigError(f"host {self.host.name!r}: a journal log needs a systemd server (set log.kind = \"file\")")
+            raise ConfigError(f"host {self.host.name!r}: a journal log needs a systemd server "
+                              '(set log.kind = "file")')
         return JournalLog(self.host.server.unit, tuple(self.host.server.command_prefix))
 
     def follower(self, *, start: Start = Start.end(), position: LogPosition = None, backoff: Backoff = Backoff(),

@@ -90,4 +90,5 @@ async def configured_side(session) -> tuple[Side | None, UnitFile | None]:
         reference = await session.manager.reference_unit()
         return (unit_side(reference, posixpath.basename(reference.path), version) if reference else None), None
     label = "command:server.launch_command"
-    return Side(label, _labelled(label, lambda: parse_command(server.launch_command, version, require_model=False))), None
+    command = server.launch_command
+    return Side(label, _labelled(label, lambda: parse_command(command, version, require_model=False))), None

@@ -95,7 +95,8 @@ class RestartPlan:
         return [s.command.shown for s in self.steps + self.finish]
 
     def to_json(self) -> dict[str, object]:
-        return {"host": self.host, "profile": self.profile, "manager": self.manager, "diff": self.diff.to_json() if self.diff else None,
+        return {"host": self.host, "profile": self.profile, "manager": self.manager,
+                "diff": self.diff.to_json() if self.diff else None,
                 "findings": [f.to_dict() for f in self.findings], "notes": list(self.notes),
                 "lint_source": self.judged_by.to_json(), "lint_notes": list(self.lint_notes),
                 "steps": [{"step": s.step, "what": s.command.what, "command": s.command.shown} for s in self.steps],
@@ -160,7 +161,8 @@ async def _plan_systemd(session, name: str, profile, profile_s: Side, stamp: str
     backup = backup_path(unit_file.path, stamp)
     main_pid = await manager.main_pid()
     stray = running.info if running and running.info.pid != main_pid else None
-    steps = [Step("stopping", stop_group_command(stray.pid, stray.pgid, STOP_TIMEOUT_S, manager.prefix))] if stray else []
+    steps = ([Step("stopping", stop_group_command(stray.pid, stray.pgid, STOP_TIMEOUT_S, manager.prefix))]
+             if stray else [])
     steps += [Step("write_unit", manager.write_command(unit_file.path, new_text, backup), atomic=True),
              Step("reload", manager.daemon_reload_command()),
              Step("starting", manager.restart_command(), starts=True)]

@@ -85,7 +85,8 @@ def rest():
             break
     return best
 def after(done):
-    later = [(st.st_mtime_ns, name) for name, st in rotated() if st.st_mtime_ns > done.st_mtime_ns and st.st_ino != done.st_ino]
+    later = [(st.st_mtime_ns, name) for name, st in rotated()
+             if st.st_mtime_ns > done.st_mtime_ns and st.st_ino != done.st_ino]
     for _, name in sorted(later):
         try:
             return open(name, "rb")

@@ -39,7 +39,9 @@ env -- kill -s TERM -- "-$pg" 2>/dev/null
 i=0
 while members; do
   i=$((i+1))
-  if [ "$i" -eq "$ticks" ]; then echo "sent KILL to process group $pg" >&2; env -- kill -s KILL -- "-$pg" 2>/dev/null; fi
+  if [ "$i" -eq "$ticks" ]; then
+    echo "sent KILL to process group $pg" >&2; env -- kill -s KILL -- "-$pg" 2>/dev/null
+  fi
   if [ "$i" -gt $((ticks+50)) ]; then echo "process group $pg is still running after KILL" >&2; exit 1; fi
   sleep 0.1
 done
@@ -157,7 +159,8 @@ class ProcessManager:
     async def find(self) -> ProcessInfo | None:
         """The running server: the pid file's process if alive, else the SGLang server on ``port`` (by command line)."""
         if self.config.pid_file:
-            result = await self.transport.run(Command.of(script(READ_PIDFILE, self.config.pid_file), "read the pid file"))
+            read_pid = Command.of(script(READ_PIDFILE, self.config.pid_file), "read the pid file")
+            result = await self.transport.run(read_pid)
             pid = result.out.strip()
             if result.ok and pid.isdigit() and (info := await read_process(self.transport, int(pid))):
                 return info
