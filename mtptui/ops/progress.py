@@ -35,6 +35,7 @@ class RestartEvent:
 
 
 Emit = Callable[[RestartEvent], None]
+StepEmit = Callable[[str, str, dict[str, Any]], None]  # (step, message, detail): what a restart's parts report
 
 
 class Clock:
@@ -57,13 +58,13 @@ def crash_reason(error: Event) -> str:
 class StartupTracker:
     """Feeds parser events to a ServerState and emits one RestartEvent per visible step."""
 
-    def __init__(self, emit: Callable[[str, str, dict], None]) -> None:
+    def __init__(self, emit: StepEmit) -> None:
         self.state = ServerState()
         self.emit = emit
         self.reason: str | None = None
-        self._last_shards: tuple | None = None
-        self._phase = None
-        self._models_loaded: set = set()
+        self._last_shards: tuple[object, object] | None = None
+        self._phase: str | None = None
+        self._models_loaded: set[object] = set()
 
     @property
     def settled(self) -> bool:

@@ -59,7 +59,7 @@ def _reason(exc) -> str:
 
 
 def _unreachable_fix(ctx: Context) -> str:
-    from mtptui.ops.launches import api_port
+    from mtptui.ops.connect import api_port
 
     running = ctx.running
     if ctx.server_running is False:
