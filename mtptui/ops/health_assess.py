@@ -4,7 +4,7 @@ figures and the bench history (``assess``); the pieces are in ``drift``, ``basel
 from __future__ import annotations
 
 from statistics import median
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from mtptui.config import HostConfig
 from mtptui.ops.baseline import accept_baseline, host_runs, no_spec_baseline, speed_baseline
@@ -37,11 +37,11 @@ class _LastOf:
     live figures twice a second (the dashboard repaints), so the diff and the baselines are not redone each time."""
 
     def __init__(self) -> None:
-        self.objects: tuple = ()  # held, so that no other object can take their identity
-        self.values: tuple = ()
+        self.objects: tuple[object, ...] = ()  # held, so that no other object can take their identity
+        self.values: tuple[object, ...] = ()
         self.value: Any = None
 
-    def get(self, objects: tuple, values: tuple, compute) -> Any:
+    def get(self, objects: tuple[object, ...], values: tuple[object, ...], compute: Callable[[], Any]) -> Any:
         """``compute()`` unless the ``objects`` are the very same and the ``values`` equal as last time."""
         same = len(objects) == len(self.objects) and all(a is b for a, b in zip(objects, self.objects))
         if not same or values != self.values:

@@ -43,8 +43,7 @@ class HostFileStore:
 def save_path(host: HostConfig, source: Path | None) -> Path:
     """Where ``host``'s profiles are saved: its own file, or the user's copy for examples."""
     configs = repo_configs()
-    example = source is None or (configs is not None and source.resolve().parent == configs.resolve())
-    if example:
+    if source is None or (configs is not None and source.resolve().parent == configs.resolve()):  # an example
         return config_home() / "hosts" / f"{host.name}.toml"
     return source
 
