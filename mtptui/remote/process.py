@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 # argv: PGID TICKS (tenths of a second before KILL). Exit 0 once no live process is left in the group.
 # `env -- kill` is the system kill: dash's builtin takes no negative pid (process group).
+# Its text is part of the command a restart plan shows, word for word: E501 is waived for it, not wrapped.
 STOP_GROUP = r"""pg=$1; ticks=$2
 members() {
   for s in /proc/[0-9]*/stat; do
@@ -39,13 +40,11 @@ env -- kill -s TERM -- "-$pg" 2>/dev/null
 i=0
 while members; do
   i=$((i+1))
-  if [ "$i" -eq "$ticks" ]; then
-    echo "sent KILL to process group $pg" >&2; env -- kill -s KILL -- "-$pg" 2>/dev/null
-  fi
+  if [ "$i" -eq "$ticks" ]; then echo "sent KILL to process group $pg" >&2; env -- kill -s KILL -- "-$pg" 2>/dev/null; fi
   if [ "$i" -gt $((ticks+50)) ]; then echo "process group $pg is still running after KILL" >&2; exit 1; fi
   sleep 0.1
 done
-""".strip()
+""".strip()  # noqa: E501
 
 # argv: PIDFILE WORKDIR COMMAND... ("" for no pid file / no workdir). Runs inside setsid nohup.
 LAUNCH = r"""if [ -n "$1" ]; then echo $$ > "$1" || exit 1; fi
