@@ -24,8 +24,10 @@ from mtptui.ops.metrics_feed import ServerMetrics
 # The feed's connection and GPU items are the remote layer's own types.
 from mtptui.remote.follow import ConnectionStatus as Connection  # noqa: F401
 from mtptui.remote.gpu import GpuReading, GpuStat  # noqa: F401
+from mtptui.remote.logsource import LogChunk
 
 if TYPE_CHECKING:
+    from mtptui.remote.follow import LogFollower
     from mtptui.sglang.flags import FlagSet
 
 
@@ -74,14 +76,14 @@ class Feed(Protocol):
 class FollowerFeed:
     """Adapts a ``mtptui.remote.follow.LogFollower``: LogChunk → LogData, ConnectionStatus → Connection."""
 
-    def __init__(self, follower: Any, label: str) -> None:
+    def __init__(self, follower: LogFollower, label: str) -> None:
         self.follower = follower
         self.label = label
 
     async def items(self) -> AsyncIterator[FeedItem]:
         async for item in self.follower.events():
-            if hasattr(item, "data"):
-                yield LogData(item.data, reset=bool(getattr(item, "reset", False)))
+            if isinstance(item, LogChunk):
+                yield LogData(item.data, reset=item.reset)
             else:
                 yield Connection(item.state, item.reason, item.retry_in_s)
 

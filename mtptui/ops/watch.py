@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Sequence
+from typing import TYPE_CHECKING, Awaitable, Callable, Literal, Sequence
 
 from mtptui.ops.progress import StartupTracker, StepEmit
 from mtptui.remote.errors import ConnectError, ConnectionLost, RemoteError
@@ -136,7 +136,7 @@ async def watch_start(session: HostSession, position: LogPosition, start: Start,
     return _outcome(watch, tasks, timeout_s)
 
 
-def _outcome(watch: Watch, tasks: Sequence[asyncio.Future[Any]], timeout_s: float) -> WatchOutcome:
+def _outcome(watch: Watch, tasks: Sequence[asyncio.Future[None]], timeout_s: float) -> WatchOutcome:
     tracker = watch.tracker
     if tracker.state.phase == "ready":
         return WatchOutcome("ready", watch=watch)
