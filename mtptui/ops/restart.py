@@ -23,6 +23,7 @@ from mtptui.ops.restart_env import EnvChange, merge_env
 from mtptui.remote.procinfo import ProcessInfo
 from mtptui.remote.process import ProcessManager, stop_group_command
 from mtptui.remote.shell import Command
+from mtptui.remote.steps import RestartStep
 from mtptui.remote.systemd import SystemdManager, backup_path, lock_path
 from mtptui.secrets import mask_flagset
 from mtptui.sglang.flags import Diff, Finding, FlagSet, diff_flagsets, render_argv
@@ -41,7 +42,7 @@ class Step:
     """A command of the plan and the progress step it reports; ``starts`` marks the one that starts the server,
     ``atomic`` one whose failure leaves the host as it was (the unit write: all of it or nothing)."""
 
-    step: str
+    step: RestartStep
     command: Command
     starts: bool = False
     atomic: bool = False

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from mtptui.ops.host_state import EndState
 from mtptui.ops.progress import RestartEvent
+from mtptui.remote.steps import RestartStep
 
 SERVER_STEPS = frozenset({"stopping", "starting"})
 
@@ -23,7 +24,7 @@ Outcome = Literal["started", "ready", "aborted", "rolled_back", "rolled_back_sto
 class Ran:
     """A step that changed the host, or may have (``certain`` False: the connection dropped while it ran)."""
 
-    step: str
+    step: RestartStep
     what: str
     certain: bool = True
 

@@ -26,6 +26,7 @@ from mtptui.ops.restart_result import Ran, RestartResult
 from mtptui.ops.watch import WatchOutcome, WatchStatus, log_position, watch_start
 from mtptui.remote.errors import RemoteError
 from mtptui.remote.logsource import LogPosition, Start
+from mtptui.remote.steps import RestartStep
 
 if TYPE_CHECKING:
     from mtptui.ops.connect import HostSession
@@ -61,7 +62,7 @@ class Restarter:
         self.launch = "target"
         self.link = Link(session, plan, self.emit, reconnect_s)
 
-    def emit(self, step: str, message: str, detail: dict[str, Any] | None = None) -> None:
+    def emit(self, step: RestartStep, message: str, detail: dict[str, Any] | None = None) -> None:
         event = RestartEvent(step, message, self.launch, self.clock(), detail or {})
         self.result.events.append(event)
         if self.on_event is not None:
