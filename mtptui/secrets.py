@@ -17,7 +17,10 @@ import re
 import shlex
 import stat
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
+
+if TYPE_CHECKING:
+    from mtptui.sglang.flags.flagset import FlagSet
 
 SECRET_WORDS = ("TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "CREDENTIALS")
 # A flag's words that say "secret" anywhere in its name; "token" only as its last word (--hf-token), because in
@@ -111,7 +114,7 @@ def mask_command_line(line: str | None) -> str | None:
     return line if masked == words else shlex.join(masked)
 
 
-def mask_flagset(flagset):
+def mask_flagset(flagset: FlagSet) -> FlagSet:
     """A copy of a FlagSet whose secret env values and flag values are masked (for showing what will run)."""
     shown = copy.copy(flagset)
     shown.flags = {name: display_value(name, value) for name, value in flagset.flags.items()}

@@ -49,7 +49,8 @@ def profile_argv(name: str, version: str = "0.5.12.post1") -> list[str]:
 
     host = load_host_file(DEMO_HOST)
     names = renamed(version) if version != host.sglang_version else {}
-    return [names.get(word, word) for word in render_argv(FlagSet.from_profile(host.profile(name), host.sglang_version))]
+    flagset = FlagSet.from_profile(host.profile(name), host.sglang_version)
+    return [names.get(word, word) for word in render_argv(flagset)]
 
 
 def version_args(version: str) -> list[str]:

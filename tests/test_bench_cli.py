@@ -40,7 +40,8 @@ def test_unreachable_server_is_one_sentence() -> None:
 def test_host_over_ssh_that_cannot_be_reached_is_one_sentence(tmp_path) -> None:
     host = tmp_path / "far.toml"
     host.write_text(f'name = "far"\napi_url = "http://127.0.0.1:30000"\n[ssh]\ntarget = "127.0.0.1"\n'
-                    f'port = {free_port()}\n[server]\nmanager = "systemd"\nunit = "x.service"\n[log]\nkind = "journal"\n')
+                    f'port = {free_port()}\n[server]\nmanager = "systemd"\nunit = "x.service"\n'
+                    '[log]\nkind = "journal"\n')
     err = one_sentence(run_cli("far", "--config", str(host)))
     assert err.startswith("mtptui: cannot connect to 127.0.0.1:")
 

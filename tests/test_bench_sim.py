@@ -137,7 +137,8 @@ async def test_accept_length_from_metrics_counters(tmp_path: Path) -> None:
 
 async def test_bench_url_without_a_log_says_there_is_no_accept_length(tmp_path: Path) -> None:
     argv = [w for w in profile_argv("redeploy-1step") if w != "--enable-metrics"]
-    with start_sim(tmp_path, argv, env=profile_env("redeploy-1step"), sim_args=["--sim-version", "0.5.12.post1"]) as sim:
+    sim_args = ["--sim-version", "0.5.12.post1"]
+    with start_sim(tmp_path, argv, env=profile_env("redeploy-1step"), sim_args=sim_args) as sim:
         result = await BenchRunner(config(sim.url, requests=1, max_tokens=8)).run()
     s = result.summary
     if s["accept_len_source"] == "server_info average":  # the warm-up may already have crossed a decode log

@@ -87,7 +87,8 @@ def test_the_story_over_ssh_with_systemd(lab_systemd, lab_terminal) -> None:
     term.wait_for("the bench screen", lambda s: "workload" in s and "ready to start" in s, 15)
     assert "http://127.0.0.1:30000 via SSH" in term.screen()
     term.keys("s")
-    screen = term.wait_for("the bad state's bench", lambda s: finished(s) and "the first run of this workload" in s, BENCH_S)
+    screen = term.wait_for("the bad state's bench",
+                           lambda s: finished(s) and "the first run of this workload" in s, BENCH_S)
     before = output_tok_s(screen)
     assert 28 < before < 42 and re.search(r"accept length\s+1\.[5-9]\d", screen), screen
 

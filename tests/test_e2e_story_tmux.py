@@ -90,7 +90,8 @@ def test_the_story_regression_diff_restore_and_a_better_bench(story_terminal: Te
     term.keys("b")
     term.wait_for("the bench screen", lambda s: "workload" in s and "ready to start" in s, 15)
     term.keys("s")
-    screen = term.wait_for("the bad state's bench", lambda s: finished(s) and "the first run of this workload" in s, BENCH_S)
+    screen = term.wait_for("the bad state's bench",
+                           lambda s: finished(s) and "the first run of this workload" in s, BENCH_S)
     before = output_tok_s(screen)
     assert 28 < before < 42, screen  # the mission's ~35 tok/s
     assert re.search(r"accept length\s+1\.[5-9]\d", screen)  # ~1.75 with one MTP step

@@ -17,7 +17,8 @@ NOUNITS = """\
 """
 # the same query without ``nounits``: units after the numbers, temperature bare, [N/A] kept as it is
 WITH_UNITS = """\
-index, name, utilization.gpu [%], memory.used [MiB], memory.total [MiB], temperature.gpu, power.draw [W], power.limit [W]
+index, name, utilization.gpu [%], memory.used [MiB], memory.total [MiB], temperature.gpu, \
+power.draw [W], power.limit [W]
 0, NVIDIA RTX A6000, 87 %, 44318 MiB, 49140 MiB, 71, 254.32 W, 300.00 W
 1, Tesla T4, [N/A], 0 MiB, 15360 MiB, 34, [N/A], 70.00 W
 """

@@ -226,11 +226,13 @@ def test_eighty_columns_keep_the_first_flag_and_the_slowdown(runs) -> None:
 
 LOG = """\
 [2026-05-11 23:49:01 TP0] Prefill batch, #new-seq: 3, #new-token: 8, #cached-token: 0, full token usage: 0.12, \
-mamba usage: 0.02, #running-req: 1, #queue-req: 4, #pending-token: 0, cuda graph: False, input throughput (token/s): 9.58
+mamba usage: 0.02, #running-req: 1, #queue-req: 4, #pending-token: 0, cuda graph: False, \
+input throughput (token/s): 9.58
 [2026-05-11 23:49:07 TP0] Decode batch, #running-req: 4, #full token: 685000, full token usage: 0.49, mamba num: 12, \
 mamba usage: 0.67, accept len: 2.77, accept rate: 0.69, cuda graph: True, gen throughput (token/s): 8.44, #queue-req: 2
 [2026-05-11 23:49:08 TP0] Decode batch, #running-req: 4, #full token: 6000, full token usage: 0.01, mamba num: 12, \
-mamba usage: 0.67, accept len: 3.10, accept rate: 0.70, cuda graph: True, gen throughput (token/s): 120.00, #queue-req: 0
+mamba usage: 0.67, accept len: 3.10, accept rate: 0.70, cuda graph: True, gen throughput (token/s): 120.00, \
+#queue-req: 0
 [2026-05-11 23:49:09 TP0] KV cache pool is full. Retract requests. #retracted_reqs: 2, #new_tokens_gained: 1024
 [2026-05-11 23:49:09] INFO:     127.0.0.1:54680 - "POST /v1/chat/completions HTTP/1.1" 503 Service Unavailable
 """

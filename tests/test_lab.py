@@ -62,7 +62,8 @@ async def test_a_proxy_jump_is_honoured_and_both_hops_keys_are_checked(lab_proce
     lab.known_hosts.write_text(f"{HOSTNAME} {key}")  # the jump host only: the final hop's key is unknown
     transport = SSHTransport(SSHConfig(target=f"{ALIAS}-jump"))
     try:
-        with pytest.raises(HostKeyRefused, match=rf"refusing to connect to 127\.0\.0\.1: .* is not in {lab.known_hosts}"):
+        refused = rf"refusing to connect to 127\.0\.0\.1: .* is not in {lab.known_hosts}"
+        with pytest.raises(HostKeyRefused, match=refused):
             await transport.run(Command.of(["true"]))
         lab.known_hosts.write_text(f"{HOSTNAME} {key}127.0.0.1 {key}")
         result = await transport.run(Command.of(["sh", "-c", "echo $SSH_CONNECTION"]))

@@ -144,8 +144,9 @@ def test_a_wrong_log_path_fails_the_log_line(lab_process_model):
     assert log["detail"] == "/var/log/nope/sglang.log does not exist on the host"
     assert log["fix"] == (f"set log.path in {host.path} to the file the server writes "
                           f"(server.log_file is {host.lab.srv / 'sglang.log'})")
-    assert by_name(report)["server"]["detail"].startswith(f"pid {host.lab.srv.joinpath('sglang.pid').read_text().strip()}"
-                                                          f" (from {host.lab.srv / 'sglang.pid'}) runs SGLang")
+    pid_file = host.lab.srv / "sglang.pid"
+    assert by_name(report)["server"]["detail"].startswith(f"pid {pid_file.read_text().strip()}"
+                                                          f" (from {pid_file}) runs SGLang")
 
 
 def test_a_wrong_model_path_fails_the_model_line(lab_systemd_model):
@@ -241,7 +242,8 @@ def test_sudo_that_asks_for_a_password_fails_the_sudo_line_and_skips_what_needs_
     set_sudo(host, Path("/nonexistent/sudo"))
     sudo = by_name(check_json(host)[1])["sudo"]
     assert sudo["detail"].startswith("/nonexistent/sudo is not installed on the host (")
-    assert sudo["fix"] == "install sudo on the host, or drop it from server.command_prefix (you log in as root: it can go)"
+    assert sudo["fix"] == ("install sudo on the host, or drop it from server.command_prefix "
+                           "(you log in as root: it can go)")
 
     set_sudo(host, STAND_IN / "sudo_nopasswd" / "sudo")
     code, report = check_json(host)

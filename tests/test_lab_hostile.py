@@ -66,11 +66,13 @@ def test_no_secret_and_no_raw_control_in_any_output_or_file(hostile, tmp_path, i
         ["restart", "lab", "--profile", "restored", "--dry-run", "--json"], ["check", "lab"],
         ["bench", "lab", "--requests", "1", "--max-tokens", "8", "--json", str(out / "bench.json")],
         ["restart", "lab", "--profile", "restored", "--yes", "--json"])}
-    outputs = {f"{name} ({stream})": getattr(run, stream) for name, run in runs.items() for stream in ("stdout", "stderr")}
+    outputs = {f"{name} ({stream})": getattr(run, stream)
+               for name, run in runs.items() for stream in ("stdout", "stderr")}
     files = {str(path): path.read_text(errors="replace") for root in (out, isolated_dirs)
              for path in root.rglob("*") if path.is_file()}
     found = {where: secrets_in(text) for where, text in {**outputs, **files}.items() if secrets_in(text)}
-    assert found == {}, f"{sum(map(len, found.values()))} secrets in {len(found)} of {len(outputs) + len(files)}: {found}"
+    assert found == {}, (f"{sum(map(len, found.values()))} secrets in {len(found)} "
+                         f"of {len(outputs) + len(files)}: {found}")
     assert [where for where, text in outputs.items() if UNSAFE.search(text)] == []
     assert SEEN in runs["check lab"].stdout and SEEN in runs[next(k for k in runs if k.startswith("bench"))].stdout
     assert "--api-key" in runs["diff lab"].stdout and "HF_TOKEN" in runs["diff lab"].stdout  # shown, masked

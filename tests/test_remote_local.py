@@ -40,7 +40,8 @@ async def test_stream_reads_until_the_end_then_knows_the_exit_status():
 async def test_readonly_transport_refuses_changes_and_allows_reads():
     transport = ReadOnlyTransport(LocalTransport())
     assert (await transport.run(Command.of(["echo", "hi"]))).out == "hi\n"
-    with pytest.raises(ReadOnlyError, match="refusing to restart the unit on this machine: mtptui runs with --readonly"):
+    refused = "refusing to restart the unit on this machine: mtptui runs with --readonly"
+    with pytest.raises(ReadOnlyError, match=refused):
         await transport.run(Command.of(["true"], "restart the unit", changes_host=True))
 
 

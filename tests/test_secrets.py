@@ -80,7 +80,8 @@ def test_profiles_show_masks_a_secret_in_a_profile(tmp_path: Path) -> None:
                                                       f'SGLANG_ENABLE_SPEC_V2 = "1"\nHF_TOKEN = "{TOKEN}"\n', 1)
     (tmp_path / "demo.toml").write_text(text)
     result = mtptui("profiles", "show", "demo", "--config", str(tmp_path / "demo.toml"))
-    assert result.returncode == 0 and f"HF_TOKEN=••••(set, {len(TOKEN)} chars)" in result.stdout and TOKEN not in result.stdout
+    assert result.returncode == 0
+    assert f"HF_TOKEN=••••(set, {len(TOKEN)} chars)" in result.stdout and TOKEN not in result.stdout
     data = json.loads(mtptui("profiles", "show", "demo", "--config", str(tmp_path / "demo.toml"), "--json").stdout)
     assert data["profiles"]["restored"]["env"]["HF_TOKEN"].startswith("••••") and TOKEN not in json.dumps(data)
 
@@ -120,7 +121,8 @@ port = 30001  # b's port
 
 
 @pytest.mark.parametrize("old_mode", [0o600, 0o640])
-def test_saving_a_profile_keeps_the_files_mode_its_comments_and_a_complete_backup(tmp_path: Path, old_mode: int) -> None:
+def test_saving_a_profile_keeps_the_files_mode_its_comments_and_a_complete_backup(
+        tmp_path: Path, old_mode: int) -> None:
     from mtptui.ops.profile_save import save_profile
 
     path = tmp_path / "box.toml"

@@ -89,7 +89,8 @@ def test_server_info_keys(version: str) -> None:
 
 @pytest.mark.parametrize("key, values", [
     ("max_tokens_too_large", (200000, 131072)), ("context_exceeded", (262144, 262160, 16, 262144)),
-    ("input_too_long", (9, 8)), ("messages_empty", ()), ("prompt_empty", ()), ("max_new_tokens_negative", (-3,)), ("temperature_negative", (-1.0,)),
+    ("input_too_long", (9, 8)), ("messages_empty", ()), ("prompt_empty", ()), ("max_new_tokens_negative", (-3,)),
+    ("temperature_negative", (-1.0,)),
     ("completion_max_tokens", ()), ("media_type", ()), ("generate_no_input", ()), ("cache_flushed", ()),
     ("deprecated", ("/get_server_info", "/server_info")), ("ready", ()), ("draft_capture_end", (1.2, 0.4, 3.1)),
 ])

@@ -137,9 +137,9 @@ def test_crash_then_restart() -> None:
 
 def test_scheduler_traceback_reaches_the_state() -> None:
     state = state_of(*STARTUP, f"{p()}Scheduler hit an exception: boom", "ValueError: x")
-    assert state_to_dict(state)["error"] == {"message": "Scheduler hit an exception: boom", "traceback": "ValueError: x",
-                                        "last_frame": None, "truncated": False, "ts": "2026-05-11 23:49:07",
-                                        "ranks": {"TP": 0}}
+    assert state_to_dict(state)["error"] == {"message": "Scheduler hit an exception: boom",
+                                             "traceback": "ValueError: x", "last_frame": None, "truncated": False,
+                                             "ts": "2026-05-11 23:49:07", "ranks": {"TP": 0}}
 
 
 def test_a_cut_off_traceback_reaches_the_state_as_truncated() -> None:

@@ -9,7 +9,8 @@ from mtptui.sglang.state.errors import headline
 CRASH = """[2026-05-11 23:50:01 TP0] Scheduler hit an exception: Traceback (most recent call last):
   File "/sglang/srt/managers/scheduler.py", line 2300, in run_scheduler_process
     scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank)
-ValueError: Speculative decoding for Qwen3_5ForCausalLM is not compatible with radix cache when using --mamba-scheduler-strategy no_buffer.
+ValueError: Speculative decoding for Qwen3_5ForCausalLM is not compatible with radix cache \
+when using --mamba-scheduler-strategy no_buffer.
 
 [2026-05-11 23:50:01] Received sigquit from a child process. It usually means the child failed.
 """

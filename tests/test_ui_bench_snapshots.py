@@ -64,7 +64,8 @@ def test_bench_running_with_both_series(snap_compare) -> None:
         app.screen.live.begin(BenchSettings())
         first = GOOD["requests"][0]
         metrics = RequestMetrics(ok=True, output_tokens=first["output_tokens"], accept_len=first["accept_len"])
-        await show(pilot, app, messages.BenchStarted(RunStarted("http://127.0.0.1:31000", 3, 1, 1, GOOD["fingerprint"])),
+        started = RunStarted("http://127.0.0.1:31000", 3, 1, 1, GOOD["fingerprint"])
+        await show(pilot, app, messages.BenchStarted(started),
                    messages.BenchRequestDone(RequestDone(0, "red-black-tree", False, metrics)),
                    messages.BenchSamples(samples_of(GOOD, 7.0)))
 

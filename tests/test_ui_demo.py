@@ -26,7 +26,8 @@ def test_prepare_writes_the_known_good_unit_and_a_local_host_file(tmp_path: Path
     assert all(profile.flags["port"] == port for profile in host.profiles.values())
     unit = unit_flagset(read_unit(run.unit_path.read_text(), "sglang-qwen.service"), host.sglang_version)
     restored = FlagSet.from_profile(host.profile("restored"), host.sglang_version)
-    assert not diff_flagsets([("unit", unit), ("restored", restored)]).rows and unit.env == {"SGLANG_ENABLE_SPEC_V2": "1"}
+    assert not diff_flagsets([("unit", unit), ("restored", restored)]).rows
+    assert unit.env == {"SGLANG_ENABLE_SPEC_V2": "1"}
     bad = FlagSet.from_profile(host.profile(BAD_PROFILE), host.sglang_version)
     differing = {row.flag for row in diff_flagsets([("unit", unit), ("bad", bad)]).rows}
     assert {"--speculative-num-steps", "--speculative-num-draft-tokens", "--mem-fraction-static",

@@ -66,4 +66,5 @@ def stale_sentence(stale: list[dict[str, Any]], rig: dict[str, Any]) -> str | No
         return None
     rows = rig_differences(rig, rig_of(stale[-1]["fingerprint"]))
     what = "1 earlier run" if len(stale) == 1 else f"{len(stale)} earlier runs"
-    return f"re-bench owed: {what} of this workload measured on another rig ({describe_differences(rows)}), not compared"
+    return (f"re-bench owed: {what} of this workload measured on another rig ({describe_differences(rows)}), "
+            "not compared")

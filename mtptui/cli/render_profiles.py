@@ -32,7 +32,8 @@ def render_profile(name: str, profile: LaunchProfile, known_good: bool) -> list[
 def render_host(host: HostConfig, path: Path) -> str:
     server = host.server
     managed = f"systemd unit {server.unit}" if isinstance(server, SystemdServer) else f"process, log {server.log_file}"
-    where = f"{host.ssh.user + '@' if host.ssh and host.ssh.user else ''}{host.ssh.target}" if host.ssh else "this machine"
+    login = f"{host.ssh.user}@" if host.ssh and host.ssh.user else ""
+    where = f"{login}{host.ssh.target}" if host.ssh else "this machine"
     lines = [
         f"host {host.name}  ({path})",
         f"  {host.description}" if host.description else None,

@@ -101,7 +101,9 @@ class LaunchProfile(_Strict):
         default_factory=dict,
         description='SGLang flags by long name without "--", e.g. "speculative-num-steps" = 3.',
     )
-    env: dict[EnvName, str] = Field(default_factory=dict, description="Environment variables, e.g. SGLANG_ENABLE_SPEC_V2.")
+    env: dict[EnvName, str] = Field(
+        default_factory=dict, description="Environment variables, e.g. SGLANG_ENABLE_SPEC_V2."
+    )
     python: str = Field(default="python3", description="Interpreter used to render `python3 -m sglang.launch_server`.")
     note: str = Field(default="", description="Why this profile exists.")
 

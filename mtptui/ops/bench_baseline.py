@@ -7,11 +7,15 @@ matches the one agreeing on the most flags wins, and a tie names none (it would 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mtptui.errors import UserError
 from mtptui.sglang.flags import FlagSet
 from mtptui.sglang.flags.effective import show_value
+
+if TYPE_CHECKING:
+    from mtptui.config.models import HostConfig
+    from mtptui.sglang.flags.table import FlagSpec
 
 RESOLVED_AS = {"NEXTN": "EAGLE"}  # SGLang reports NEXTN (MTP heads) as the EAGLE algorithm it runs
 
@@ -21,7 +25,7 @@ def _same(written: Any, recorded: Any) -> bool:
     return RESOLVED_AS.get(a.upper(), a.upper()) == RESOLVED_AS.get(b.upper(), b.upper())
 
 
-def _agreement(host, name: str, recorded: dict[str, Any]) -> int | None:
+def _agreement(host: HostConfig, name: str, recorded: dict[str, Any]) -> int | None:
     """How many recorded flags the profile agrees on; None when it contradicts one."""
     try:
         flagset = FlagSet.from_profile(host.profile(name), host.sglang_version)
@@ -39,13 +43,13 @@ def _agreement(host, name: str, recorded: dict[str, Any]) -> int | None:
     return shared or None
 
 
-def _recorded_key(spec, recorded: dict[str, Any]) -> str:
+def _recorded_key(spec: FlagSpec, recorded: dict[str, Any]) -> str:
     """The name a run recorded the flag under: its dest, or a spelling's (``tp_size`` for --tensor-parallel-size)."""
     names = [spec.dest, *(spelling.lstrip("-").replace("-", "_") for spelling in spec.option_strings)]
     return next((name for name in names if name in recorded), spec.dest)
 
 
-def matching_profile(host, fingerprint: dict[str, Any]) -> str | None:
+def matching_profile(host: HostConfig | None, fingerprint: dict[str, Any]) -> str | None:
     """The host profile a run's launch flags match, or None (no host, no match, or two equally good)."""
     recorded = fingerprint.get("launch_flags") or {}
     if host is None or not recorded:
@@ -63,7 +67,7 @@ def when(run: dict[str, Any]) -> str:
     return stamp[:16].replace("T", " ") + " UTC" if len(stamp) >= 16 else stamp or "an unknown time"
 
 
-def baseline_name(host, run: dict[str, Any]) -> str:
+def baseline_name(host: HostConfig | None, run: dict[str, Any]) -> str:
     """``profile restored, run 12 of 2026-11-29 14:50 UTC`` (or ``a launch matching no profile, ...``)."""
     profile = matching_profile(host, run.get("fingerprint") or {})
     who = f"profile {profile}" if profile else "a launch matching none of the host's profiles"

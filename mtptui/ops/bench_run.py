@@ -21,8 +21,13 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from mtptui.bench.events import BenchEvent, Notice
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from mtptui.bench.compare import Comparison
     from mtptui.bench.runner import BenchConfig
     from mtptui.config import HostConfig
+    from mtptui.ops.connect import HostSession
+    from mtptui.remote.follow import LogFollower
 
 TIMEOUT_S = 120.0
 
@@ -35,11 +40,11 @@ class ApiTarget:
     name: str
     url: Callable[[], Awaitable[str]]
     models: tuple[str, ...] = ()  # the models the host's profiles serve; empty: any model is the host's
-    log: Callable[[], Any] | None = None
-    gpus: Callable[[], Awaitable[dict | None]] | None = None  # the host's GPUs, for the runs' rig
+    log: Callable[[], LogFollower] | None = None
+    gpus: Callable[[], Awaitable[dict[str, object] | None]] | None = None  # the host's GPUs, for the runs' rig
 
 
-def target_of_session(session) -> ApiTarget:
+def target_of_session(session: HostSession) -> ApiTarget:
     """The API of a host session's host, reached through the session (an SSH tunnel for a remote host), its
     server log, followed through the same session, and its GPUs (nvidia-smi on the host)."""
     from mtptui.remote.gpu_rig import query_rig_gpus
@@ -49,7 +54,7 @@ def target_of_session(session) -> ApiTarget:
                      lambda: session.follower(start=Start.end()), lambda: query_rig_gpus(session.transport))
 
 
-async def target_gpus(target: ApiTarget) -> dict | None:
+async def target_gpus(target: ApiTarget) -> dict[str, object] | None:
     """The target's GPUs for the rig; None without a host or when the host cannot say (no nvidia-smi)."""
     from mtptui.remote.errors import RemoteError
 
@@ -68,7 +73,7 @@ def target_of_url(url: str) -> ApiTarget:
     return ApiTarget(url.rstrip("/"), direct)
 
 
-def profile_models(host: "HostConfig") -> tuple[str, ...]:
+def profile_models(host: HostConfig) -> tuple[str, ...]:
     """The model names the host's server answers with: each profile's model path and served model name."""
     names: list[str] = []
     for profile in host.profiles.values():
@@ -95,12 +100,12 @@ class BenchOutcome:
     """Finished runs as stored in history (Bench JSON with ``id``), the last one first-class, and comparisons."""
 
     run: dict[str, Any]
-    best: Any  # mtptui.bench.compare.Comparison
-    previous: Any = None  # Comparison with the run just before, None when that is the best one or absent
+    best: Comparison
+    previous: Comparison | None = None  # Comparison with the run just before, None when that is the best one or absent
     runs: list[dict[str, Any]] = field(default_factory=list)
 
 
-def bench_config(request: BenchRequest) -> "BenchConfig":
+def bench_config(request: BenchRequest) -> BenchConfig:
     """The engine's configuration for the bench screen's workload; an unknown prompt set is a UserError."""
     from mtptui.bench.load import LoadPlan
     from mtptui.bench.payload import Sampling
@@ -122,14 +127,14 @@ def model_mismatch(target: ApiTarget, run: dict[str, Any]) -> str | None:
             f"({', '.join(target.models)}): recorded, but not compared with {target.name}'s history")
 
 
-async def run_bench(target: ApiTarget, config: "BenchConfig", on_event: Callable[[BenchEvent], None], *,
-                    repeat: int = 1, record: bool = True, history_path=None) -> BenchOutcome:
+async def run_bench(target: ApiTarget, config: BenchConfig, on_event: Callable[[BenchEvent], None], *,
+                    repeat: int = 1, record: bool = True, history_path: Path | None = None) -> BenchOutcome:
     """Run ``repeat`` times against the target's API, record and compare; UserError when it cannot be reached."""
     from mtptui.bench.decodelog import DecodeLog
     from mtptui.bench.runner import BenchRunner
 
     config = dataclasses.replace(config, url=await target.url(), target=target.name, gpus=await target_gpus(target))
-    runs = []
+    runs: list[dict[str, Any]] = []
     for _ in range(repeat):
         log = DecodeLog(target.log()) if target.log is not None else None
         runs.append((await BenchRunner(config, log=log).run(on_event=on_event)).to_json())
@@ -141,7 +146,8 @@ async def run_bench(target: ApiTarget, config: "BenchConfig", on_event: Callable
     return record_and_compare(runs, history_path, record=record)
 
 
-def record_and_compare(runs: list[dict[str, Any]], history_path=None, *, record: bool = True) -> BenchOutcome:
+def record_and_compare(runs: list[dict[str, Any]], history_path: Path | None = None, *,
+                       record: bool = True) -> BenchOutcome:
     """Append the runs to history and compare them with the best earlier run and with the one just before."""
     from mtptui.bench import history
     from mtptui.bench.compare import Comparison, compare

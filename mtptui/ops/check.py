@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mtptui.errors import UserError
-from mtptui.ops.checks import FAIL, OK, SKIP, WARN, Context, Result
+from mtptui.ops.checks import FAIL, OK, SKIP, WARN, Check, Context, Result, Status
 from mtptui.ops.checks.api import check_api
 from mtptui.ops.checks.gpu import check_gpu
 from mtptui.ops.checks.log import check_log
@@ -26,10 +27,15 @@ from mtptui.ops.checks.sudo import check_sudo
 from mtptui.remote.errors import ConnectionLost
 from mtptui.text import visible
 
-CHECKS = [("ssh", check_ssh), ("sudo", check_sudo), ("server", check_server), ("log", check_log),
-          ("api", check_api), ("nvidia-smi", check_gpu), ("model", check_model)]
-MARKS = {OK: "ok", FAIL: "FAIL", WARN: "warn", SKIP: "skip"}
-COLORS = {OK: "32", FAIL: "1;31", WARN: "33", SKIP: "2"}
+if TYPE_CHECKING:
+    from mtptui.ops.connect import HostSession
+
+CHECKS: list[tuple[str, Check]] = [
+    ("ssh", check_ssh), ("sudo", check_sudo), ("server", check_server), ("log", check_log),
+    ("api", check_api), ("nvidia-smi", check_gpu), ("model", check_model),
+]
+MARKS: dict[Status, str] = {OK: "ok", FAIL: "FAIL", WARN: "warn", SKIP: "skip"}
+COLORS: dict[Status, str] = {OK: "32", FAIL: "1;31", WARN: "33", SKIP: "2"}
 
 
 @dataclass
@@ -47,7 +53,7 @@ class Report:
         return {"host": self.host, "ok": self.ok, "checks": [check.to_json() for check in self.checks]}
 
 
-async def run_checks(session, host_file: Path | None = None) -> Report:
+async def run_checks(session: HostSession, host_file: Path | None = None) -> Report:
     """Run every check in order on ``session``; after a failed SSH check the others are skipped."""
     ctx = Context(session, host_file)
     results: list[Result] = []
@@ -59,7 +65,7 @@ async def run_checks(session, host_file: Path | None = None) -> Report:
     return Report(session.host.name, results)
 
 
-async def _guarded(name: str, check, ctx: Context) -> Result:
+async def _guarded(name: str, check: Check, ctx: Context) -> Result:
     """The check's result; an error on the way (lost connection, a command that failed or hung) is its failure."""
     try:
         return await check(ctx)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Callable, Union
+from typing import TYPE_CHECKING, Callable, Union
 
 from mtptui.config.models import HostConfig, ProcessServer, SystemdServer
 from mtptui.errors import ConfigError
@@ -23,6 +23,9 @@ from mtptui.remote.process import ProcessManager
 from mtptui.remote.shell import Command
 from mtptui.remote.systemd import SystemdManager
 from mtptui.remote.transport import ReadOnlyTransport, Transport
+
+if TYPE_CHECKING:
+    from mtptui.remote.gpu import GpuStat
 
 Manager = Union[SystemdManager, ProcessManager]  # both a mtptui.remote.service.ServiceManager
 
@@ -40,9 +43,11 @@ class HostSession:
     def log_source(self) -> FileLog | JournalLog:
         log = self.host.log
         if log.kind == "file":
+            assert log.path is not None  # the host file's validation requires a path for a file log
             return FileLog(log.path)
         if not isinstance(self.host.server, SystemdServer):
-            raise ConfigError(f"host {self.host.name!r}: a journal log needs a systemd server (set log.kind = \"file\")")
+            raise ConfigError(f"host {self.host.name!r}: a journal log needs a systemd server "
+                              '(set log.kind = "file")')
         return JournalLog(self.host.server.unit, tuple(self.host.server.command_prefix))
 
     def follower(self, *, start: Start = Start.end(), position: LogPosition = None, backoff: Backoff = Backoff(),
@@ -56,7 +61,7 @@ class HostSession:
         """(what runs the server, its state) for a status line, e.g. ("sglang-qwen.service pid 42", "active")."""
         return await self.manager.describe()
 
-    async def gpus(self):
+    async def gpus(self) -> list[GpuStat] | None:
         """Memory and utilisation per GPU (mtptui.remote.gpu.GpuStat), or None without nvidia-smi."""
         from mtptui.remote.gpu import query_gpus
 
@@ -95,10 +100,18 @@ def make_transport(host: HostConfig, accept_host_key: AcceptHostKey | None = Non
     return SSHTransport(host.ssh, accept_host_key)
 
 
+def api_port(host: HostConfig) -> int | None:
+    """The port of the host's API: the server mtptui manages is the one serving it."""
+    from urllib.parse import urlsplit
+
+    try:
+        return urlsplit(host.api_url).port
+    except ValueError:
+        return None
+
+
 def make_manager(host: HostConfig, transport: Transport) -> Manager:
     server = host.server
-    from mtptui.ops.launches import api_port
-
     if isinstance(server, SystemdServer):
         return SystemdManager(transport, server, port=api_port(host))
     assert isinstance(server, ProcessServer)

@@ -7,11 +7,16 @@ missing (no server running, no unit).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from mtptui.errors import UserError
 from mtptui.ops.launches import Running, configured_side, profile_side, running_side
 from mtptui.sglang.flags import Diff, diff_flagsets
 from mtptui.sglang.flags.diff_text import render_diff
+
+if TYPE_CHECKING:
+    from mtptui.config.models import HostConfig
+    from mtptui.ops.connect import HostSession
 
 
 @dataclass
@@ -33,7 +38,7 @@ class LiveDiff:
         return "\n".join([*(f"note: {note}" for note in self.notes), text]) if self.notes else text
 
 
-def default_profile(host) -> str:
+def default_profile(host: HostConfig) -> str:
     if host.known_good:
         return host.known_good
     if len(host.profiles) == 1:
@@ -41,7 +46,7 @@ def default_profile(host) -> str:
     raise UserError(f"host {host.name!r} has no known_good profile; name one with --profile NAME")
 
 
-async def live_diff(session, profile_name: str | None = None) -> LiveDiff:
+async def live_diff(session: HostSession, profile_name: str | None = None) -> LiveDiff:
     """Read the three sides on the host and compare them (running, unit or command, profile)."""
     host = session.host
     name = profile_name or default_profile(host)
@@ -49,12 +54,12 @@ async def live_diff(session, profile_name: str | None = None) -> LiveDiff:
     configured, _ = await configured_side(session)
     env_names = set(profile.env) | (set(configured.flagset.env) if configured else set())
     running = await running_side(session, env_names)
-    notes = []
+    notes: list[str] = []
     if running is None:
         notes.append(f"no SGLang server is running on {host.name}")
     if configured is None:
         notes.append(f"{host.name} has no launch_command to compare")
-    sides = [s for s in (running and running.side, configured, profile_s) if s is not None]
+    sides = [s for s in (running.side if running else None, configured, profile_s) if s is not None]
     if len(sides) < 2:
         raise UserError(f"nothing to compare on {host.name}: no SGLang server is running and the host has no "
                         f"unit or launch command")

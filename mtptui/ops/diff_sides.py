@@ -9,14 +9,20 @@ from __future__ import annotations
 
 import posixpath
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mtptui.config.models import HostConfig, ProcessServer
 from mtptui.ops.launches import Side, configured_side, profile_side, running_side, unit_side
 from mtptui.remote.unitfile import UnitFile
 from mtptui.sglang.flags import Diff, DiffRow, FlagSet, diff_flagsets
 
+if TYPE_CHECKING:
+    from mtptui.ops.connect import HostSession
+    from mtptui.ops.feed import HostStatus
 
-async def diff_sides(host, profile: str, *, session=None, status=None) -> tuple[list[Side], list[str]]:
+
+async def diff_sides(host: HostConfig, profile: str, *, session: HostSession | None = None,
+                     status: HostStatus | None = None) -> tuple[list[Side], list[str]]:
     """(sides in running, configured, profile order; notes about missing sides)."""
     _, profile_s = profile_side(host, profile)
     notes: list[str] = []

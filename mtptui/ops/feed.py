@@ -1,7 +1,8 @@
 """What the dashboard consumes, free of Textual: log bytes, the connection's state, and the host's status.
 
 A feed is an async iterator of items (``LogData``, ``Connection``, ``HostStatus``, ``GpuReading``: the live GPU
-poll of ``mtptui.ops.gpu_poll``) plus ``close()``:
+poll of ``mtptui.ops.gpu_poll``, ``ServerMetrics``: the /metrics scrape of ``mtptui.ops.metrics_feed``) plus
+``close()``:
 
     async for item in feed.items():
         ...
@@ -16,13 +17,17 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Iterable, Protocol, Union
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Protocol, Union
+
+from mtptui.ops.metrics_feed import ServerMetrics
 
 # The feed's connection and GPU items are the remote layer's own types.
 from mtptui.remote.follow import ConnectionStatus as Connection  # noqa: F401
 from mtptui.remote.gpu import GpuReading, GpuStat  # noqa: F401
+from mtptui.remote.logsource import LogChunk
 
 if TYPE_CHECKING:
+    from mtptui.remote.follow import LogFollower
     from mtptui.sglang.flags import FlagSet
 
 
@@ -54,13 +59,14 @@ class LogData:
     reset: bool = False
 
 
-FeedItem = Union[LogData, Connection, HostStatus, GpuReading]
+FeedItem = Union[LogData, Connection, HostStatus, GpuReading, ServerMetrics]
 
 
 class Feed(Protocol):
     """A source of feed items; ``items()`` runs until ``close()`` or the end of the source."""
 
-    label: str
+    @property
+    def label(self) -> str: ...
 
     def items(self) -> AsyncIterator[FeedItem]: ...
 
@@ -70,14 +76,14 @@ class Feed(Protocol):
 class FollowerFeed:
     """Adapts a ``mtptui.remote.follow.LogFollower``: LogChunk → LogData, ConnectionStatus → Connection."""
 
-    def __init__(self, follower: Any, label: str) -> None:
+    def __init__(self, follower: LogFollower, label: str) -> None:
         self.follower = follower
         self.label = label
 
     async def items(self) -> AsyncIterator[FeedItem]:
         async for item in self.follower.events():
-            if hasattr(item, "data"):
-                yield LogData(item.data, reset=bool(getattr(item, "reset", False)))
+            if isinstance(item, LogChunk):
+                yield LogData(item.data, reset=item.reset)
             else:
                 yield Connection(item.state, item.reason, item.retry_in_s)
 
@@ -85,7 +91,7 @@ class FollowerFeed:
         await self.follower.stop()
 
 
-Source = Callable[[Callable[[FeedItem], Awaitable[None]]], Awaitable[None]]
+Source = Callable[[Callable[[FeedItem], Awaitable[None]]], Coroutine[Any, Any, None]]
 """An extra producer for ``merge_feeds``: called with ``emit``, runs until cancelled."""
 
 
@@ -114,7 +120,7 @@ class MergedFeed:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
 
-    async def _pump_log(self, queue: asyncio.Queue) -> None:
+    async def _pump_log(self, queue: asyncio.Queue[FeedItem | None]) -> None:
         try:
             async for item in self.log.items():
                 await queue.put(item)

@@ -20,6 +20,7 @@ from mtptui.ops.gpu_poll import GpuPoll
 from mtptui.ops.metrics_feed import MetricsSource
 
 if TYPE_CHECKING:
+    from mtptui.ops.connect import HostSession
     from mtptui.sglang.flags import FlagSet
 
 TAIL_LINES = 20_000  # a long-running server's log is read from its last lines (the startup may be older)
@@ -71,7 +72,7 @@ def _parse_launch(command: str, version: str | None) -> "FlagSet | None":
         return None
 
 
-def host_status(session) -> HostStatus:
+def host_status(session: HostSession) -> HostStatus:
     """What the configuration alone says about the session's host."""
     host = session.host
     return HostStatus(host=host.name, where=host.ssh.target if host.ssh else "this machine",
@@ -83,7 +84,7 @@ class SessionStatus:
     """A feed source: service state every ``every_s``; the running launch, the GPUs and (with ``api_url``)
     /server_info every ``slow_every_s`` and whenever the service state changes."""
 
-    def __init__(self, session, base: HostStatus, *, api_url: str | None = None, tunnel: bool = False,
+    def __init__(self, session: HostSession, base: HostStatus, *, api_url: str | None = None, tunnel: bool = False,
                  every_s: float = 5.0, slow_every_s: float = 30.0) -> None:
         self.session = session
         self.status = base
@@ -102,7 +103,8 @@ class SessionStatus:
         await emit(self.status)
         slow_due = loop.time()
         while True:
-            poked, _ = self._poked.is_set(), self._poked.clear()
+            poked = self._poked.is_set()
+            self._poked.clear()
             status = replace(self.status, service_state=await self._service_state())
             changed = poked or status.service_state != self.status.service_state
             if changed:  # a restart: the old start time no longer holds
@@ -123,7 +125,7 @@ class SessionStatus:
         except asyncio.TimeoutError:
             pass
 
-    async def _server_info(self) -> dict | None:
+    async def _server_info(self) -> dict[str, Any] | None:
         """/server_info; with ``tunnel`` the URL is (re)opened through the session when unset or failing."""
         if self.api_url is None and self.tunnel:
             try:
@@ -164,7 +166,8 @@ class SessionStatus:
         return status
 
 
-def feed_for_host(session, *, every_s: float = 5.0, slow_every_s: float = 30.0, extra: Sequence[Source] = ()) -> Feed:
+def feed_for_host(session: HostSession, *, every_s: float = 5.0, slow_every_s: float = 30.0,
+                  extra: Sequence[Source] = ()) -> Feed:
     """Log and status (service state every ``every_s``; process, GPUs and /server_info every ``slow_every_s``
     and whenever the state changes or a restart pokes) of the host of ``session``, and ``extra`` sources."""
     from mtptui.remote.logsource import Start

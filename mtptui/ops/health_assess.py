@@ -4,11 +4,11 @@ figures and the bench history (``assess``); the pieces are in ``drift``, ``basel
 from __future__ import annotations
 
 from statistics import median
-from typing import Any, Sequence
+from typing import Any, Callable, Generic, Sequence, TypeVar
 
 from mtptui.config import HostConfig
-from mtptui.ops.baseline import accept_baseline, host_runs, no_spec_baseline, speed_baseline
-from mtptui.ops.drift import known_good_drift
+from mtptui.ops.baseline import Baseline, accept_baseline, host_runs, no_spec_baseline, speed_baseline
+from mtptui.ops.drift import Drift, known_good_drift
 from mtptui.ops.feed import HostStatus
 from mtptui.ops.health import Health, judge
 from mtptui.sglang.flags import FlagSet, resolve_effective
@@ -32,31 +32,36 @@ def load_now(serving: ServingStats) -> int | None:
     return round(median(busy)) if busy else None
 
 
-class _LastOf:
+T = TypeVar("T")
+Baselines = tuple[Baseline | None, Baseline | None, Baseline | None]
+
+
+class _LastOf(Generic[T]):
     """Remembers the last result of a computation by its key: the launch and the history change seldom, the
     live figures twice a second (the dashboard repaints), so the diff and the baselines are not redone each time."""
 
     def __init__(self) -> None:
-        self.objects: tuple = ()  # held, so that no other object can take their identity
-        self.values: tuple = ()
-        self.value: Any = None
+        self.objects: tuple[object, ...] = ()  # held, so that no other object can take their identity
+        self.values: tuple[object, ...] = ()
+        self.last: tuple[T] | None = None  # the last result, once there is one
 
-    def get(self, objects: tuple, values: tuple, compute) -> Any:
+    def get(self, objects: tuple[object, ...], values: tuple[object, ...], compute: Callable[[], T]) -> T:
         """``compute()`` unless the ``objects`` are the very same and the ``values`` equal as last time."""
         same = len(objects) == len(self.objects) and all(a is b for a, b in zip(objects, self.objects))
-        if not same or values != self.values:
-            self.objects, self.values, self.value = objects, values, compute()
-        return self.value
+        if self.last is None or not same or values != self.values:
+            self.objects, self.values, self.last = objects, values, (compute(),)
+        return self.last[0]
 
     def forget(self) -> None:
-        self.objects, self.values, self.value = (), (), None
+        self.objects, self.values, self.last = (), (), None
 
 
-_drift, _baselines = _LastOf(), _LastOf()
+_drift: _LastOf[Drift | None] = _LastOf()
+_baselines: _LastOf[Baselines] = _LastOf()
 
 
 def baselines(runs: Sequence[dict[str, Any]], host: HostConfig | None, version: str | None, load: int | None,
-              shape: tuple[str, ...] | None) -> tuple[Any, Any, Any]:
+              shape: tuple[str, ...] | None) -> Baselines:
     """(speed, acceptance, no-speculation) baselines of the host's runs."""
     mine = host_runs(runs, host.name) if host else []
     return (speed_baseline(mine, version, load),

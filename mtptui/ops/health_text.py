@@ -1,9 +1,9 @@
 """The health verdict as one line of styled segments that fits a width: the most detailed variant that fits.
 
 Variants shed detail in this order: the full wording of the checks (first of those that hold or cannot be
-judged; their short forms stay), drift details
-beyond the first, the checks that hold, the ones that cannot be judged (the speed's last: it says when there is
-no baseline) after the third action key, the last drift detail, then the action keys; what still does not fit is cut with an ellipsis.
+judged; their short forms stay), drift details beyond the first, the checks that hold, the ones that cannot be
+judged (the speed's last: it says when there is no baseline) after the third action key, the last drift detail,
+then the action keys; what still does not fit is cut with an ellipsis.
 Styles are names (ok, bad, unknown, dim, key) the widget maps to colours.
 """
 
@@ -33,8 +33,8 @@ def _check_segments(check: Check, short: bool, details: int) -> list[Segment]:
 def variant(health: Health, keys: Callable[[str], str], *, short: frozenset[str], details: int,
             shown: frozenset[str], actions: int = 3, speed: bool = True) -> list[Segment]:
     """One way of writing the line: checks in the ``shown`` states (all of them when everything holds), those in
-    the ``short`` states in their short form, the first ``actions`` keys; ``speed``: the speed check whatever its state (it says when there
-    is no baseline)."""
+    the ``short`` states in their short form, the first ``actions`` keys; ``speed``: the speed check whatever its
+    state (it says when there is no baseline)."""
     out: list[Segment] = [(BADGE[health.state], health.state)]
     for check in health.checks:
         if check.state not in shown and health.state != OK and not (speed and check.name == "speed"):

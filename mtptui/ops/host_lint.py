@@ -16,12 +16,17 @@ from __future__ import annotations
 
 import json
 from importlib import resources
+from typing import TYPE_CHECKING, Any
 
 from mtptui.remote.errors import RemoteError
 from mtptui.remote.gpu_facts import GpuFacts, query_gpu_facts
 from mtptui.remote.shell import Command
 from mtptui.remote.transport import Completed
 from mtptui.sglang.flags.verdict import LintSource, LintVerdict, host_verdict, offline_verdict, offline_version
+
+if TYPE_CHECKING:
+    from mtptui.config.models import HostConfig
+    from mtptui.ops.connect import HostSession
 
 HOST_TIMEOUT_S = 60
 MODULES = ("sglang_standins", "sglang_runner")
@@ -51,7 +56,7 @@ def runner_command(python: str, argv: list[str], env: dict[str, str], facts: Gpu
     return Command.of(words, "check the launch with the host's SGLang", input=("\n".join(lines) + "\n").encode())
 
 
-def _answer(result: Completed) -> dict | None:
+def _answer(result: Completed) -> dict[str, Any] | None:
     for line in reversed(result.out.splitlines()):
         if line.startswith("{"):
             try:
@@ -78,13 +83,13 @@ def why_not(result: Completed, python: str, host: str) -> str | None:
     return None
 
 
-def _host_facts(verdict: LintVerdict, host) -> GpuFacts:
+def _host_facts(verdict: LintVerdict, host: HostConfig) -> GpuFacts:
     """Without nvidia-smi: one GPU per tensor-parallel rank, of the host file's gpu_memory_gb."""
     tp = verdict.flagset.get("--tp-size", 1) if verdict.flagset is not None else 1
     return GpuFacts(int(tp or 1), host.gpu_memory_gb, None, None, "host file")
 
 
-async def lint_on_host(session, argv: list[str], env: dict[str, str], python: str | None,
+async def lint_on_host(session: HostSession, argv: list[str], env: dict[str, str], python: str | None,
                        model_arch: str | None = None) -> LintVerdict:
     """SGLang's verdict on the launch from the host's own SGLang, or the offline one with the reason."""
     host = session.host
@@ -100,10 +105,12 @@ async def lint_on_host(session, argv: list[str], env: dict[str, str], python: st
     reason = why_not(result, python, host.name)
     if reason is not None:
         return _fallback(offline, reason, host)
-    return host_verdict(_answer(result), argv, env, host.name, host.sglang_version, model_arch, facts.to_json())
+    answer = _answer(result)
+    assert answer is not None  # why_not gives a reason whenever there is no answer
+    return host_verdict(answer, argv, env, host.name, host.sglang_version, model_arch, facts.to_json())
 
 
-def _fallback(offline: LintVerdict, reason: str, host) -> LintVerdict:
+def _fallback(offline: LintVerdict, reason: str, host: HostConfig) -> LintVerdict:
     """The offline verdict, saying why the host's SGLang did not judge (and which table did)."""
     table = offline.source.sglang_version
     offline.source = LintSource("offline", table, host.name, reason)

@@ -8,9 +8,15 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from mtptui.remote.procinfo import read_process
+
+if TYPE_CHECKING:
+    from mtptui.ops.connect import HostSession
+    from mtptui.ops.restart import RestartPlan
+
+Match = Literal["new", "previous", "other"]
 
 UNITS = {"new": "the new unit", "previous": "the previous unit",
          "other": "a unit that is neither the previous nor the new one"}
@@ -21,10 +27,10 @@ LAUNCHES = {"new": "the new profile", "previous": "the previous launch", "other"
 class EndState:
     """``unit``: new, previous or other (None on a process-managed host); ``launch`` likewise (None: nothing runs)."""
 
-    unit: str | None
+    unit: Match | None
     unit_path: str | None
     pid: int | None
-    launch: str | None
+    launch: Match | None
 
     def __str__(self) -> str:
         runs = f"pid {self.pid} runs {LAUNCHES[self.launch]}" if self.pid and self.launch else "no server runs"
@@ -35,11 +41,11 @@ class EndState:
                 "text": str(self)}
 
 
-def _which(found, new, previous) -> str:
+def _which(found: object, new: object, previous: object) -> Match:
     return "new" if found == new else "previous" if found == previous else "other"
 
 
-async def read_end_state(session, plan) -> EndState:
+async def read_end_state(session: HostSession, plan: RestartPlan) -> EndState:
     """Look at the host: the unit file on disk (when the plan rewrites one) and the server that runs, each matched
     to the plan."""
     manager = session.manager
@@ -54,7 +60,7 @@ async def read_end_state(session, plan) -> EndState:
 
         launches, unit = (plan.target.entry_argv + render_argv(plan.target), plan.previous.argv), None
     launch = _which(info.argv, *launches) if info is not None else None
-    if launch == "other" and info.pid == plan.previous.pid:
+    if launch == "other" and info is not None and info.pid == plan.previous.pid:
         launch = "previous"  # the same process as before (a unit whose ExecStart= runs a shell, say)
     return EndState(unit, plan.previous.unit_path, info.pid if info else None, launch)
 

@@ -8,13 +8,18 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
 
 from mtptui.config.models import HostConfig, LaunchProfile, ProcessServer, SystemdServer
 from mtptui.remote.procinfo import ProcessInfo
+from mtptui.remote.process import ProcessManager
 from mtptui.remote.unitfile import UnitFile
 from mtptui.sglang.flags import FlagError, FlagSet, parse_command
 from mtptui.sglang.flags.command import parse_launch_argv
 
+if TYPE_CHECKING:
+    from mtptui.ops.connect import HostSession
+    from mtptui.remote.systemd import SystemdManager
 
 
 @dataclass
@@ -33,16 +38,6 @@ class Running:
     side: Side
 
 
-def api_port(host: HostConfig) -> int | None:
-    """The port of the host's API: the server mtptui manages is the one serving it."""
-    from urllib.parse import urlsplit
-
-    try:
-        return urlsplit(host.api_url).port
-    except ValueError:
-        return None
-
-
 def flagset_from_argv(argv: list[str], version: str) -> FlagSet:
     """The flag set of a process's argv; a ``sh -c "..."`` wrapper is read as the command line it runs."""
     return parse_launch_argv(argv, version, require_model=False)
@@ -54,14 +49,14 @@ def profile_side(host: HostConfig, name: str) -> tuple[LaunchProfile, Side]:
     return profile, Side(label, _labelled(label, lambda: FlagSet.from_profile(profile, host.sglang_version)))
 
 
-def _labelled(label: str, build):
+def _labelled(label: str, build: Callable[[], FlagSet]) -> FlagSet:
     try:
         return build()
     except FlagError as exc:
         raise FlagError(f"{label}: {exc}", flag=exc.flag, fix=exc.fix) from None
 
 
-async def running_side(session, env_names: set[str]) -> Running | None:
+async def running_side(session: HostSession, env_names: set[str]) -> Running | None:
     """The live server as a side, or None when none runs; ``env_names`` are variables always compared."""
     info, version = await session.manager.server_process(), session.host.sglang_version
     if info is None:
@@ -79,15 +74,22 @@ def unit_side(unit_file: UnitFile, unit_name: str, version: str) -> Side:
     return Side(label, _labelled(label, lambda: unit_flagset(read_unit(unit_file.effective, name=unit_name), version)))
 
 
-async def configured_side(session) -> tuple[Side | None, UnitFile | None]:
+async def systemd_side(manager: SystemdManager, version: str) -> tuple[Side, UnitFile]:
+    """The systemd unit the host is configured to start, and its file."""
+    unit_file = await manager.read()
+    return unit_side(unit_file, manager.unit, version), unit_file
+
+
+async def configured_side(session: HostSession) -> tuple[Side | None, UnitFile | None]:
     """What the host is configured to start: the systemd unit, or the process server's launch_command."""
-    server, version = session.host.server, session.host.sglang_version
+    server, version, manager = session.host.server, session.host.sglang_version, session.manager
     if isinstance(server, SystemdServer):
-        unit_file = await session.manager.read()
-        return unit_side(unit_file, server.unit, version), unit_file
-    assert isinstance(server, ProcessServer)
+        assert not isinstance(manager, ProcessManager)  # open_session pairs a systemd server with its manager
+        return await systemd_side(manager, version)
+    assert isinstance(server, ProcessServer) and isinstance(manager, ProcessManager)
     if not server.launch_command:
-        reference = await session.manager.reference_unit()
+        reference = await manager.reference_unit()
         return (unit_side(reference, posixpath.basename(reference.path), version) if reference else None), None
     label = "command:server.launch_command"
-    return Side(label, _labelled(label, lambda: parse_command(server.launch_command, version, require_model=False))), None
+    command = server.launch_command
+    return Side(label, _labelled(label, lambda: parse_command(command, version, require_model=False))), None

@@ -12,10 +12,15 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable
 
 from mtptui.errors import UserError
 from mtptui.sglang.surface import metric_name
+
+if TYPE_CHECKING:
+    import httpx
+
+    from mtptui.ops.connect import HostSession
 
 FAMILIES = {"requests": "sglang:num_requests_total", "aborted": "sglang:num_aborted_requests_total",
             "retracted": "sglang:num_retracted_reqs", "queue": "sglang:num_queue_reqs",
@@ -67,13 +72,13 @@ def parse(text: str, families: dict[str, str], t: float) -> ServerMetrics:
 class MetricsSource:
     """Scrapes ``/metrics`` every ``every_s`` through ``session`` (``api_url()``), emitting ``ServerMetrics``."""
 
-    def __init__(self, session, version: str | None, *, every_s: float = 5.0, missing_every_s: float = 15.0,
-                 timeout_s: float = 3.0) -> None:
+    def __init__(self, session: HostSession, version: str | None, *, every_s: float = 5.0,
+                 missing_every_s: float = 15.0, timeout_s: float = 3.0) -> None:
         self.session = session
         self.families = exported(version)
         self.every_s, self.missing_every_s, self.timeout_s = every_s, missing_every_s, timeout_s
 
-    async def __call__(self, emit: Callable[[object], Awaitable[None]]) -> None:
+    async def __call__(self, emit: Callable[[ServerMetrics], Awaitable[None]]) -> None:
         said_missing = False
         while True:
             scrape = await self.scrape()
@@ -102,7 +107,7 @@ class MetricsSource:
             return ServerMetrics(now, {}, "/metrics is not a Prometheus exposition")
 
 
-async def _bounded_get(client, url: str) -> tuple[int, bytes | None]:
+async def _bounded_get(client: httpx.AsyncClient, url: str) -> tuple[int, bytes | None]:
     """(status, body), the body None when it is over MAX_BYTES (a host may answer anything)."""
     async with client.stream("GET", url) as response:
         body = b""

@@ -1,7 +1,7 @@
 """Save a launch profile (or the known-good mark) into a host file, and choose which file that is.
 
-A host read from the repo's ``configs/`` (an example) is not the user's to overwrite: its profiles go to ``$XDG_CONFIG_HOME/mtptui/hosts/NAME.toml``, a copy the user owns, which
-the host lookup finds first from then on.
+A host read from the repo's ``configs/`` (an example) is not the user's to overwrite: its profiles go to
+``$XDG_CONFIG_HOME/mtptui/hosts/NAME.toml``, a copy the user owns, which the host lookup finds first from then on.
 """
 
 from __future__ import annotations
@@ -43,8 +43,7 @@ class HostFileStore:
 def save_path(host: HostConfig, source: Path | None) -> Path:
     """Where ``host``'s profiles are saved: its own file, or the user's copy for examples."""
     configs = repo_configs()
-    example = source is None or (configs is not None and source.resolve().parent == configs.resolve())
-    if example:
+    if source is None or (configs is not None and source.resolve().parent == configs.resolve()):  # an example
         return config_home() / "hosts" / f"{host.name}.toml"
     return source
 

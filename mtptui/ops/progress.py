@@ -1,8 +1,9 @@
 """Restart progress as plain events a UI can subscribe to, made from the log parser's events.
 
-Steps: plan, backup, write_unit, reload, stopping, stopped, starting, loading, allocating, capturing_graphs,
-warming_up, ready, crashed, failed (a step did not complete), aborted (stopped before any change), timeout,
-connection, unreachable, rolling_back, rolled_back, rollback_failed, enabled, warning, done.
+Steps (``RestartStep``): plan, backup, write_unit, reload, stopping, stopped, starting, loading, allocating,
+capturing_graphs, warming_up, ready, crashed, failed (a step did not complete), aborted (stopped before any
+change), timeout, lost (the log could not be followed), connection, unreachable, rolling_back, rolled_back,
+rollback_failed, enabled, warning, done.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from mtptui.remote.steps import RestartStep
 from mtptui.sglang.logparse import Event
 from mtptui.sglang.state import ServerState
 from mtptui.sglang.state import phases
@@ -20,7 +22,7 @@ from mtptui.sglang.state import phases
 class RestartEvent:
     """One step of a restart: ``step`` (see the module doc), a sentence, which launch it concerns."""
 
-    step: str
+    step: RestartStep
     message: str
     launch: str = "target"  # "target" (the new profile) or "rollback" (the previous launch)
     at_s: float = 0.0
@@ -35,6 +37,7 @@ class RestartEvent:
 
 
 Emit = Callable[[RestartEvent], None]
+StepEmit = Callable[[RestartStep, str, dict[str, Any]], None]  # (step, message, detail): what a restart's parts report
 
 
 class Clock:
@@ -57,13 +60,13 @@ def crash_reason(error: Event) -> str:
 class StartupTracker:
     """Feeds parser events to a ServerState and emits one RestartEvent per visible step."""
 
-    def __init__(self, emit: Callable[[str, str, dict], None]) -> None:
+    def __init__(self, emit: StepEmit) -> None:
         self.state = ServerState()
         self.emit = emit
         self.reason: str | None = None
-        self._last_shards: tuple | None = None
-        self._phase = None
-        self._models_loaded: set = set()
+        self._last_shards: tuple[object, object] | None = None
+        self._phase: str | None = None
+        self._models_loaded: set[object] = set()
 
     @property
     def settled(self) -> bool:
@@ -94,7 +97,7 @@ class StartupTracker:
 
     def _phase_changed(self) -> None:
         self._phase = phase = self.state.phase
-        messages = {phases.LOADING_WEIGHTS: ("loading", "loading weights"),
+        messages: dict[str, tuple[RestartStep, str]] = {phases.LOADING_WEIGHTS: ("loading", "loading weights"),
                     phases.ALLOCATING_POOLS: ("allocating", "allocating memory pools"),
                     phases.CAPTURING_GRAPHS: ("capturing_graphs", "capturing CUDA graphs"),
                     phases.WARMING_UP: ("warming_up", "warming up"),

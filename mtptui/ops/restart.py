@@ -14,21 +14,25 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Collection
+from typing import TYPE_CHECKING, Awaitable, Callable, Collection
 
 from mtptui.errors import UserError
 from mtptui.ops.diff_live import default_profile
-from mtptui.ops.launches import Running, Side, configured_side, profile_side, running_side
+from mtptui.ops.launches import Running, Side, configured_side, profile_side, running_side, systemd_side
 from mtptui.ops.restart_env import EnvChange, merge_env
 from mtptui.remote.procinfo import ProcessInfo
-from mtptui.remote.process import stop_group_command
+from mtptui.remote.process import ProcessManager, stop_group_command
 from mtptui.remote.shell import Command
+from mtptui.remote.steps import RestartStep
 from mtptui.remote.systemd import SystemdManager, backup_path, lock_path
 from mtptui.secrets import mask_flagset
 from mtptui.sglang.flags import Diff, Finding, FlagSet, diff_flagsets, render_argv
 from mtptui.sglang.flags.command import find_entry
 from mtptui.sglang.flags.verdict import LintSource, LintVerdict
 
+if TYPE_CHECKING:
+    from mtptui.config.models import LaunchProfile
+    from mtptui.ops.connect import HostSession
 
 STOP_TIMEOUT_S = 30.0
 
@@ -38,7 +42,7 @@ class Step:
     """A command of the plan and the progress step it reports; ``starts`` marks the one that starts the server,
     ``atomic`` one whose failure leaves the host as it was (the unit write: all of it or nothing)."""
 
-    step: str
+    step: RestartStep
     command: Command
     starts: bool = False
     atomic: bool = False
@@ -95,7 +99,8 @@ class RestartPlan:
         return [s.command.shown for s in self.steps + self.finish]
 
     def to_json(self) -> dict[str, object]:
-        return {"host": self.host, "profile": self.profile, "manager": self.manager, "diff": self.diff.to_json() if self.diff else None,
+        return {"host": self.host, "profile": self.profile, "manager": self.manager,
+                "diff": self.diff.to_json() if self.diff else None,
                 "findings": [f.to_dict() for f in self.findings], "notes": list(self.notes),
                 "lint_source": self.judged_by.to_json(), "lint_notes": list(self.lint_notes),
                 "steps": [{"step": s.step, "what": s.command.what, "command": s.command.shown} for s in self.steps],
@@ -105,13 +110,13 @@ class RestartPlan:
                 "environment": [change.to_json() for change in self.env], "rollback": self.rollback}
 
 
-def _entry_from(profile, target: FlagSet, current: FlagSet | None) -> None:
+def _entry_from(profile: LaunchProfile, target: FlagSet, current: FlagSet | None) -> None:
     """Keep the host's interpreter (a venv's python) unless the profile names one itself."""
     if "python" not in profile.model_fields_set and current is not None:
         target.entry = current.entry
 
 
-async def _lint(session, target: FlagSet) -> LintVerdict:
+async def _lint(session: HostSession, target: FlagSet) -> LintVerdict:
     """The target judged by the host's SGLang, in the interpreter the restart will run (or the offline table)."""
     from mtptui.ops.host_lint import lint_on_host
 
@@ -129,7 +134,7 @@ def _diff(sides: list[Side | None]) -> Diff | None:
     return diff_flagsets([(s.label, s.flagset) for s in present]) if len(present) > 1 else None
 
 
-async def plan_restart(session, profile_name: str | None = None, stamp: str | None = None,
+async def plan_restart(session: HostSession, profile_name: str | None = None, stamp: str | None = None,
                        drop_env: Collection[str] = ()) -> RestartPlan:
     """The plan for restarting ``session``'s host with a profile (the known-good one by default).
 
@@ -142,12 +147,14 @@ async def plan_restart(session, profile_name: str | None = None, stamp: str | No
     return await PLANNERS[session.manager.kind](session, name, profile, profile_s, stamp, set(drop_env))
 
 
-async def _plan_systemd(session, name: str, profile, profile_s: Side, stamp: str, drop_env: set[str]) -> RestartPlan:
+async def _plan_systemd(session: HostSession, name: str, profile: LaunchProfile, profile_s: Side, stamp: str,
+                        drop_env: set[str]) -> RestartPlan:
     """Rewrite the unit's launch (backed up first), daemon-reload, restart; enable once ready."""
     from mtptui.sglang.unit import read_unit, with_launch
 
-    manager: SystemdManager = session.manager
-    unit_s, unit_file = await configured_side(session)
+    manager = session.manager
+    assert isinstance(manager, SystemdManager)  # PLANNERS chose this planner by the manager's kind
+    unit_s, unit_file = await systemd_side(manager, session.host.sglang_version)
     fragment = read_unit(unit_file.text, name=manager.unit)
     if fragment.exec_argv != read_unit(unit_file.effective, name=manager.unit).exec_argv:
         raise UserError(f"{manager.unit}'s ExecStart= comes from a drop-in, not {unit_file.path}; mtptui only "
@@ -160,7 +167,8 @@ async def _plan_systemd(session, name: str, profile, profile_s: Side, stamp: str
     backup = backup_path(unit_file.path, stamp)
     main_pid = await manager.main_pid()
     stray = running.info if running and running.info.pid != main_pid else None
-    steps = [Step("stopping", stop_group_command(stray.pid, stray.pgid, STOP_TIMEOUT_S, manager.prefix))] if stray else []
+    steps = ([Step("stopping", stop_group_command(stray.pid, stray.pgid, STOP_TIMEOUT_S, manager.prefix))]
+             if stray else [])
     steps += [Step("write_unit", manager.write_command(unit_file.path, new_text, backup), atomic=True),
              Step("reload", manager.daemon_reload_command()),
              Step("starting", manager.restart_command(), starts=True)]
@@ -181,7 +189,7 @@ def _side(running: Running | None) -> Side | None:
     return running.side if running else None
 
 
-def _notes(session, running: Running | None) -> list[str]:
+def _notes(session: HostSession, running: Running | None) -> list[str]:
     return [] if running else [f"no SGLang server is running on {session.host.name} now"]
 
 
@@ -194,11 +202,13 @@ def _entry_of(argv: list[str]) -> str | None:
     return shlex.join(argv[found[0]:found[1]])
 
 
-async def _plan_process(session, name: str, profile, profile_s: Side, stamp: str, drop_env: set[str]) -> RestartPlan:
+async def _plan_process(session: HostSession, name: str, profile: LaunchProfile, profile_s: Side, stamp: str,
+                        drop_env: set[str]) -> RestartPlan:
     """Stop the running server's process group, launch the profile with setsid nohup."""
     if drop_env:
         raise UserError(f"--drop-env applies to a systemd unit's Environment=; {session.host.name} runs a process")
     manager = session.manager
+    assert isinstance(manager, ProcessManager)  # PLANNERS chose this planner by the manager's kind
     configured, _ = await configured_side(session)
     running = await running_side(session, set(profile.env))
     target = profile_s.flagset
@@ -219,4 +229,5 @@ async def _plan_process(session, name: str, profile, profile_s: Side, stamp: str
 
 
 # The one place that knows which plan fits which service manager (ServiceManager.kind).
-PLANNERS = {"systemd": _plan_systemd, "process": _plan_process}
+Planner = Callable[["HostSession", str, "LaunchProfile", Side, str, set[str]], Awaitable[RestartPlan]]
+PLANNERS: dict[str, Planner] = {"systemd": _plan_systemd, "process": _plan_process}

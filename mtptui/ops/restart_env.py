@@ -19,7 +19,7 @@ SHOWN_STATUSES = ("kept", "changed", "added", "removed")  # "same" is left out o
 
 def _shown(name: str, value: str) -> str:
     """A variable's value as the plan shows it (the one place that decides what is displayed): secrets masked."""
-    return display_value(name, value)
+    return str(display_value(name, value))  # a str stays a str, masked or not
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import TYPE_CHECKING, Awaitable, Callable, TypeVar
 
 from mtptui.remote.errors import ConnectError, ConnectionLost, RemoteError
 from mtptui.remote.follow import Backoff
+
+if TYPE_CHECKING:
+    from mtptui.ops.connect import HostSession
+    from mtptui.ops.progress import StepEmit
+    from mtptui.ops.restart import RestartPlan
+    from mtptui.remote.hostlock import HostLock
+
+T = TypeVar("T")
 
 RECONNECT = Backoff(initial_s=0.5, cap_s=10.0)
 READ_TRIES = 5
@@ -46,9 +55,9 @@ def holder_name(profile: str) -> str:
 class Link:
     """The session seen by one restart; ``emit(step, message, detail)`` reports the connection's ups and downs."""
 
-    def __init__(self, session, plan, emit, reconnect_s: float) -> None:
+    def __init__(self, session: HostSession, plan: RestartPlan, emit: StepEmit, reconnect_s: float) -> None:
         self.session, self.plan, self.emit, self.reconnect_s = session, plan, emit, reconnect_s
-        self.lock = None
+        self.lock: HostLock | None = None
 
     async def take_lock(self) -> None:
         """The host's restart lock; HostLocked (a UserError: nothing was changed) when another restart has it."""
@@ -57,8 +66,9 @@ class Link:
         from mtptui.remote.hostlock import HostLock
 
         prefix = self.session.manager.prefix
-        self.lock = HostLock(self.session.transport, self.plan.lock, holder_name(self.plan.profile), prefix)
-        await self.lock.acquire()
+        lock = HostLock(self.session.transport, self.plan.lock, holder_name(self.plan.profile), prefix)
+        self.lock = lock
+        await lock.acquire()
 
     async def hold_lock(self) -> None:
         """Before a change: the lock is held (taken again after a reconnect), else StepFailed."""
@@ -90,7 +100,7 @@ class Link:
                           {"state": "reconnecting"})
             await asyncio.sleep(delay)
 
-    async def retrying(self, read):
+    async def retrying(self, read: Callable[[], Awaitable[T]]) -> T:
         """``await read()``, again after a reconnect when the connection drops; StepFailed if the host stays away."""
         for _ in range(READ_TRIES):
             try:

@@ -8,19 +8,23 @@ could not be reached, so what runs there now is unknown: the report lists what w
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from mtptui.ops.host_state import EndState
 from mtptui.ops.progress import RestartEvent
+from mtptui.remote.steps import RestartStep
 
 SERVER_STEPS = frozenset({"stopping", "starting"})
+
+# "started" only while the restart runs; the others as the module doc says
+Outcome = Literal["started", "ready", "aborted", "rolled_back", "rolled_back_stopped", "rollback_failed", "unreachable"]
 
 
 @dataclass(frozen=True)
 class Ran:
     """A step that changed the host, or may have (``certain`` False: the connection dropped while it ran)."""
 
-    step: str
+    step: RestartStep
     what: str
     certain: bool = True
 
@@ -38,7 +42,7 @@ class RestartResult:
     host: str
     profile: str
     manager: str
-    outcome: str
+    outcome: Outcome
     reason: str | None = None
     rollback_reason: str | None = None
     pid: int | None = None

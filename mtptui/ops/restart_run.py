@@ -15,7 +15,7 @@ of the starts being watched.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from mtptui.errors import UserError
 from mtptui.ops.progress import Clock, RestartEvent
@@ -23,9 +23,14 @@ from mtptui.ops.readonly import refuse_if_readonly
 from mtptui.ops.restart import RestartPlan, Step
 from mtptui.ops.restart_link import READ_TRIES, Link, StepFailed, connection_trouble
 from mtptui.ops.restart_result import Ran, RestartResult
-from mtptui.ops.watch import WatchOutcome, log_position, watch_start
+from mtptui.ops.watch import WatchOutcome, WatchStatus, log_position, watch_start
 from mtptui.remote.errors import RemoteError
 from mtptui.remote.logsource import LogPosition, Start
+from mtptui.remote.steps import RestartStep
+
+if TYPE_CHECKING:
+    from mtptui.ops.connect import HostSession
+    from mtptui.remote.transport import Completed
 
 __all__ = ["DEFAULT_TIMEOUT_S", "RECONNECT_S", "RestartResult", "Restarter", "log_position"]
 
@@ -45,7 +50,7 @@ def _record(record: list[Ran], ran: Ran) -> None:
 class Restarter:
     """Executes one RestartPlan."""
 
-    def __init__(self, session, plan: RestartPlan, *, timeout_s: float = DEFAULT_TIMEOUT_S,
+    def __init__(self, session: HostSession, plan: RestartPlan, *, timeout_s: float = DEFAULT_TIMEOUT_S,
                  on_event: Callable[[RestartEvent], None] | None = None,
                  on_log: Callable[[bytes], None] | None = None, force: bool = False,
                  rollback_timeout_s: float | None = None, reconnect_s: float = RECONNECT_S) -> None:
@@ -57,7 +62,7 @@ class Restarter:
         self.launch = "target"
         self.link = Link(session, plan, self.emit, reconnect_s)
 
-    def emit(self, step: str, message: str, detail: dict | None = None) -> None:
+    def emit(self, step: RestartStep, message: str, detail: dict[str, Any] | None = None) -> None:
         event = RestartEvent(step, message, self.launch, self.clock(), detail or {})
         self.result.events.append(event)
         if self.on_event is not None:
@@ -122,7 +127,7 @@ class Restarter:
                     position, start = await self.link.retrying(lambda: log_position(self.session))
                 out = await self._step(step, self.result.changed)
             except StepFailed as failed:
-                status = "unreachable" if failed.unreachable else "failed"
+                status: WatchStatus = "unreachable" if failed.unreachable else "failed"
                 self.emit(status, f"{step.command.what} did not complete: {failed.reason}")
                 return WatchOutcome(status, failed.reason)
         return await self._started(out, position, start, "the new profile")
@@ -216,7 +221,7 @@ class Restarter:
             return None
         outcome = await self._started(out, position, start, "the previous launch")
         if outcome.status == "unreachable":
-            raise StepFailed(outcome.reason, unreachable=True)
+            raise StepFailed(outcome.reason or "the host could not be reached", unreachable=True)
         return outcome
 
     async def _undo_step(self, step: Step) -> str:
@@ -259,6 +264,6 @@ class Restarter:
             self.emit("warning", f"cannot read the host's state at the end: {exc}")
 
 
-def _failure(completed, step: Step) -> str:
+def _failure(completed: Completed, step: Step) -> str:
     lines = [line.strip() for line in completed.err.strip().splitlines() if line.strip()]
     return f"{step.command.what} failed: {lines[-1] if lines else f'exit status {completed.exit_status}'}"

@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import textwrap
+from typing import TYPE_CHECKING
 
 from mtptui.ops.restart_env import ENV_HEADING, shown_changes
 from mtptui.sglang.flags.diff_text import render_diff
 
+if TYPE_CHECKING:
+    from mtptui.ops.restart import RestartPlan, Step
 
-def _command_lines(index: int, step) -> list[str]:
+
+def _command_lines(index: int, step: Step) -> list[str]:
     command = step.command
     stdin = "   (the new unit on stdin)" if command.input is not None else ""
     first, *rest = command.shown.split("\n")
     return [f"  {index}. {command.what}{stdin}", f"     $ {first}", *(f"       {line}" for line in rest)]
 
 
-def render_plan(plan) -> str:
+def render_plan(plan: RestartPlan) -> str:
     lines = [f"Restart {plan.host} ({plan.manager}) with profile {plan.profile}.", ""]
     lines += [f"note: {note}" for note in plan.notes]
     lines += [render_diff(plan.diff) if plan.diff else "(nothing to compare the profile with)", ""]

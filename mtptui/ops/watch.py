@@ -12,17 +12,23 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable, Literal, Sequence
 
-from mtptui.ops.progress import StartupTracker
+from mtptui.ops.progress import StartupTracker, StepEmit
 from mtptui.remote.errors import ConnectError, ConnectionLost, RemoteError
 from mtptui.remote.follow import Backoff, ConnectionStatus
 from mtptui.remote.logsource import FileLog, FilePosition, JournalDecoder, LogChunk, LogPosition, Start
 from mtptui.remote.shell import Command
 from mtptui.sglang.logparse import LogParser
 
+if TYPE_CHECKING:
+    from mtptui.ops.connect import HostSession
+
 POLL_S = 0.5
 GRACE_S = 1.5  # after the process is gone, time for its last lines to arrive
+
+
+WatchStatus = Literal["ready", "crashed", "timeout", "lost", "unreachable", "failed"]  # failed: a step did not complete
 
 
 @dataclass
@@ -30,15 +36,16 @@ class WatchOutcome:
     """How a start ended: ready, crashed or timeout (with ``reason``), lost (the log could not be followed), or
     unreachable (the host could not be reached when the time was up); ``watch`` is where it stood."""
 
-    status: str
+    status: WatchStatus
     reason: str | None = None
-    watch: "Watch | None" = None
+    watch: Watch | None = None
 
 
 class Watch:
     """One start being watched: its parser and tracker, the log position reached, and whether the host answers."""
 
-    def __init__(self, emit, on_log: Callable[[bytes], None] | None, position: LogPosition, start: Start) -> None:
+    def __init__(self, emit: StepEmit, on_log: Callable[[bytes], None] | None, position: LogPosition,
+                 start: Start) -> None:
         self.tracker, self.on_log = StartupTracker(emit), on_log
         self.parser = LogParser()
         self.last_data = time.monotonic()
@@ -59,7 +66,7 @@ class Watch:
             self.tracker.apply(event)
 
 
-async def log_position(session) -> tuple[LogPosition, Start]:
+async def log_position(session: HostSession) -> tuple[LogPosition, Start]:
     """Where the log ends now, so a watch sees only what the new start writes."""
     source = session.log_source
     if isinstance(source, FileLog):
@@ -75,7 +82,7 @@ async def log_position(session) -> tuple[LogPosition, Start]:
     return (chunks[-1].position, Start.end()) if chunks else (None, Start.beginning())
 
 
-async def _read(session, watch: Watch, emit) -> None:
+async def _read(session: HostSession, watch: Watch, emit: StepEmit) -> None:
     follower = session.follower(start=watch.start, position=watch.position, wait_for_log=True,  # the new server
                                 backoff=Backoff(initial_s=0.5, cap_s=5.0))  # may be the one that creates the log
     try:
@@ -113,8 +120,8 @@ async def _check(watch: Watch, alive: Callable[[], Awaitable[bool]]) -> None:
             watch.tracker.crash("the server exited before it was ready")
 
 
-async def watch_start(session, position: LogPosition, start: Start, alive: Callable[[], Awaitable[bool]],
-                      timeout_s: float, emit, on_log: Callable[[bytes], None] | None = None,
+async def watch_start(session: HostSession, position: LogPosition, start: Start, alive: Callable[[], Awaitable[bool]],
+                      timeout_s: float, emit: StepEmit, on_log: Callable[[bytes], None] | None = None,
                       watch: Watch | None = None) -> WatchOutcome:
     """Follow the log from ``position`` (or ``start``) until the server is ready, crashed, or ``timeout_s``;
     with ``watch``, go on from where that watch stood."""
@@ -129,7 +136,7 @@ async def watch_start(session, position: LogPosition, start: Start, alive: Calla
     return _outcome(watch, tasks, timeout_s)
 
 
-def _outcome(watch: Watch, tasks: list[asyncio.Future], timeout_s: float) -> WatchOutcome:
+def _outcome(watch: Watch, tasks: Sequence[asyncio.Future[None]], timeout_s: float) -> WatchOutcome:
     tracker = watch.tracker
     if tracker.state.phase == "ready":
         return WatchOutcome("ready", watch=watch)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import AsyncGenerator, AsyncIterator, Callable, Protocol, Union
 
 from mtptui.remote.errors import RemoteError
-from mtptui.remote.logsource import NO_SUCH_FILE, FrameDecoder, LogChunk, LogPosition, Start
+from mtptui.remote.logsource import NO_SUCH_FILE, LogChunk, LogPosition, Start
 from mtptui.remote.shell import Command
 from mtptui.remote.transport import Stream, Transport
 
@@ -60,10 +60,16 @@ class Backoff:
         return self.max_attempts is not None and attempt > self.max_attempts
 
 
+class ChunkDecoder(Protocol):
+    """Turns the follow command's output into log chunks (FrameDecoder for a file, JournalDecoder for a journal)."""
+
+    def feed(self, data: bytes) -> list[LogChunk]: ...
+
+
 class LogSource(Protocol):
     def command(self, position: LogPosition, start: Start, wait: bool = False) -> Command: ...
 
-    def decoder(self, position: LogPosition) -> FrameDecoder: ...
+    def decoder(self, position: LogPosition) -> ChunkDecoder: ...
 
     def describe(self) -> str: ...
 

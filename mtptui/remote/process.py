@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 # argv: PGID TICKS (tenths of a second before KILL). Exit 0 once no live process is left in the group.
 # `env -- kill` is the system kill: dash's builtin takes no negative pid (process group).
+# Its text is part of the command a restart plan shows, word for word: E501 is waived for it, not wrapped.
 STOP_GROUP = r"""pg=$1; ticks=$2
 members() {
   for s in /proc/[0-9]*/stat; do
@@ -43,7 +44,7 @@ while members; do
   if [ "$i" -gt $((ticks+50)) ]; then echo "process group $pg is still running after KILL" >&2; exit 1; fi
   sleep 0.1
 done
-""".strip()
+""".strip()  # noqa: E501
 
 # argv: PIDFILE WORKDIR COMMAND... ("" for no pid file / no workdir). Runs inside setsid nohup.
 LAUNCH = r"""if [ -n "$1" ]; then echo $$ > "$1" || exit 1; fi
@@ -157,7 +158,8 @@ class ProcessManager:
     async def find(self) -> ProcessInfo | None:
         """The running server: the pid file's process if alive, else the SGLang server on ``port`` (by command line)."""
         if self.config.pid_file:
-            result = await self.transport.run(Command.of(script(READ_PIDFILE, self.config.pid_file), "read the pid file"))
+            read_pid = Command.of(script(READ_PIDFILE, self.config.pid_file), "read the pid file")
+            result = await self.transport.run(read_pid)
             pid = result.out.strip()
             if result.ok and pid.isdigit() and (info := await read_process(self.transport, int(pid))):
                 return info

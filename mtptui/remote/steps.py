@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from mtptui.remote.shell import Command
 
@@ -11,11 +11,19 @@ if TYPE_CHECKING:
     from mtptui.remote.procinfo import ProcessInfo
 
 
+# The progress steps of a restart (mtptui.ops.progress reports them; a manager's steps are some of them).
+RestartStep = Literal[
+    "plan", "backup", "write_unit", "reload", "stopping", "stopped", "starting", "loading", "allocating",
+    "capturing_graphs", "warming_up", "ready", "crashed", "failed", "aborted", "timeout", "lost", "connection",
+    "unreachable", "rolling_back", "rolled_back", "rollback_failed", "enabled", "warning", "done",
+]
+
+
 @dataclass(frozen=True)
 class ServiceStep:
     """A command the manager proposes, named as the progress step it is (``starts``: it starts the server)."""
 
-    step: str
+    step: RestartStep
     command: Command
     starts: bool = False
 

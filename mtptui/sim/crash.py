@@ -22,7 +22,8 @@ _LAUNCH = [
     ('"<frozen runpy>"', 88, "_run_code", None),
     (f'"{SITE}/launch_server.py"', 24, "<module>", "server_args = prepare_server_args(sys.argv[1:])"),
     (f'"{SITE}/srt/server_args.py"', 4712, "prepare_server_args", "return ServerArgs.from_cli_args(raw_args)"),
-    (f'"{SITE}/srt/server_args.py"', 4288, "from_cli_args", "return cls(**{attr: getattr(args, attr) for attr in attrs})"),
+    (f'"{SITE}/srt/server_args.py"', 4288, "from_cli_args",
+     "return cls(**{attr: getattr(args, attr) for attr in attrs})"),
     ('"<string>"', 318, "__init__", None),
     (f'"{SITE}/srt/server_args.py"', 655, "__post_init__", "self._handle_speculative_decoding()"),
 ]

@@ -100,7 +100,8 @@ class DecodeModel:
     def step_seconds(self, batch_size: int) -> float:
         """Mean duration of one decode (or draft + verify) step for ``batch_size`` running requests."""
         batch = max(1, batch_size)
-        verify = TARGET_STEP_S * (1 + BATCH_SLOPE * (batch - 1) + VERIFY_TOKEN_SLOPE * (batch * self.verified_tokens - 1))
+        verify = TARGET_STEP_S * (1 + BATCH_SLOPE * (batch - 1)
+                                  + VERIFY_TOKEN_SLOPE * (batch * self.verified_tokens - 1))
         if not self.speculative:
             return verify
         return verify + SPEC_FIXED_S + DRAFT_STEP_S * self.steps * (1 + 0.1 * (self.topk - 1))

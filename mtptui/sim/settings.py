@@ -90,7 +90,8 @@ def _spec_fields(fs: FlagSet, model_arch: str | None) -> dict[str, object]:
 def _mamba_strategy(fs: FlagSet, effective: dict[str, Effective]) -> str:
     for name in ("--mamba-scheduler-strategy", "--mamba-radix-cache-strategy"):
         if name in fs.table:
-            return str(_value(effective, name, "extra_buffer" if name.endswith("radix-cache-strategy") else "no_buffer"))
+            default = "extra_buffer" if name.endswith("radix-cache-strategy") else "no_buffer"
+            return str(_value(effective, name, default))
     return "no_buffer"
 
 

@@ -111,7 +111,8 @@ async def allocate_pools(boot: Boot, log: LogWriter, pace: Pacer) -> None:
     boot.timings["kv_cache_allocation"] = 0.9
     if plan.failure == "pool":
         raise fail(log, boot, "pool", ["RuntimeError: Not enough memory. Please try to increase "
-                                       f"--mem-fraction-static. Current value: mem_fraction_static={boot.mem_fraction}"])
+                                       "--mem-fraction-static. Current value: "
+                                       f"mem_fraction_static={boot.mem_fraction}"])
     if not msg.new_format(version):
         log.rank(0, f"Using KV cache dtype: {boot.kv_dtype}")
     for rank in plan.ranks:

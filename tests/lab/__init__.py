@@ -223,7 +223,8 @@ class Lab:
     def api(self, path: str) -> tuple[int, str]:
         """GET ``path`` from the server as the host itself sees it (its 127.0.0.1:30000)."""
         code = ("import sys, urllib.request, urllib.error\n"
-                "try:\n r = urllib.request.urlopen(sys.argv[1], timeout=10); print(r.status); print(r.read().decode())\n"
+                "try:\n r = urllib.request.urlopen(sys.argv[1], timeout=10)\n"
+                " print(r.status); print(r.read().decode())\n"
                 "except urllib.error.HTTPError as e:\n print(e.code); print(e.read().decode())\n"
                 "except OSError as e:\n print(0); print(e)\n")
         out = self.run(sys.executable, "-c", code, f"http://127.0.0.1:{API_PORT}{path}").stdout
@@ -331,7 +332,8 @@ def start_server(host: LabHost, profile: str) -> None:
             result = host.lab.run("systemctl", verb, *([UNIT] if verb == "start" else []))
             assert result.returncode == 0, result.stderr
         return
-    command = f"nohup env {render_command(flagset)} >> {host.log} 2>&1 < /dev/null & echo $! > {host.lab.srv / 'sglang.pid'}"
+    command = (f"nohup env {render_command(flagset)} >> {host.log} 2>&1 < /dev/null "
+               f"& echo $! > {host.lab.srv / 'sglang.pid'}")
     assert render_argv(flagset)  # the profile renders to SGLang arguments
     result = host.lab.run("setsid", "sh", "-c", command)
     assert result.returncode == 0, result.stderr

@@ -21,13 +21,16 @@ def register(sub, parent) -> None:
     p.epilog = EPILOG
     p.add_argument("host", nargs="?", metavar="HOST", help="host whose API to measure")
     p.add_argument("--url", metavar="URL", default=None, help="API base URL instead of a host")
-    p.add_argument("--prompts", metavar="NAME|FILE", default=None, help="prompt set name or TOML file (default: rbtree)")
+    p.add_argument("--prompts", metavar="NAME|FILE", default=None,
+                   help="prompt set name or TOML file (default: rbtree)")
     p.add_argument("--concurrency", metavar="N", type=int, default=1, help="requests in flight at once (default 1)")
-    p.add_argument("--requests", metavar="N", type=int, default=None, help="measured requests (default: max(4, 2 x concurrency))")
+    p.add_argument("--requests", metavar="N", type=int, default=None,
+                   help="measured requests (default: max(4, 2 x concurrency))")
     p.add_argument("--max-tokens", metavar="N", type=int, default=512, help="output tokens per request (default 512)")
     p.add_argument("--json", dest="json_file", metavar="FILE", default=None, help="write the full result here")
     p.add_argument("--warmup", metavar="N", type=int, default=1, help="warm-up requests, not measured (default 1)")
-    p.add_argument("--rate", metavar="R", type=float, default=None, help="Poisson arrivals per second (default: all at once)")
+    p.add_argument("--rate", metavar="R", type=float, default=None,
+                   help="Poisson arrivals per second (default: all at once)")
     p.add_argument("--seed", metavar="N", type=int, default=0, help="seed of the arrival times (default 0)")
     p.add_argument("--temperature", metavar="T", type=float, default=0.0, help="sampling temperature (default 0)")
     p.add_argument("--top-p", metavar="P", type=float, default=None, help="nucleus sampling (default: not sent)")
@@ -35,7 +38,8 @@ def register(sub, parent) -> None:
     p.add_argument("--no-thinking", action="store_true", help="ask the chat template to skip reasoning (Qwen)")
     p.add_argument("--model", metavar="NAME", default=None, help="model name to send (default: the server's)")
     p.add_argument("--repeat", metavar="K", type=int, default=1, help="run K times: the spread is the run-to-run noise")
-    p.add_argument("--timeout", metavar="S", type=float, default=300.0, help="seconds without data before a request fails")
+    p.add_argument("--timeout", metavar="S", type=float, default=300.0,
+                   help="seconds without data before a request fails")
     p.add_argument("--deadline", metavar="S", type=float, default=None,
                    help="seconds a request may take in all (default: 120 + 0.25 per max token)")
     p.add_argument("--no-history", action="store_true", help="do not record this run")

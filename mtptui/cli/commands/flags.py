@@ -24,7 +24,8 @@ def register(sub, parent) -> None:
                                           "the SGLang installed on the host (its argument checks, in the "
                                           "profile's python, read-only), falling back to the offline table. "
                                           "Exit 0 clean, 1 on errors (warnings alone exit 0).")
-    lint.add_argument("--version", dest="sglang_version", default=None, help=f"SGLang version (default {DEFAULT_VERSION})")
+    lint.add_argument("--version", dest="sglang_version", default=None,
+                      help=f"SGLang version (default {DEFAULT_VERSION})")
     lint.add_argument("--model-arch", default=None, metavar="ARCH",
                       help="model architecture from config.json, e.g. Qwen3_5ForCausalLM (default: guessed from "
                            "the model path)")

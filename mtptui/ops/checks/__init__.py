@@ -9,16 +9,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Awaitable, Callable, Final, Literal
 
 from mtptui.remote.shell import Command
 from mtptui.remote.transport import Completed
 
 if TYPE_CHECKING:
+    from mtptui.config.models import HostConfig
     from mtptui.ops.connect import HostSession
     from mtptui.remote.procinfo import ProcessInfo
 
-OK, FAIL, WARN, SKIP = "ok", "fail", "warn", "skip"
+Status = Literal["ok", "fail", "warn", "skip"]
+OK: Final = "ok"
+FAIL: Final = "fail"
+WARN: Final = "warn"
+SKIP: Final = "skip"
 COMMAND_TIMEOUT_S = 20.0
 
 
@@ -27,7 +32,7 @@ class Result:
     """One checked item: ``status`` is ok, fail, warn or skip; ``fix`` says what to do (None when nothing)."""
 
     name: str
-    status: str
+    status: Status
     detail: str
     fix: str | None = None
 
@@ -39,18 +44,18 @@ class Result:
 class Context:
     """The session being checked, and what earlier checks found that later ones use."""
 
-    session: "HostSession"
+    session: HostSession
     host_file: Path | None = None
     user: str | None = None  # the login user on the host (ssh check)
     sudo_refused: set[str] = field(default_factory=set)  # commands sudo -n refused (sudo check)
     unit_found: bool | None = None  # systemd: the unit is loaded (server check)
-    running: "ProcessInfo | None" = None  # the live server's process (server check)
+    running: ProcessInfo | None = None  # the live server's process (server check)
     server_running: bool | None = None  # None when the server check could not tell
     start_command: str | None = None  # how to start the server when none runs (server check)
     models: dict[str, list[str]] = field(default_factory=dict)  # model path -> where it comes from
 
     @property
-    def host(self):
+    def host(self) -> HostConfig:
         return self.session.host
 
     @property
@@ -64,6 +69,9 @@ class Context:
 
     async def run(self, command: Command) -> Completed:
         return await self.session.transport.run(command, timeout=COMMAND_TIMEOUT_S)
+
+
+Check = Callable[[Context], Awaitable[Result]]
 
 
 def last_line(result: Completed) -> str:

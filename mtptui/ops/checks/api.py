@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mtptui.errors import UserError
 from mtptui.ops.checks import FAIL, OK, WARN, Context, Result
 from mtptui.sglang.api import MODELS_PATH, SERVER_INFO_PATHS, first_model_id
+
+if TYPE_CHECKING:
+    import httpx
 
 NAME = "api"
 TIMEOUT_S = 10.0
@@ -27,13 +30,13 @@ async def check_api(ctx: Context) -> Result:
             models = (await _first(client, MODELS_PATH))[1] if status == 200 else None
     except httpx.HTTPError as exc:
         return Result(NAME, FAIL, f"nothing answers at {where}: {_reason(exc)}", _unreachable_fix(ctx))
-    if status != 200:
+    if status != 200 or info is None:  # a 200 always comes with an object (empty when the body is not one)
         return Result(NAME, FAIL, f"{where} answers HTTP {status} to /server_info",
                       f"wait until the server is ready (mtptui {ctx.host.name} shows its startup), then check again")
     return _verdict(ctx, where, info, models)
 
 
-async def _first(client, *paths: str) -> tuple[int, dict[str, Any] | None]:
+async def _first(client: httpx.AsyncClient, *paths: str) -> tuple[int, dict[str, Any] | None]:
     """(status, JSON object) of the first path answering 200, else the last status."""
     status = 0
     for path in paths:
@@ -48,7 +51,7 @@ async def _first(client, *paths: str) -> tuple[int, dict[str, Any] | None]:
     return status, None
 
 
-def _reason(exc) -> str:
+def _reason(exc: httpx.HTTPError) -> str:
     import httpx
 
     if isinstance(exc, httpx.TimeoutException):
@@ -59,7 +62,7 @@ def _reason(exc) -> str:
 
 
 def _unreachable_fix(ctx: Context) -> str:
-    from mtptui.ops.launches import api_port
+    from mtptui.ops.connect import api_port
 
     running = ctx.running
     if ctx.server_running is False:
@@ -78,7 +81,8 @@ def _served_model(info: dict[str, Any], models: dict[str, Any] | None) -> str | 
 def _verdict(ctx: Context, where: str, info: dict[str, Any], models: dict[str, Any] | None) -> Result:
     version, model = info.get("version"), _served_model(info, models)
     detail = f"SGLang {version or '(no version reported)'} answers at {where}, serving {model or 'no model'}"
-    problems, fixes = [], []
+    problems: list[str] = []
+    fixes: list[str] = []
     if version and version != ctx.host.sglang_version:
         problems.append(f"the host file says {ctx.host.sglang_version}")
         fixes.append(f"set sglang_version = \"{version}\" in {ctx.file_name}")

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import shlex
 
-from mtptui.config.models import SystemdServer
+from mtptui.config.models import ProcessServer, SystemdServer
 from mtptui.errors import UserError
 from mtptui.ops.checks import FAIL, OK, SKIP, WARN, Context, Result, last_line
 from mtptui.ops.checks.launch import Launch, read_launch
 from mtptui.remote.errors import RemoteError
 from mtptui.remote.procinfo import ProcessInfo, read_process
 from mtptui.remote.process import find_by_command_line
+from mtptui.remote.systemd import SystemdManager
 from mtptui.remote.shell import Command
 from mtptui.secrets import mask_argv
 
@@ -39,8 +40,21 @@ def flag_problem(ctx: Context, launch: Launch, where: str) -> list[tuple[str, st
              f"fix the flag in {where}, or sglang_version in {ctx.file_name} if the host runs another SGLang")]
 
 
-async def check_unit(ctx: Context) -> Result:
+def _systemd(ctx: Context) -> SystemdManager:
+    """The unit checks' manager: open_session gives a systemd server a SystemdManager."""
     manager = ctx.session.manager
+    assert isinstance(manager, SystemdManager)
+    return manager
+
+
+def _process_server(ctx: Context) -> ProcessServer:
+    server = ctx.host.server
+    assert isinstance(server, ProcessServer)  # check_server sends only a process server here
+    return server
+
+
+async def check_unit(ctx: Context) -> Result:
+    manager = _systemd(ctx)
     if "systemctl" in ctx.sudo_refused:
         return Result(NAME, SKIP, "skipped: needs sudo for systemctl")
     show = manager.systemctl("show", "-p", "LoadState", "-p", "FragmentPath", "-p", "ActiveState", "-p", "MainPID",
@@ -68,7 +82,7 @@ async def _unit_launch(ctx: Context) -> tuple[Launch, list[str]]:
     """What the unit's ExecStart= (with drop-ins, as `systemctl cat` shows it) launches, and its words."""
     from mtptui.sglang.unit import read_unit
 
-    manager = ctx.session.manager
+    manager = _systemd(ctx)
     cat = manager.systemctl("cat", "--no-pager", manager.unit)
     unit = read_unit((await ctx.run(cat)).check(cat.what).out, name=manager.unit)
     return read_launch(unit.exec_argv, ctx.host.sglang_version), unit.exec_argv
@@ -76,11 +90,11 @@ async def _unit_launch(ctx: Context) -> tuple[Launch, list[str]]:
 
 async def _unit_state(ctx: Context, state: str, pid: str) -> tuple[str, list[tuple[str, str]]]:
     """("active, pid N", []) for a running unit, else its state and how to start it."""
-    manager = ctx.session.manager
+    manager = _systemd(ctx)
     prefix = () if "sh" in ctx.sudo_refused else manager.prefix
     info = await read_process(ctx.session.transport, int(pid), prefix) if pid.isdigit() and int(pid) > 0 else None
     ctx.server_running = state == "active" and info is not None
-    if ctx.server_running:
+    if state == "active" and info is not None:
         ctx.running = info
         ctx.add_model(read_launch(info.argv, ctx.host.sglang_version).model, "running server")
         return f"active, pid {info.pid}", []
@@ -92,8 +106,10 @@ async def _unit_state(ctx: Context, state: str, pid: str) -> tuple[str, list[tup
 
 
 async def check_process(ctx: Context) -> Result:
-    server = ctx.host.server
-    info, notes, problem = None, [], None
+    server = _process_server(ctx)
+    info: ProcessInfo | None = None
+    notes: list[str] = []
+    problem: Result | None = None
     if server.pid_file:
         info, notes, problem = await _from_pid_file(ctx, server.pid_file)
     if problem:
@@ -135,7 +151,7 @@ async def _from_pid_file(ctx: Context, path: str) -> tuple[ProcessInfo | None, l
 def _relaunch(ctx: Context) -> tuple[str, list[tuple[str, str]]]:
     if ctx.host.known_good:
         return f"relaunch: profile {ctx.host.known_good}", []
-    if ctx.host.server.launch_command:
+    if _process_server(ctx).launch_command:
         return "relaunch: server.launch_command", []
     return "nothing to relaunch it with", [("", f"set known_good (a profile) or server.launch_command in "
                                                 f"{ctx.file_name}")]

@@ -8,6 +8,7 @@ from mtptui.ops.checks import FAIL, OK, Context, Result
 from mtptui.remote.errors import ConnectError, HostKeyRefused, LoginRefused
 from mtptui.remote.hostkeys import known_hosts_name
 from mtptui.remote.shell import Command
+from mtptui.remote.transport import ReadOnlyTransport, Transport
 
 NAME = "ssh"
 KEYSCAN_TYPES = {"ssh-ed25519": "ed25519", "ssh-rsa": "rsa", "rsa-sha2-256": "rsa", "rsa-sha2-512": "rsa"}
@@ -25,9 +26,13 @@ async def check_ssh(ctx: Context) -> Result:
     return Result(NAME, OK, f"{transport.label}: logged in as {ctx.user}; {await _host_key(transport)}")
 
 
-async def _host_key(transport) -> str:
+async def _host_key(transport: Transport) -> str:
     """The server's key as known_hosts trusts it, e.g. "host key ssh-ed25519 SHA256:... is in FILE"."""
-    inner = getattr(transport, "inner", transport)
+    from mtptui.remote.ssh import SSHTransport
+
+    inner = transport.inner if isinstance(transport, ReadOnlyTransport) else transport
+    if not isinstance(inner, SSHTransport):
+        return "host key known"
     try:
         key = (await inner.connect()).get_server_host_key()
         where = inner.known_hosts.path

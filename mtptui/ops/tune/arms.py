@@ -8,11 +8,17 @@ tokens auto at topk 1 are steps + 1); labels name only what varies across the gr
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Iterable, Literal
 
 from mtptui.config.models import LaunchProfile
 from mtptui.ops.tune.grid import AUTO, SHORT, GridPoint
 from mtptui.sglang.flags.verdict import offline_version
+
+if TYPE_CHECKING:
+    from mtptui.sglang.flags import FlagSet
+
+ArmStatus = Literal["pending", "running", "done", "refused", "failed", "aborted"]
+CanaryVerdict = Literal["pass", "fail", "skipped"]
 
 SPEC_FLAGS = ("speculative-num-steps", "speculative-eagle-topk", "speculative-num-draft-tokens")
 
@@ -46,32 +52,37 @@ class Arm:
     flags: dict[str, Any]  # the grid's flags as SGLang resolves them (profile names)
     auto: tuple[str, ...]  # of those, the ones left to SGLang
     profile: LaunchProfile
-    status: str = "pending"
+    status: ArmStatus = "pending"
     reason: str | None = None
     phase: str | None = None
     results: list[Measured] = field(default_factory=list)
-    runs: list[dict] = field(default_factory=list, repr=False)  # the stored bench runs, for comparisons
-    canary: str = "skipped"
+    runs: list[dict[str, Any]] = field(default_factory=list, repr=False)  # the stored bench runs, for comparisons
+    canary: CanaryVerdict = "skipped"
     canary_detail: str | None = None
     started: float | None = None
     ended: float | None = None
 
     @property
-    def cost(self) -> tuple:
+    def cost(self) -> tuple[float, ...]:
         """Cheaper first: fewer draft steps, then fewer draft tokens, then a narrower tree."""
         return tuple(_number(self.flags.get(flag)) for flag in SPEC_FLAGS)
 
     def result_at(self, concurrency: int) -> Measured | None:
         return next((r for r in self.results if r.concurrency == concurrency), None)
 
-    def run_at(self, concurrency: int) -> dict | None:
+    def run_at(self, concurrency: int) -> dict[str, Any] | None:
         return next((r for r in self.runs if r["fingerprint"].get("concurrency") == concurrency), None)
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "label": self.label, "flags": dict(self.flags), "auto": list(self.auto),
                 "status": self.status, "reason": self.reason, "results": [r.to_json() for r in self.results],
                 "canary": self.canary, "canary_detail": self.canary_detail,
-                "duration_s": round(self.ended - self.started, 1) if None not in (self.started, self.ended) else None}
+                "duration_s": seconds_between(self.started, self.ended)}
+
+
+def seconds_between(started: float | None, ended: float | None) -> float | None:
+    """Seconds from ``started`` to ``ended`` (to a tenth), None until both are known."""
+    return round(ended - started, 1) if started is not None and ended is not None else None
 
 
 def _number(value: Any) -> float:
@@ -101,13 +112,13 @@ def _resolved(profile: LaunchProfile, point: GridPoint, version: str) -> tuple[d
     return values, blocking
 
 
-def _spec_values(flagset, flags) -> dict[str, Any]:
+def _spec_values(flagset: FlagSet, flags: Iterable[str]) -> dict[str, Any]:
     """The values SGLang resolves for ``flags`` (profile names) in a flag set: steps, topk and draft tokens through
     its speculative handler (draft tokens auto), the others as written."""
     from mtptui.sglang.flags.effective import resolve_spec
 
     spec = resolve_spec(flagset).values
-    out = {}
+    out: dict[str, Any] = {}
     for flag in flags:
         found = spec.get("--" + flag) if flag in SPEC_FLAGS else None
         value = found.value if found is not None and found.value is not None else flagset.get("--" + flag)
@@ -116,7 +127,7 @@ def _spec_values(flagset, flags) -> dict[str, Any]:
     return out
 
 
-def resolved_values(profile: LaunchProfile, flags, version: str) -> dict[str, Any]:
+def resolved_values(profile: LaunchProfile, flags: Iterable[str], version: str) -> dict[str, Any]:
     """What SGLang resolves for ``flags`` in ``profile`` (e.g. the base's or the original's speculative settings);
     empty when the profile does not parse."""
     from mtptui.sglang.flags import FlagError, FlagSet

@@ -13,6 +13,7 @@ import hashlib
 from dataclasses import dataclass
 
 from mtptui.bench.prompts import Prompt
+from mtptui.ops.tune.arms import CanaryVerdict
 
 PROMPTS = (
     Prompt("canary-sort", "Write a Python function that merges two sorted lists into one sorted list."),
@@ -54,7 +55,7 @@ async def run_canary(url: str, max_tokens: int = MAX_TOKENS, model: str | None =
     return CanaryOutputs(tuple(texts))
 
 
-def judge(outputs: CanaryOutputs, reference: CanaryOutputs | None) -> tuple[str, str | None]:
+def judge(outputs: CanaryOutputs, reference: CanaryOutputs | None) -> tuple[CanaryVerdict, str | None]:
     """("pass" | "fail" | "skipped", what differs): the arm's outputs against the reference arm's."""
     if outputs.failed:
         return "skipped", f"the canary prompt {outputs.failed} failed"
@@ -62,6 +63,7 @@ def judge(outputs: CanaryOutputs, reference: CanaryOutputs | None) -> tuple[str,
         return "pass", "the reference: the other arms' outputs are compared with these"
     for prompt, text, expected in zip(PROMPTS, outputs.texts, reference.texts):
         if text != expected:
+            assert text is not None and expected is not None  # a missing output is ``failed``, judged above
             where = next((i for i, (a, b) in enumerate(zip(text, expected)) if a != b), min(len(text), len(expected)))
             return "fail", f"greedy output of {prompt.name} differs from the reference arm's from character {where}"
     return "pass", None

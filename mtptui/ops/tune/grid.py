@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import Union
 
 from mtptui.errors import UserError
 
@@ -17,18 +18,20 @@ DEFAULT_GRID = ("steps=1,2,3,4", "topk=1", "draft=auto")
 AUTO = "auto"
 MAX_ARMS = 64
 
+GridValue = Union[int, float, str]  # a number, a word, or AUTO
+
 
 @dataclass(frozen=True)
 class GridPoint:
     """One combination: flag (profile name) → value, ``AUTO`` for a flag left to SGLang."""
 
-    values: tuple[tuple[str, object], ...]
+    values: tuple[tuple[str, GridValue], ...]
 
-    def as_dict(self) -> dict[str, object]:
+    def as_dict(self) -> dict[str, GridValue]:
         return dict(self.values)
 
 
-def _value(flag: str, word: str) -> object:
+def _value(flag: str, word: str) -> GridValue:
     if word == AUTO:
         return AUTO
     try:
@@ -41,7 +44,7 @@ def _value(flag: str, word: str) -> object:
         return word
 
 
-def parse_dimension(spec: str) -> tuple[str, list[object]]:
+def parse_dimension(spec: str) -> tuple[str, list[GridValue]]:
     """``steps=1,2,3`` → ("speculative-num-steps", [1, 2, 3]); a UserError for anything else."""
     key, sep, values = spec.partition("=")
     key = key.strip().lower().removeprefix("--")
@@ -56,7 +59,7 @@ def parse_dimension(spec: str) -> tuple[str, list[object]]:
 
 def parse_grid(specs: list[str] | tuple[str, ...] | None) -> list[GridPoint]:
     """Every combination of the dimensions, in the order written (the first dimension varies slowest)."""
-    dims: dict[str, list[object]] = {}
+    dims: dict[str, list[GridValue]] = {}
     for spec in specs or DEFAULT_GRID:
         flag, values = parse_dimension(spec)
         if flag in dims:

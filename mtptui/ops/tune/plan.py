@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mtptui.config.models import HostConfig, LaunchProfile
 from mtptui.errors import UserError
 from mtptui.ops.readonly import refuse_if_readonly
 from mtptui.ops.tune.arms import Arm, make_arms, resolved_values
 from mtptui.ops.tune.grid import parse_concurrency, parse_grid
+
+if TYPE_CHECKING:
+    from mtptui.ops.connect import HostSession
 
 ORIGINAL = "original"
 KEEP = ("original", "best")
@@ -85,7 +88,7 @@ class TunePlan:
         return lines
 
 
-async def find_original(session) -> Original:
+async def find_original(session: HostSession) -> Original:
     """What runs now, as a profile; a UserError when nothing runs (there would be nothing to restore)."""
     from mtptui.ops.launches import running_side, profile_side
     from mtptui.sglang.flags import FlagError, diff_flagsets
@@ -116,7 +119,7 @@ def _check_workload(workload: Workload) -> None:
     load_prompt_set(workload.prompts)  # an unknown set is a UserError now, not after the first restart
 
 
-async def plan_tune(session, *, base: str | None = None, grid: list[str] | None = None,
+async def plan_tune(session: HostSession, *, base: str | None = None, grid: list[str] | None = None,
                     concurrency: str | None = None, requests: int = 4, max_tokens: int = 256,
                     prompts: str = "rbtree", keep: str = "original", canary_tokens: int = 48) -> TunePlan:
     """The plan (reads the host, changes nothing); UserError for bad input or nothing to restore."""
@@ -142,6 +145,6 @@ async def plan_tune(session, *, base: str | None = None, grid: list[str] | None 
                     resolved_values(original.profile, flags, host.sglang_version))
 
 
-def tune_session(session, plan: TunePlan):
+def tune_session(session: HostSession, plan: TunePlan) -> HostSession:
     """The session with the tune's host (the arms and the original as profiles): same transport, same manager."""
     return dataclasses.replace(session, host=plan.host)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from mtptui.ops.tune.state import TuneRun
 
 
-def _num(value, digits: int = 1) -> str:
+def _num(value: object, digits: int = 1) -> str:
     return f"{value:.{digits}f}" if isinstance(value, (int, float)) else "-"
 
 

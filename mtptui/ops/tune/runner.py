@@ -12,7 +12,7 @@ server crashes or never becomes ready; that arm is ``failed`` and the tune goes 
 from __future__ import annotations
 
 import asyncio
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from mtptui.errors import UserError
 from mtptui.ops.readonly import refuse_if_readonly
@@ -22,6 +22,14 @@ from mtptui.ops.tune.plan import TunePlan, tune_session
 from mtptui.ops.tune.state import TuneEvent, TuneRun
 from mtptui.ops.tune.verify import launch_mismatch
 from mtptui.remote.errors import ConnectError, ConnectionLost
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from mtptui.bench.events import BenchEvent
+    from mtptui.ops.connect import HostSession
+    from mtptui.ops.progress import RestartEvent
+    from mtptui.remote.transport import Transport
 
 RESTART_TIMEOUT_S = 600.0
 MINOR_RESTART_STEPS = frozenset({"loading", "allocating", "capturing_graphs", "warming_up", "backup", "reload"})
@@ -35,8 +43,9 @@ class ArmFailed(Exception):
 class Tuner:
     """Executes one TunePlan; ``state`` is the live TuneRun."""
 
-    def __init__(self, session, plan: TunePlan, *, on_event: Callable[[TuneEvent], None] | None = None,
-                 restart_timeout_s: float = RESTART_TIMEOUT_S, history_path=None, clock=None) -> None:
+    def __init__(self, session: HostSession, plan: TunePlan, *, on_event: Callable[[TuneEvent], None] | None = None,
+                 restart_timeout_s: float = RESTART_TIMEOUT_S, history_path: Path | None = None,
+                 clock: Callable[[], float] | None = None) -> None:
         self.session = tune_session(session, plan)
         self.plan, self.on_event = plan, on_event or (lambda event: None)
         self.restart_timeout_s, self.history_path = restart_timeout_s, history_path
@@ -50,7 +59,7 @@ class Tuner:
                 arm.phase = message
         self.on_event(TuneEvent(kind, message, arm.name if arm else None, minor))
 
-    def _restart_event(self, event, arm: Arm | None) -> None:
+    def _restart_event(self, event: RestartEvent, arm: Arm | None) -> None:
         self.emit("restart", str(event), arm, minor=event.step in MINOR_RESTART_STEPS)
 
     async def run(self) -> TuneRun:
@@ -65,7 +74,9 @@ class Tuner:
                 await self._arm(arm)
             self._judge()
         except asyncio.CancelledError:
-            asyncio.current_task().uncancel()
+            task = asyncio.current_task()
+            assert task is not None  # run() is awaited in a task: the one being cancelled
+            task.uncancel()
             keep = self._stop("aborted")
         except (ConnectionLost, ConnectError) as exc:
             keep = self._stop(f"lost the connection: {exc}")
@@ -195,7 +206,7 @@ class _LinkWatch:
     """Did the connection to the host drop since this was made? (Requests that fail because the host's server
     crashed fail the arm; requests that fail because the SSH connection dropped abort the tune.)"""
 
-    def __init__(self, transport) -> None:
+    def __init__(self, transport: Transport) -> None:
         self.transport, self.opened = transport, getattr(transport, "connections", 0)
 
     def dropped(self) -> bool:
@@ -209,7 +220,7 @@ class _Progress:
     def __init__(self, tuner: Tuner, arm: Arm, concurrency: int, total: int) -> None:
         self.tuner, self.arm, self.concurrency, self.total, self.done = tuner, arm, concurrency, total, 0
 
-    def __call__(self, event) -> None:
+    def __call__(self, event: BenchEvent) -> None:
         from mtptui.bench.events import Notice, RequestDone
 
         if isinstance(event, RequestDone) and not event.warmup:
@@ -219,23 +230,23 @@ class _Progress:
             self.tuner.emit("notice", event.message, self.arm)
 
 
-def _median(summary: dict, key: str) -> float | None:
+def _median(summary: dict[str, Any], key: str) -> float | None:
     value = (summary.get(key) or {}).get("median")
     return round(value, 2) if isinstance(value, (int, float)) else None
 
 
-def _rounded(value) -> float | None:
+def _rounded(value: object) -> float | None:
     return round(value, 3) if isinstance(value, (int, float)) else None
 
 
-def _measured(concurrency: int, run: dict) -> Measured:
+def _measured(concurrency: int, run: dict[str, Any]) -> Measured:
     s = run["summary"]
     return Measured(concurrency, _rounded(s.get("output_tok_s")), _rounded(s.get("request_tok_s")),
                     _rounded(s.get("accept_len")), _median(s, "ttft_ms"), _median(s, "tpot_ms"),
                     s.get("accept_len_source"), run.get("id"))
 
 
-def _tok_s_text(summary: dict) -> str:
+def _tok_s_text(summary: dict[str, Any]) -> str:
     tok_s, accept = summary.get("output_tok_s"), summary.get("accept_len")
     text = f"{tok_s:.1f} tok/s" if isinstance(tok_s, (int, float)) else "no tok/s"
     return text + (f", accept length {accept:.2f}" if isinstance(accept, (int, float)) else "")

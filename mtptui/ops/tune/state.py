@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
+from mtptui.ops.tune.arms import Arm, seconds_between
 from mtptui.ops.tune.plan import TunePlan
 from mtptui.ops.tune.verdict import Verdict
+
+TuneState = Literal["planned", "running", "restoring", "finished", "aborted"]
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,7 @@ class TuneRun:
 
     plan: TunePlan
     clock: Callable[[], float] = time.monotonic
-    state: str = "planned"
+    state: TuneState = "planned"
     current: str | None = None
     phase: str | None = None
     verdict: Verdict | None = None
@@ -46,7 +49,7 @@ class TuneRun:
     rig: dict[str, Any] | None = None
 
     @property
-    def arms(self):
+    def arms(self) -> list[Arm]:
         return self.plan.arms
 
     @property
@@ -61,9 +64,9 @@ class TuneRun:
         if not self.busy or not took:
             return None
         per_arm, now = sum(took) / len(took), self.clock()
-        pending = sum(a.status == "pending" for a in self.arms)
-        running = [a for a in self.arms if a.status == "running" and a.started is not None]
-        left = pending * per_arm + sum(max(0.0, per_arm - (now - a.started)) for a in running)
+        pending = sum(1 for a in self.arms if a.status == "pending")
+        running_since = [a.started for a in self.arms if a.status == "running" and a.started is not None]
+        left = pending * per_arm + sum(max(0.0, per_arm - (now - started)) for started in running_since)
         restart = sum(self.restart_s) / len(self.restart_s) if self.restart_s else 0.0
         return left + (restart if self.state == "running" else 0.0)
 
@@ -78,5 +81,5 @@ class TuneRun:
                          "host_profile": plan.original.matched},
             "keep": plan.keep, "restore": self.restore, "aborted": self.aborted, "state": self.state,
             "workload": plan.workload.to_json(), "rig": self.rig,
-            "duration_s": round(self.ended - self.started, 1) if None not in (self.started, self.ended) else None,
+            "duration_s": seconds_between(self.started, self.ended),
         }

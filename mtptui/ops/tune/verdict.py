@@ -11,9 +11,12 @@ ran before the tune), else over the cheapest arm that is cheaper than the best.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mtptui.ops.tune.arms import Arm
+
+if TYPE_CHECKING:
+    from mtptui.bench.compare import Comparison
 
 
 @dataclass
@@ -28,7 +31,7 @@ def _tok_s(arm: Arm, concurrency: int) -> float:
     return (result.output_tok_s or 0.0) if result else 0.0
 
 
-def _compare(arm: Arm, other: Arm, concurrency: int):
+def _compare(arm: Arm, other: Arm, concurrency: int) -> Comparison | None:
     """The bench's comparison of ``arm``'s run with ``other``'s at ``concurrency`` (same workload, same rig)."""
     from mtptui.bench.compare import compare
 
@@ -62,7 +65,7 @@ def _reference(arms: list[Arm], best: Arm, original: dict[str, Any] | None) -> A
 
 
 def _deeper(arms: list[Arm], best: Arm, concurrency: int) -> list[str]:
-    words = []
+    words: list[str] = []
     for arm in candidates(arms, concurrency):
         if arm.cost <= best.cost:
             continue

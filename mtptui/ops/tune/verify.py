@@ -3,12 +3,17 @@ the live flags before benching each arm: a restart that silently kept the old se
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mtptui.config.models import LaunchProfile
 from mtptui.ops.launches import running_side
 from mtptui.sglang.flags import FlagSet, diff_flagsets
 
+if TYPE_CHECKING:
+    from mtptui.ops.connect import HostSession
 
-async def launch_mismatch(session, profile: LaunchProfile) -> str | None:
+
+async def launch_mismatch(session: HostSession, profile: LaunchProfile) -> str | None:
     """None when the server running now was launched with exactly ``profile``; else one sentence naming what
     differs (as SGLang resolves it), or that nothing runs."""
     expected = FlagSet.from_profile(profile, session.host.sglang_version)

@@ -16,8 +16,8 @@ from mtptui.sglang.flags.spec_values import (  # re-exported: the names callers 
 from mtptui.sglang.flags.speculative import spec_dflash, spec_eagle, spec_ngram
 
 __all__ = [
-    "ALGO", "DRAFT", "DRAFT_WARNING", "EAGLE_FAMILY", "MRR", "MRR_SPEC", "MRR_WARNING", "NEW_AUTO_TABLE", "NGRAM_WARNING",
-    "STEPS", "TOPK", "TYPE_ERROR", "TYPE_ERROR_VERSIONS", "Effective", "SpecError", "SpecResolution",
+    "ALGO", "DRAFT", "DRAFT_WARNING", "EAGLE_FAMILY", "MRR", "MRR_SPEC", "MRR_WARNING", "NEW_AUTO_TABLE",
+    "NGRAM_WARNING", "STEPS", "TOPK", "TYPE_ERROR", "TYPE_ERROR_VERSIONS", "Effective", "SpecError", "SpecResolution",
     "auto_spec_params", "resolve_effective", "resolve_spec", "show_value",
 ]
 

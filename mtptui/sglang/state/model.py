@@ -35,7 +35,8 @@ class Startup:
 
 
 class ServerState:
-    """Feed events with `apply`/`apply_all`; read attributes, or `state_to_dict` (summary.py) for `parse-log --summary`."""
+    """Feed events with `apply`/`apply_all`; read attributes, or `state_to_dict` (summary.py) for
+    `parse-log --summary`."""
 
     def __init__(self, history: int = 2000) -> None:
         self.phase = phases.STARTING

@@ -29,10 +29,10 @@ PANES = (
                  "capacity; Enter explains a flag, s all/differing (env vars too), p next profile, a apply it"),
     ("flags (f)", "the launch profile as a form, SGLang's lint inline, the command previewed; ctrl+s save, "
                   "ctrl+g save as known-good"),
-    ("bench (b)", "prompt set, concurrency, requests, max tokens; s start, g go again (e.g. after a restore), i statistics; "
-                  "output tok/s per second (reasoning and content), accept length, progress, TTFT/TPOT/ITL/E2E "
-                  "percentiles, and the verdict against the best earlier run and the run before (recorded in "
-                  "$XDG_DATA_HOME/mtptui/); allowed under --readonly"),
+    ("bench (b)", "prompt set, concurrency, requests, max tokens; s start, g go again (e.g. after a restore), "
+                  "i statistics; output tok/s per second (reasoning and content), accept length, progress, "
+                  "TTFT/TPOT/ITL/E2E percentiles, and the verdict against the best earlier run and the run before "
+                  "(recorded in $XDG_DATA_HOME/mtptui/); allowed under --readonly"),
 )
 
 

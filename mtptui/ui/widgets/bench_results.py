@@ -46,7 +46,8 @@ def figures_table(summary: dict[str, Any]) -> Table:
         ("peak tok/s (1 s)", _num(summary.get("peak_output_tok_s"))),
         ("accept length", _accept(summary)),
         ("requests ok / failed", f"{summary.get('requests_ok', 0)} / {summary.get('requests_failed', 0)}"),
-        ("tokens reasoning / content", f"{summary.get('reasoning_tokens', 0):,} / {summary.get('content_tokens', 0):,}"),
+        ("tokens reasoning / content",
+         f"{summary.get('reasoning_tokens', 0):,} / {summary.get('content_tokens', 0):,}"),
         ("duration", f"{_num(summary.get('duration_s'))} s"),
     )
     table = Table(box=None, padding=(0, 1), show_header=False, title="throughput", title_justify="left",

@@ -66,5 +66,6 @@ class HeaderBar(RenderPane):
         out.append(" │ ")
         if service:
             out.append(f"{service}: ")
-        style = "green" if state.startswith(SERVICE_GOOD) else "yellow" if state.startswith(SERVICE_UNSURE) else "bold red"
+        style = ("green" if state.startswith(SERVICE_GOOD)
+                 else "yellow" if state.startswith(SERVICE_UNSURE) else "bold red")
         out.append(state, style)
