@@ -75,3 +75,28 @@ async def test_saving_with_lint_errors_asks_first_and_no_saves_nothing() -> None
         await pilot.pause()
         assert not of_type(posted, messages.ProfileSaved)
         assert not (config_home() / "hosts" / "demo.toml").exists()
+
+
+async def test_secret_values_show_as_dots_while_editing_and_follow_the_name() -> None:
+    from mtptui.ops.profile_save import with_profile
+    from tests.ui_fixtures.support import demo_host
+
+    token, key = "hf_s3cr3tvalue0123456789", "sk-live-0123456789abcdef"
+    host = demo_host()
+    restored = host.profile("restored")
+    keyed = restored.model_copy(update={"env": {**restored.env, "HF_TOKEN": token},
+                                        "flags": {**restored.flags, "api-key": key}})
+    app, _ = make_app()
+    app.context.host = with_profile(host, "keyed", keyed)
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(pilot, app, "keyed")
+        values = {i.value: i for i in form.query(".pair-value").results(Input)}
+        assert values[token].password and values[key].password
+        assert not any(i.password for v, i in values.items() if v not in (token, key))
+        screen_text = app.export_screenshot()
+        assert token not in screen_text and key not in screen_text
+        (name,) = [i for i in form.query(".pair-name").results(Input) if i.value == "HF_TOKEN"]
+        name.value = "HF_HOME"
+        await wait_until(pilot, lambda: not values[token].password)
+        name.value = "MY_PASSWORD"
+        await wait_until(pilot, lambda: values[token].password)

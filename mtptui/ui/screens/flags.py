@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Label, Select, Static
 
 from mtptui.ops.flag_form import FIELDS, FormValues, choices, form_from_flagset, lint_form, resolve_row
+from mtptui.secrets import is_secret_name
 from mtptui.sglang.versions import DEFAULT_VERSION
 from mtptui.text import visible
 from mtptui.ui import messages
@@ -110,7 +111,8 @@ class FlagsScreen(Screen):
     def _field_widget(self, form_field):
         value = self.values.fields.get(form_field.flag, "")
         if not form_field.choice:
-            return Input(value, id=field_id(form_field.flag), placeholder="unset (SGLang's default)")
+            return Input(value, id=field_id(form_field.flag), placeholder="unset (SGLang's default)",
+                         password=is_secret_name(form_field.flag))
         options = list(choices(form_field.flag, self.version))
         if value and value not in options:
             options.append(value)
@@ -121,7 +123,8 @@ class FlagsScreen(Screen):
     def _pair(kind: str, name: str, value: str) -> Horizontal:
         resolved = Label("", classes="flags-resolved")
         return Horizontal(Input(name, classes="pair-name", placeholder="KEY" if kind == "env" else "--flag"),
-                          Input(value, classes="pair-value", placeholder="value"), resolved,
+                          Input(value, classes="pair-value", placeholder="value", password=is_secret_name(name)),
+                          resolved,
                           classes=f"flags-pair {kind}-row")
 
     def on_mount(self) -> None:
@@ -134,6 +137,8 @@ class FlagsScreen(Screen):
     def _changed(self, event) -> None:
         if getattr(event, "input", None) is not None and event.input.id == "flags-name":
             return
+        if isinstance(event, Input.Changed) and event.input.has_class("pair-name"):
+            _hide_if_secret(event.input)
         if self._timer is not None:
             self._timer.stop()
         self._timer = self.set_timer(LINT_DELAY_S, self.relint)
@@ -214,3 +219,11 @@ class FlagsScreen(Screen):
         what = "as the known-good profile " if known_good else ""
         self.notify(f"Saved profile {name} {what}to {path}{after}", title="flags", timeout=8)
         self.app.post_message(messages.ProfileSaved(name, str(path), known_good))
+
+
+def _hide_if_secret(name_input: Input) -> None:
+    """A pair whose name reads as a secret (an API key, a token) shows its value as dots while it is edited."""
+    parent = name_input.parent
+    if parent is not None:
+        for value_input in parent.query(".pair-value").results(Input):
+            value_input.password = is_secret_name(name_input.value)
