@@ -89,3 +89,17 @@ def test_fleet_help(snap_compare) -> None:
         await pilot.press("question_mark")
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_the_table_never_scrolls_sideways_and_follows_a_resize() -> None:
+    from textual.widgets import DataTable
+
+    app = fleet_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: shown(app))
+        table = app.screen.query_one(DataTable)
+        await wait_until(pilot, lambda: 0 < table.virtual_size.width <= table.size.width)
+        assert "job" not in app.screen.columns and "instance" in app.screen.columns
+        await pilot.resize_terminal(160, 48)
+        await wait_until(pilot, lambda: "job" in app.screen.columns and table.row_count == 4)
+        assert table.virtual_size.width <= table.size.width

@@ -95,8 +95,16 @@ class FleetView:
         return SORTS[self.sort][0] + (" (reversed)" if self.reverse else "")
 
 
-def cells(row: Row) -> list[str]:
-    return [text(row) for text, _ in COLUMNS.values()]
+# The columns a terminal of each width class shows (mtptui/ui/layout.py): at 80 columns the table fits without
+# scrolling sideways; the detail line under the table still names the version and the reasons of the health.
+NARROW_COLUMNS = ("", "instance", "state", "tok/s", "accept", "run", "queue", "KV", "host")
+MEDIUM_COLUMNS = ("", "instance", "state", "tok/s", "accept", "run", "queue", "KV", "TTFT p50/p99 ms", "err/s",
+                  "host")
+COLUMNS_BY_WIDTH = {"-narrow": NARROW_COLUMNS, "-medium": MEDIUM_COLUMNS, "-wide": tuple(COLUMNS)}
+
+
+def cells(row: Row, columns: tuple[str, ...] = tuple(COLUMNS)) -> list[str]:
+    return [COLUMNS[title][0](row) for title in columns]
 
 
 @dataclass(frozen=True)

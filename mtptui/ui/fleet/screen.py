@@ -13,7 +13,7 @@ from textual.worker import Worker, WorkerState
 
 from mtptui.fleet.rows import Row, Snapshot
 from mtptui.fleet.settings import FleetSettings
-from mtptui.fleet.view import COLUMNS, Drill, FleetView, cells, detail
+from mtptui.fleet.view import COLUMNS, COLUMNS_BY_WIDTH, Drill, FleetView, cells, detail
 from mtptui.text import visible
 from mtptui.ui.fleet.header import header_text
 from mtptui.ui.widgets.key_footer import KeyFooter
@@ -40,6 +40,7 @@ class FleetScreen(Screen):
         self.collector = collector
         self.error: str | None = None
         self.updated_at: float | None = None
+        self.columns: tuple[str, ...] = ()
 
     def compose(self) -> ComposeResult:
         yield Static(id="fleet-header")
@@ -50,9 +51,7 @@ class FleetScreen(Screen):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        for title, (_, right) in COLUMNS.items():
-            table.add_column(Text(title, justify="right" if right else "left"), key=title or "flag")
+        self._fit_columns()
         self.query_one("#fleet-filter", Input).display = False
         self.show()
         if self.view.notice:
@@ -85,6 +84,23 @@ class FleetScreen(Screen):
         self.show()
         self.set_timer(self.settings.refresh_s, self.refresh_fleet)  # re-armed here: two never overlap
 
+    def on_resize(self) -> None:
+        if self._fit_columns():
+            self.show()
+
+    def _fit_columns(self) -> bool:
+        """The columns of the terminal's width class (mtptui/ui/layout.py); True when they changed."""
+        width_class = next((c for c in COLUMNS_BY_WIDTH if self.has_class(c)), "-wide")
+        columns = COLUMNS_BY_WIDTH[width_class]
+        if columns == self.columns:
+            return False
+        self.columns = columns
+        table = self.query_one(DataTable)
+        table.clear(columns=True)
+        for title in columns:
+            table.add_column(Text(title, justify="right" if COLUMNS[title][1] else "left"), key=title or "flag")
+        return True
+
     def show(self) -> None:
         """Header, rows (the selection kept) and the detail line, from the view."""
         self.query_one("#fleet-header", Static).update(header_text(self.settings, self.view, self.error,
@@ -100,12 +116,11 @@ class FleetScreen(Screen):
             table.move_cursor(row=keys.index(selected))
         self._show_detail()
 
-    @staticmethod
-    def _cells(row: Row) -> list[Text]:
+    def _cells(self, row: Row) -> list[Text]:
         out = []
-        for (title, (_, right)), text in zip(COLUMNS.items(), cells(row)):
+        for title, text in zip(self.columns, cells(row, self.columns)):
             style = FLAG_STYLE.get(row.health, "") if title in ("", "state") else ""
-            out.append(Text(visible(text), style=style, justify="right" if right else "left"))
+            out.append(Text(visible(text), style=style, justify="right" if COLUMNS[title][1] else "left"))
         return out
 
     def current(self) -> Row | None:
