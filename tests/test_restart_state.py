@@ -152,3 +152,31 @@ def test_the_confirm_dialog_shows_the_units_environment_kept_changed_and_removed
     body = rendered(plan_body(plan))
     assert "Environment of the new unit  mtptui restart --drop-env NAME leaves out one it keeps" in body
     assert "changed CUDA_VISIBLE_DEVICES: 0 -> 1\nkept HF_HOME=/data/hf (only in the unit)" in body
+
+
+class UnitOnDisk(SystemdManager):
+    """Stand-in for systemd's answers (no running systemd here): the unit file's text and its main pid."""
+
+    def __init__(self, unit: str, text: str, pid: int) -> None:
+        super().__init__(LocalTransport(), SystemdServer(unit=unit))
+        self.text, self.pid = text, pid
+
+    async def current_run(self, unit_path: str | None) -> tuple[str | None, int | None]:
+        return self.text, self.pid
+
+
+async def test_the_end_state_expands_a_template_units_specifiers_with_its_instance_name() -> None:
+    from mtptui.ops.host_state import read_end_state
+
+    new, old = "[Service]\nExecStart=/bin/sleep %i\n", "[Service]\nExecStart=/bin/sleep 1\n"
+    server = await asyncio.create_subprocess_exec("/bin/sleep", "300")
+    try:
+        manager = UnitOnDisk("sleeper@300.service", new, server.pid)
+        previous = Previous(True, unit_path="/etc/systemd/system/sleeper@.service", unit_text=old, pid=41,
+                            unit_name="sleeper@300.service")
+        plan = RestartPlan("gpu", "restored", "systemd", FlagSet(), None, [], [], [], previous, new_unit=new)
+        end = await read_end_state(Session(manager), plan)
+    finally:
+        server.kill()
+        await server.wait()
+    assert (end.unit, end.pid, end.launch) == ("new", server.pid, "new")

@@ -6,7 +6,6 @@ Read from the host when a restart ends, never inferred from what the restart mea
 
 from __future__ import annotations
 
-import posixpath
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -52,7 +51,7 @@ async def read_end_state(session: HostSession, plan: RestartPlan) -> EndState:
     text, pid = await manager.current_run(plan.previous.unit_path if plan.new_unit else None)
     info = await read_process(session.transport, pid, manager.prefix) if pid else None
     if plan.new_unit is not None:
-        name = posixpath.basename(plan.previous.unit_path or "")
+        name = plan.previous.unit_name
         launches = (_exec_argv(plan.new_unit, name), _exec_argv(plan.previous.unit_text, name))
         unit = _which(text, plan.new_unit, plan.previous.unit_text)
     else:
@@ -65,7 +64,7 @@ async def read_end_state(session: HostSession, plan: RestartPlan) -> EndState:
     return EndState(unit, plan.previous.unit_path, info.pid if info else None, launch)
 
 
-def _exec_argv(text: str | None, name: str) -> list[str] | None:
+def _exec_argv(text: str | None, name: str | None) -> list[str] | None:
     from mtptui.sglang.unit import read_unit
 
     return read_unit(text, name=name).exec_argv if text else None

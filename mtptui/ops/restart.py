@@ -60,6 +60,7 @@ class Previous:
     env: dict[str, str] = field(default_factory=dict)
     workdir: str | None = None
     pid: int | None = None
+    unit_name: str | None = None  # the systemd unit's name (``%n``/``%i`` in its ExecStart= expand from it)
 
 
 @dataclass
@@ -173,7 +174,8 @@ async def _plan_systemd(session: HostSession, name: str, profile: LaunchProfile,
              Step("reload", manager.daemon_reload_command()),
              Step("starting", manager.restart_command(), starts=True)]
     active = main_pid is not None or (await manager.is_active()) in ("active", "activating")
-    previous = Previous(active, unit_path=unit_file.path, unit_text=unit_file.text, pid=main_pid)
+    previous = Previous(active, unit_path=unit_file.path, unit_text=unit_file.text, pid=main_pid,
+                        unit_name=manager.unit)
     notes = _notes(session, running)
     if stray:
         notes.append(f"pid {stray.pid} runs SGLang outside {manager.unit}: it is stopped first, and a rollback "
