@@ -164,11 +164,17 @@ class DemoRun:
         self.pid_path.write_text(f"{self.process.pid}\n", encoding="utf-8")
         return self.process
 
+    def pid_file_pid(self) -> int | None:
+        """The pid the pid file names (the first server's, or the one a restart launched), if any."""
+        try:
+            return int(self.pid_path.read_text().strip())
+        except (OSError, ValueError):
+            return None
+
     def service(self) -> tuple[str, str]:
         """("process pid N", state) of the server named by the pid file."""
-        try:
-            pid = int(self.pid_path.read_text().strip())
-        except (OSError, ValueError):
+        pid = self.pid_file_pid()
+        if pid is None:
             return "process", "not started"
         if self.process is not None and self.process.pid == pid:
             code = self.process.poll()
@@ -208,12 +214,8 @@ class DemoRun:
 
     def _other_servers(self) -> list[int]:
         """A live server named by the pid file that is not our own child (a restart launched it)."""
-        try:
-            pid = int(self.pid_path.read_text().strip())
-        except (OSError, ValueError):
-            return []
-        own = self.process.pid if self.process is not None else None
-        return [pid] if pid != own and _alive(pid) else []
+        pid, own = self.pid_file_pid(), self.process.pid if self.process is not None else None
+        return [pid] if pid is not None and pid != own and _alive(pid) else []
 
 
 def _stop_group(pid: int, timeout_s: float) -> None:

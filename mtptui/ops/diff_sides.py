@@ -7,12 +7,11 @@ and a local host's ``server.unit_file`` is read from this machine's disk.
 
 from __future__ import annotations
 
-import posixpath
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mtptui.config.models import HostConfig, ProcessServer
-from mtptui.ops.launches import Side, configured_side, profile_side, running_side, unit_side
+from mtptui.ops.launches import Side, configured_side, profile_side, reference_side, running_side
 from mtptui.remote.unitfile import UnitFile
 from mtptui.sglang.flags import Diff, DiffRow, FlagSet, diff_flagsets
 
@@ -50,8 +49,7 @@ def local_reference_side(host: HostConfig) -> Side | None:
         text = Path(server.unit_file).read_text(encoding="utf-8")
     except OSError:
         return None
-    unit = UnitFile(server.unit_file, text, text)
-    return unit_side(unit, posixpath.basename(server.unit_file), host.sglang_version)
+    return reference_side(UnitFile(server.unit_file, text, text), host.sglang_version)
 
 
 def compare(sides: list[Side], show_all: bool) -> Diff:

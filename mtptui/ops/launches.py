@@ -74,6 +74,11 @@ def unit_side(unit_file: UnitFile, unit_name: str, version: str) -> Side:
     return Side(label, _labelled(label, lambda: unit_flagset(read_unit(unit_file.effective, name=unit_name), version)))
 
 
+def reference_side(unit_file: UnitFile, version: str) -> Side:
+    """The unit a hand-started server replaced (``server.unit_file``), named after its file."""
+    return unit_side(unit_file, posixpath.basename(unit_file.path), version)
+
+
 async def systemd_side(manager: SystemdManager, version: str) -> tuple[Side, UnitFile]:
     """The systemd unit the host is configured to start, and its file."""
     unit_file = await manager.read()
@@ -89,7 +94,7 @@ async def configured_side(session: HostSession) -> tuple[Side | None, UnitFile |
     assert isinstance(server, ProcessServer) and isinstance(manager, ProcessManager)
     if not server.launch_command:
         reference = await manager.reference_unit()
-        return (unit_side(reference, posixpath.basename(reference.path), version) if reference else None), None
+        return (reference_side(reference, version) if reference else None), None
     label = "command:server.launch_command"
     command = server.launch_command
     return Side(label, _labelled(label, lambda: parse_command(command, version, require_model=False))), None
