@@ -40,17 +40,16 @@ async def shoot(pilot, app, out: Path, name: str) -> None:
 async def take(out: Path, speed: float, batches: int) -> None:
     from textual.command import CommandPalette
 
+    from mtptui.cli.commands.demo import demo_dashboard
+    from mtptui.demo.run import DemoRun
     from mtptui.ops.connect import open_session
-    from mtptui.ops.demo import DemoRun
-    from mtptui.ui.app import AppContext, MtpApp
+    from mtptui.ui.app import MtpApp
 
     demo = DemoRun.prepare(speed=speed)
     os.environ.update(demo.server_environment())
     demo.start()
     try:
-        session = open_session(demo.host)
-        context = AppContext("demo", host=demo.host, session=session, demo=demo)
-        app = MtpApp(demo.feed(session), context, cursor_blink=False, keymap={})
+        app = MtpApp(*demo_dashboard(demo, open_session(demo.host)), cursor_blink=False, keymap={})
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, lambda: app.session.server.decode.count >= batches, 180, f"{batches} decode batches")
             await shoot(pilot, app, out, "dashboard")

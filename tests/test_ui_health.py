@@ -28,13 +28,10 @@ def recorded_history() -> None:
 
 def demo_app(run: DemoRun):
     from mtptui.ops.connect import open_session
-    from mtptui.ui.app import AppContext, MtpApp
+    from mtptui.cli.commands.demo import demo_dashboard
+    from mtptui.ui.app import MtpApp
 
-    session = open_session(run.host)
-    feed = run.feed(session)
-    context = AppContext("demo", host=run.host, session=session, profile_store=run.profile_store(),
-                         background_load=run.load)
-    return MtpApp(feed, context, clock=fixed_clock, cursor_blink=False, keymap={})
+    return MtpApp(*demo_dashboard(run, open_session(run.host)), clock=fixed_clock, cursor_blink=False, keymap={})
 
 
 def plain(renderable) -> str:

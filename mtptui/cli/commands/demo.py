@@ -31,15 +31,20 @@ def run(args) -> int:
     demo.start()
     try:
         from mtptui.ops.connect import open_session
-        from mtptui.ui.app import AppContext
 
-        session = open_session(demo.host, readonly=args.readonly)
-        feed = demo.feed(session)
-        context = AppContext("demo", host=demo.host, readonly=args.readonly, session=session,
-                             host_path=demo.host_path, profile_store=demo.profile_store(), background_load=demo.load)
-        run_app(feed, context, args.theme)
+        run_app(*demo_dashboard(demo, open_session(demo.host, readonly=args.readonly)), args.theme)
     finally:
         demo.stop()
     print(f"mtptui demo: the simulated server stopped; its log, the known-good unit and the demo host file are in "
           f"{demo.run_dir}", file=sys.stderr)
     return 0
+
+
+def demo_dashboard(demo, session):
+    """(feed, context) of the dashboard on a started demo run: any host's, plus where its profiles are saved
+    and the load to pause while a measurement runs."""
+    from mtptui.ui.app import AppContext
+
+    feed = demo.feed(session)
+    return feed, AppContext("demo", host=demo.host, readonly=session.readonly, session=session,
+                            host_path=demo.host_path, profile_store=demo.profile_store(), background_load=demo.load)
