@@ -2,8 +2,9 @@
 
     sudo .venv/bin/python benchmarks/restart_faults.py [--pairs 8] [--killed 8]
 
-Needs what the lab host needs (root, iproute2, netcat; see tests/lab). Two kinds of trial, each on a fresh lab
-host running the bad redeploy from its systemd unit (the process-managed host too, for the kills):
+Needs what the lab host needs (root, iproute2, netcat, systemd-container; see tests/lab). Two kinds of trial,
+each on a fresh lab host running the bad redeploy from its systemd unit (the process-managed host too, for the
+kills):
 
 - a pair: a restart with a profile that crashes at start, and 0.3 s later a restart with the known-good one from
   a second session. Right: the second is refused naming the holder, the first ends rolled back (the crash, not
@@ -71,9 +72,9 @@ async def killed(lab: Lab, manager: str) -> tuple[int, list[str]]:
             if any(e.step == "starting" and e.detail.get("pid") for e in events):
                 kills += lab.sshd.kill_connections() > 0
         result = await task
-    argv = Path(f"/proc/{result.pid}/cmdline").read_bytes().split(b"\0") if result.pid else []
-    right = result.outcome == "ready" and b"--speculative-num-steps" in argv and \
-        argv[argv.index(b"--speculative-num-steps") + 1] == b"3"
+    argv = lab.argv(result.pid) if result.pid else []  # the host's own pid (the lab has its PID namespace)
+    right = result.outcome == "ready" and "--speculative-num-steps" in argv and \
+        argv[argv.index("--speculative-num-steps") + 1] == "3"
     return kills, [] if right else [f"{manager}: {result.summary()}"]
 
 

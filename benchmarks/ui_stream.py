@@ -63,7 +63,7 @@ class SyntheticFeed:
         self._closed = asyncio.Event()
 
     async def items(self):
-        from mtptui.ops.feed import Connection, HostStatus, LogData
+        from mtptui.ops.feed import Connection, HostStatus, LogChunk
 
         yield Connection("connected")
         yield HostStatus("bench", service="synthetic", service_state="running", version="0.5.12.post1")
@@ -72,7 +72,7 @@ class SyntheticFeed:
         tick = 0
         while sent < self.total and not self._closed.is_set():
             count = min(per_tick, self.total - sent)
-            yield LogData("".join(f"{line}\n" for line in synthetic_lines(count, sent, rng)).encode())
+            yield LogChunk("".join(f"{line}\n" for line in synthetic_lines(count, sent, rng)).encode())
             sent += count
             tick += 1
             await asyncio.sleep(max(start + tick * TICK_S - time.monotonic(), 0))

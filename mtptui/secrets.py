@@ -17,7 +17,7 @@ import re
 import shlex
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 if TYPE_CHECKING:
     from mtptui.sglang.flags.flagset import FlagSet
@@ -60,7 +60,8 @@ def display_value(name: str, value: Any) -> Any:
     return mask(value)
 
 
-def display_values(name: str, values: Iterable[Any], keep=lambda value: False) -> tuple:
+def display_values(name: str, values: Iterable[Any],
+                   keep: Callable[[Any], bool] = lambda value: False) -> tuple[Any, ...]:
     """The values of one row, masked when ``name`` looks secret; different real values stay different.
 
     ``keep(value)`` marks values that are not secrets themselves (e.g. ``"unset (default None)"``).
@@ -114,11 +115,84 @@ def mask_command_line(line: str | None) -> str | None:
     return line if masked == words else shlex.join(masked)
 
 
+_ASSIGNED = re.compile(r"""(?P<name>-{0,2}[A-Za-z_][A-Za-z0-9_-]*)=(?P<value>'[^']*'|"[^"]*"|[^\s,)'"]+)""")
+_SPACED = re.compile(r"(?P<name>--[a-z0-9-]+)(?P<gap>\s+)(?P<value>[^\s\-]\S*)")
+_UNSET = frozenset({"None", "''", '""', "null"})
+
+
+def _masked_assignment(match: re.Match[str]) -> str:
+    name, value = match.group("name"), match.group("value")
+    if not is_secret_name(name) or value in _UNSET:
+        return match.group()
+    quote = value[0] if value[0] in "'\"" else ""
+    return f"{name}={quote}{mask(value[1:-1] if quote else value)}{quote}"
+
+
+def _masked_spaced(match: re.Match[str]) -> str:
+    if not is_secret_name(match.group("name")):
+        return match.group()
+    return f"{match.group('name')}{match.group('gap')}{mask(match.group('value'))}"
+
+
+def mask_text(text: str) -> str:
+    """Free text (a log line, a message) with the value of every secret-named assignment masked:
+    ``server_args=ServerArgs(..., api_key='sk-...')``, ``HF_TOKEN=hf_...``, ``--api-key=...`` and ``--api-key ...``.
+    An unset value (``None``) stays: that it is unset is no secret."""
+    return _SPACED.sub(_masked_spaced, _ASSIGNED.sub(_masked_assignment, text))
+
+
+def scrub(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with every occurrence of each secret value masked (an error sentence that quotes a header, say)."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, mask(secret))
+    return text
+
+
+def scrub_json(value: Any, secrets: Iterable[str]) -> Any:
+    """A JSON value with every string scrubbed of the secret values (the net under the masking by name)."""
+    secrets = [secret for secret in secrets if secret]
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        return scrub(value, secrets)
+    if isinstance(value, dict):
+        return {key: scrub_json(item, secrets) for key, item in value.items()}
+    if isinstance(value, list):
+        return [scrub_json(item, secrets) for item in value]
+    return value
+
+
+def secret_values(flagset: FlagSet | None) -> list[str]:
+    """The values of a launch's secret-named env vars and flags (what no output may hold)."""
+    if flagset is None:
+        return []
+    values = [value for name, value in flagset.env.items() if is_secret_name(name)]
+    values += [value for name, value in flagset.flags.items() if is_secret_name(name) and isinstance(value, str)]
+    return [str(value) for value in values if value and len(str(value)) >= 4]
+
+
+def split_url_credentials(url: str) -> tuple[str, str | None, str | None]:
+    """(the URL without ``user:password@``, user, password): a URL is shown and stored only without them."""
+    from urllib.parse import unquote, urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url, None, None
+    userinfo, _, hostport = parts.netloc.rpartition("@")
+    user, colon, password = userinfo.partition(":")
+    return (urlunsplit(parts._replace(netloc=hostport)), unquote(user) or None,
+            unquote(password) if colon else None)
+
+
 def mask_flagset(flagset: FlagSet) -> FlagSet:
     """A copy of a FlagSet whose secret env values and flag values are masked (for showing what will run)."""
     shown = copy.copy(flagset)
     shown.flags = {name: display_value(name, value) for name, value in flagset.flags.items()}
     shown.env = display_env(flagset.env)
+    words = getattr(flagset, "args", None)  # a launch that keeps its option words (vLLM's) shows them masked too
+    if isinstance(words, list):
+        vars(shown)["args"] = mask_argv(words)
     return shown
 
 

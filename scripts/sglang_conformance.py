@@ -55,9 +55,14 @@ MARKERS = ("Decode batch", "Prefill batch", "accept len", "gen throughput", "#qu
            "Unsupported Media Type", "should be provided", "is deprecated and will be removed", "Cache flushed",
            "Health check", "Prompt cannot be empty", "token usage", "#token: ", "#full token", "mamba num",
            "mamba usage", "#running-req", "#tokens: ", "input throughput", "#new-seq", "Capturing batches",
-           "server_args=")
+           "server_args=", "Draining requests", "Gracefully exiting", "Triggering SIGQUIT", "SIGQUIT received",
+           "kill_process_tree called", "AdaptiveSpeculativeParams", "adaptive runtime state",
+           "speculative_adaptive disabled", "Adaptive spec params updated", "Adding initial speculative_num_steps",
+           "adaptive config candidate_steps", "candidate_steps must")
 TEXT_DIRS = ("entrypoints/", "managers/", "model_executor/", "mem_cache/", "observability/", "speculative/",
-             "sampling/", "distributed/")
+             "sampling/", "distributed/", "utils/", "server_args.py", "arg_groups/")
+ADAPTIVE_FILE = "speculative/adaptive_spec_params.py"
+ADAPTIVE_REASONS = "adaptive_unsupported_reason"
 
 
 def cache_dir() -> Path:
@@ -294,6 +299,34 @@ def info_keys(wheel: Wheel) -> dict[str, list[str]]:
     return out
 
 
+# Adaptive speculative decoding ------------------------------------------------------------------------------
+
+def _literal(node: ast.AST | None) -> object:
+    try:
+        return ast.literal_eval(node) if node is not None else None
+    except ValueError:
+        return None
+
+
+def adaptive(wheel: Wheel) -> dict:
+    """The tuning defaults (``cfg.get(NAME, DEFAULT)``), the default config (0.5.23's per-batch-size table) and
+    the reasons ``adaptive_unsupported_reason`` gives for turning it off (templates)."""
+    out: dict = {"defaults": {}, "default_config": None, "reasons": []}
+    for name in wheel.find(ADAPTIVE_FILE):
+        tree = wheel.tree(name)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "get" and len(node.args) == 2 \
+                    and isinstance(node.args[0], ast.Constant) and getattr(node.func.value, "id", None) == "cfg":
+                out["defaults"].setdefault(node.args[0].value, _literal(node.args[1]))
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and "DEFAULT_ADAPTIVE_CONFIG" in [
+                    getattr(t, "id", None) for t in (node.targets if isinstance(node, ast.Assign) else [node.target])]:
+                out["default_config"] = _literal(node.value)
+            elif isinstance(node, ast.FunctionDef) and node.name == ADAPTIVE_REASONS:
+                out["reasons"] = [text for ret in ast.walk(node) if isinstance(ret, ast.Return)
+                                  and (text := template(ret.value)) is not None]
+    return out
+
+
 def facts(version: str, wheel_path: Path) -> dict:
     wheel = Wheel(wheel_path)
     return {
@@ -305,6 +338,7 @@ def facts(version: str, wheel_path: Path) -> dict:
         "metrics": metrics(wheel),
         "server_info": info_keys(wheel),
         "texts": texts(wheel),
+        "adaptive": adaptive(wheel),
     }
 
 

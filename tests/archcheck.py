@@ -111,13 +111,16 @@ class Rule:
 
 def layer_rules(pkg: str) -> list[Rule]:
     """design.md's layers for package ``pkg``: data flows down, Textual only in ui/."""
-    below_ops = tuple(f"{pkg}.{name}" for name in ("remote", "sglang", "bench", "config", "sim", "fleet"))
+    below_ops = tuple(f"{pkg}.{name}"
+                      for name in ("remote", "sglang", "engines", "bench", "config", "sim", "fleet", "gateway"))
     everything_but_ui = (pkg,)
     return [
         Rule("only ui/ imports Textual", everything_but_ui, ("textual", "textual_plotext"), (f"{pkg}.ui",)),
         Rule("nothing below ops/ imports ops/, ui/ or cli/", below_ops, (f"{pkg}.ops", f"{pkg}.ui", f"{pkg}.cli")),
         Rule("ops/ imports neither cli/ nor ui/", (f"{pkg}.ops",), (f"{pkg}.cli", f"{pkg}.ui")),
         Rule("ui/ does not import cli/", (f"{pkg}.ui",), (f"{pkg}.cli",)),
+        Rule("ui/ knows an engine package through the registry only (mtptui.engines.registry.dashboard)",
+             (f"{pkg}.ui",), (f"{pkg}.engines.vllm",)),
         Rule("the demo is a host like any other: only cli/ starts it", (pkg,),
              (f"{pkg}.demo",), (f"{pkg}.cli", f"{pkg}.demo")),
     ]

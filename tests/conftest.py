@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import os
 from pathlib import Path
 
 import pytest
+
+from tests.needs import need
+from tests.ui_fixtures.support import steady_screen
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("MTPTUI_SHARED", ROOT.parent / "shared"))
@@ -14,6 +18,8 @@ REAL_LOGS = SHARED / "real-logs"
 REFERENCE = SHARED / "reference"
 CONFIGS = ROOT / "configs"
 NETGUARD = Path(__file__).resolve().parent / "netguard"
+
+pytest_plugins = ("tests.vllm_real.fixture",)  # vllm_server: one real vLLM for the session
 
 # Loopback only: in this process, and (through PYTHONPATH's sitecustomize) in every Python subprocess.
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(NETGUARD), os.environ.get("PYTHONPATH")]))
@@ -47,6 +53,24 @@ def demo_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 
 @pytest.fixture
+def snap_compare(snap_compare):
+    """pytest-textual-snapshot's comparison, taken once the screen stands still (see steady_screen)."""
+
+    def compare(app, press=(), terminal_size=(80, 24), run_before=None) -> bool:
+        async def then_steady(pilot) -> None:
+            if run_before is not None:
+                result = run_before(pilot)
+                if inspect.isawaitable(result):
+                    await result
+            await pilot.press(*press)
+            await steady_screen(pilot)
+
+        return snap_compare(app, terminal_size=terminal_size, run_before=then_steady)
+
+    return compare
+
+
+@pytest.fixture
 def real_logs() -> Path:
     """The real SGLang logs in ../shared/real-logs (read in place, never copied)."""
     if not REAL_LOGS.is_dir():
@@ -54,13 +78,13 @@ def real_logs() -> Path:
     return REAL_LOGS
 
 
-# With pytest-xdist (`make test` runs `-n 2 --dist loadgroup`) the tests that drive a host run in two groups, each
-# in one worker, one test after another: "labs" (the lab's network namespaces: every lab server listens on its
-# namespace's port 30000, and a process-managed lab host finds its server by command line in /proc, which the
-# labs share with each other and with this machine; one lab test binds a decoy on this machine's :30000) and
-# "hosts" (a real sshd on loopback, the demo's stand-in SGLang, tmux terminals: each on ports of its own, but the
-# demo's restarts and stops read pid files and process groups that must not race). The rest goes to whichever
-# worker is free, file by file.
+# With pytest-xdist (`make test` runs `-n 2 --dist loadgroup`) the tests that drive a host run in groups, each in
+# one worker, one test after another: a lab module ("lab:FILE": it shares one booted systemd machine, with a
+# network and a PID namespace of its own, so two modules' labs cannot see each other and may run side by side)
+# and "hosts" (a real sshd on loopback, the demo's stand-in SGLang, tmux terminals: each on ports of its own, but
+# the demo's restarts and stops read pid files and process groups of this machine that must not race). The rest
+# goes to whichever worker is free, file by file. The modules that drive the session's real vLLM server
+# ("vllm-server") run in one worker too, which starts it once.
 LAB_FIXTURES = frozenset({"lab", "lab_each", "lab_systemd", "lab_process", "lab_process_each", "lab_terminal"})
 LAB_FILES = ("test_lab", "test_e2e_lab")
 HOST_FIXTURES = frozenset({"sshd", "demo_run"})
@@ -71,13 +95,59 @@ HOST_FILES = ("test_e2e", "test_demo_", "test_ui_demo", "test_ui_health", "test_
 def xdist_group_of(item: pytest.Item) -> str:
     fixtures = set(getattr(item, "fixturenames", ()))
     if LAB_FIXTURES & fixtures or item.path.name.startswith(LAB_FILES):
-        return "labs"
+        return f"lab:{item.path.name}"
+    if "vllm_server" in fixtures:
+        return "vllm-server"
     if HOST_FIXTURES & fixtures or item.path.name.startswith(HOST_FILES):
         return "hosts"
     return item.path.name
 
 
+# xdist hands a worker the next group when it runs dry, in the order of its queue; by default it sorts the queue
+# by test count, which put groups of a few long tests (the tune's arms, the gateway's drains) late, one worker
+# running one alone at the end. Instead the queue is longest first: LONG_GROUPS (each took minutes in earlier
+# make test JUnit runs, ~150-380 s; benchmarks/suite_time.py lists a run's groups by time), then the lab modules
+# (each boots a machine and waits on its server), then the rest by test count, so what is left at the end is short.
+LONG_GROUPS = ("hosts", "lab:test_lab_tune.py", "lab:test_lab_gateway_restart.py", "vllm-server",
+               "test_flags_sglang_differential.py", "lab:test_lab_host_lint.py", "test_vllm_flags_differential.py",
+               "lab:test_lab_systemd.py")
+
+
+def longest_first(groups: list[str]) -> list[str]:
+    """The groups (one name per test, in collection order) in the order the workers should take them."""
+    counts: dict[str, int] = {}
+    for group in groups:
+        counts[group] = counts.get(group, 0) + 1
+
+    def rank(group: str) -> tuple[int, int]:
+        if group in LONG_GROUPS:
+            return 0, LONG_GROUPS.index(group)
+        return (1 if group.startswith("lab:") else 2), -counts[group]
+
+    return sorted(counts, key=rank)  # stable: equal ranks keep the collection order
+
+
+def _loadgroup(config: pytest.Config) -> bool:
+    return config.pluginmanager.hasplugin("xdist") and getattr(config.option, "dist", "no") == "loadgroup"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if _loadgroup(config):
+        config.option.loadscopereorder = False  # keep the order pytest_collection_modifyitems gives the queue
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook turns the marks into the @group suffix of node ids
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(xdist_group_of(item)))
+    groups = [xdist_group_of(item) for item in items]
+    for item, group in zip(items, groups):
+        item.add_marker(pytest.mark.xdist_group(group))
+    if _loadgroup(config):
+        order = {group: index for index, group in enumerate(longest_first(groups))}
+        ranked = sorted(range(len(items)), key=lambda i: order[groups[i]])  # stable within a group
+        items[:] = [items[i] for i in ranked]
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """``@pytest.mark.needs(REASON_OR_NONE)``: fail under make test, skip elsewhere (tests/needs.py)."""
+    for mark in item.iter_markers("needs"):
+        need(mark.args[0])

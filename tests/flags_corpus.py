@@ -48,6 +48,16 @@ MODELS: dict[str, dict] = {
     "Qwen3-8B": _dense("Qwen3ForCausalLM", "qwen3", 40960),
     # an EAGLE draft head for the dense models
     "EAGLE-Llama-3.1-8B": {**_dense("LlamaForCausalLMEagle", "llama", 131072), "num_hidden_layers": 1},
+    # a dense checkpoint that bundles a DSPARK draft head (dspark_* keys): its own draft, gamma 4
+    "Qwen3-8B-DSpark": {**_dense("Qwen3ForCausalLM", "qwen3", 40960), "dspark_block_size": 4},
+}
+# Adaptive speculation's config files (--speculative-adaptive-config), written beside the models; "@name" in a
+# case's words is the file's path.
+ADAPTIVE_CONFIGS: dict[str, object] = {
+    "adaptive-flat.json": {"candidate_steps": [2, 4]},  # 0.5.12.post1's form (0.5.23 finds no batch-size key)
+    "adaptive-tiers.json": {"1": {"candidate_steps": [2, 4, 6]}, "16": {"candidate_steps": [1, 2]}},
+    "adaptive-bad.json": {"1": {"candidate_steps": "1,3"}},
+    "adaptive-list.json": [1, 3, 7],
 }
 HYBRID, NEXT, DENSE, QWEN3 = "Qwen3.6-27B", "Qwen3-Next-80B-A3B", "Llama-3.1-8B", "Qwen3-8B"
 DRAFT = "EAGLE-Llama-3.1-8B"
@@ -57,6 +67,8 @@ def write_models(root: Path) -> None:
     for name, config in MODELS.items():
         (root / name).mkdir(parents=True, exist_ok=True)
         (root / name / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    for name, content in ADAPTIVE_CONFIGS.items():
+        (root / name).write_text(json.dumps(content), encoding="utf-8")
 
 
 def arch(model: str) -> str:
@@ -115,7 +127,7 @@ def rename(words: list[str], old: str, new: str) -> list[str]:
     return [new if word == old else word for word in words]
 
 
-ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "nextn", "STANDALONE", "NGRAM", "DFLASH", "FOO")
+ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "nextn", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "UNO", "FOO")
 SPEC_FLAGS = ("--speculative-num-steps", "--speculative-eagle-topk", "--speculative-num-draft-tokens")
 
 
@@ -146,7 +158,7 @@ def _values(version: str) -> dict[str, tuple[str, ...]]:
 
 SWITCHES = ("--disable-radix-cache", "--disable-overlap-schedule", "--speculative-use-rejection-sampling",
             "--enable-mixed-chunk", "--trust-remote-code", "--enable-dp-attention", "--foo", "--enable-dp-lm-head",
-            "--disable-cuda-graph", "--enable-torch-compile", "--enable-metrics")
+            "--disable-cuda-graph", "--enable-torch-compile", "--enable-metrics", "--speculative-adaptive")
 SPELLINGS = (
     ("alias --tensor-parallel-size", lambda w: rename(w, "--tp-size", "--tensor-parallel-size")),
     ("prefix --tp", lambda w: rename(w, "--tp-size", "--tp")),
@@ -193,7 +205,9 @@ FEATURES = (("rejection", ["--speculative-use-rejection-sampling"]), ("attn-dp",
             ("dp-attention", ["--dp-size", "2", "--enable-dp-attention"]), ("page16", ["--page-size", "16"]),
             ("no-radix", ["--disable-radix-cache"]), ("no-overlap", ["--disable-overlap-schedule"]),
             ("topk2", ["--speculative-num-steps", "2", "--speculative-eagle-topk", "2",
-                       "--speculative-num-draft-tokens", "4"]))
+                       "--speculative-num-draft-tokens", "4"]),
+            ("adaptive", ["--speculative-adaptive"]), ("draft-model", ["--speculative-draft-model-path", DRAFT]),
+            ("steps3", ["--speculative-num-steps", "3"]), ("draft6", ["--speculative-num-draft-tokens", "6"]))
 
 
 def _algorithm_cases(version: str) -> list[tuple[str, str, list[str]]]:
@@ -254,7 +268,67 @@ def _more_pairs(strategy: str, dp: list[str]) -> list[tuple[str, str, list[str]]
         ("DFLASH, DP attention and lm head", DENSE, ["--tp-size", "2", *dp, "--enable-dp-lm-head",
                                                     "--speculative-algorithm", "DFLASH"]),
         ("float for an int", DENSE, ["--tp-size", "2.5"]),
-    ]
+    ] + _adaptive_cases(dp) + _dspark_cases() + _uno_cases()
+
+
+def _adaptive_cases(dp: list[str]) -> list[tuple[str, str, list[str]]]:
+    """--speculative-adaptive with what each release derives, refuses or turns it off for."""
+    nextn = ["--speculative-algorithm", "NEXTN", "--speculative-adaptive"]
+    cases = [(f"adaptive {name}", QWEN3, nextn + words) for name, words in (
+        ("alone", []), ("steps 1", ["--speculative-num-steps", "1"]), ("steps 2", ["--speculative-num-steps", "2"]),
+        ("steps 5 draft 3", ["--speculative-num-steps", "5", "--speculative-num-draft-tokens", "3"]),
+        ("steps 3 topk 1", ["--speculative-num-steps", "3", "--speculative-eagle-topk", "1"]),
+        ("topk 2", ["--speculative-num-steps", "2", "--speculative-eagle-topk", "2"]),
+        ("topk 1 only", ["--speculative-eagle-topk", "1"]), ("draft 4 only", ["--speculative-num-draft-tokens", "4"]),
+        ("DP attention", ["--tp-size", "2", *dp]), ("two-batch overlap", ["--enable-two-batch-overlap"]),
+        ("pdmux", ["--enable-pdmux"]), ("multi-layer EAGLE", ["--enable-multi-layer-eagle"]),
+    )]
+    for config in ADAPTIVE_CONFIGS:
+        for steps in ([], ["--speculative-num-steps", "4"], ["--speculative-num-steps", "3"]):
+            cases.append((f"adaptive {config} {' '.join(steps[1:]) or 'unset'}", QWEN3,
+                          nextn + ["--speculative-adaptive-config", "@" + config, *steps]))
+    return cases + [("adaptive without an algorithm", QWEN3, ["--speculative-adaptive"]),
+                    ("adaptive EAGLE3 with a draft", DENSE, ["--speculative-algorithm", "EAGLE3",
+                                                             "--speculative-adaptive",
+                                                             "--speculative-draft-model-path", DRAFT])]
+
+
+def _dspark_cases() -> list[tuple[str, str, list[str]]]:
+    """DSPARK's derivations: a draft (given or bundled), gamma (block size, the draft's config, 7), steps/top-k 1."""
+    dspark = ["--speculative-algorithm", "DSPARK", "--speculative-draft-model-path", DRAFT]
+    return [(f"DSPARK {name}", QWEN3, dspark + words) for name, words in (
+        ("block 5", ["--speculative-dspark-block-size", "5"]),
+        ("block 5 draft 6", ["--speculative-dspark-block-size", "5", "--speculative-num-draft-tokens", "6"]),
+        ("block 5 draft 4", ["--speculative-dspark-block-size", "5", "--speculative-num-draft-tokens", "4"]),
+        ("block 0", ["--speculative-dspark-block-size", "0"]), ("draft 1", ["--speculative-num-draft-tokens", "1"]),
+        ("draft 3 steps 2 topk 4", ["--speculative-num-draft-tokens", "3", "--speculative-num-steps", "2",
+                                    "--speculative-eagle-topk", "4"]),
+        ("pp 2", ["--pp-size", "2"]),
+    )] + [("DSPARK bundled", "Qwen3-8B-DSpark", ["--speculative-algorithm", "DSPARK"]),
+          ("DSPARK bundled draft 5", "Qwen3-8B-DSpark", ["--speculative-algorithm", "DSPARK",
+                                                         "--speculative-num-draft-tokens", "5"])]
+
+
+def _uno_cases() -> list[tuple[str, str, list[str]]]:
+    """UNO: a LoRA on the target, TP 1 and FA3; linear (steps and top-k 1) or a tree (from the steps)."""
+    uno = ["--speculative-algorithm", "UNO", "--uno-lora-path", "/loras/uno", "--attention-backend", "fa3"]
+    return [(f"UNO {name}", QWEN3, uno + words) for name, words in (
+        ("width 4", ["--speculative-num-draft-tokens", "4"]), ("no width", []),
+        ("width 0", ["--speculative-num-draft-tokens", "0"]),
+        ("width 4 steps 3 topk 1", ["--speculative-num-draft-tokens", "4", "--speculative-num-steps", "3",
+                                    "--speculative-eagle-topk", "1"]),
+        ("tree", ["--speculative-num-draft-tokens", "4", "--speculative-num-steps", "3", "--speculative-eagle-topk",
+                  "2"]),
+        ("tree without steps", ["--speculative-num-draft-tokens", "4", "--speculative-eagle-topk", "2"]),
+        ("tree Q < F", ["--speculative-num-draft-tokens", "2", "--speculative-num-steps", "3",
+                        "--speculative-eagle-topk", "2"]),
+        ("topk 0", ["--speculative-num-draft-tokens", "4", "--speculative-eagle-topk", "0"]),
+        ("with a draft model", ["--speculative-num-draft-tokens", "4", "--speculative-draft-model-path", DRAFT]),
+        ("TP 2", ["--speculative-num-draft-tokens", "4", "--tp-size", "2"]),
+        ("rejection sampling", ["--speculative-num-draft-tokens", "4", "--speculative-use-rejection-sampling"]),
+        ("decode backend triton", ["--speculative-num-draft-tokens", "4", "--decode-attention-backend", "triton"]),
+        ("adaptive", ["--speculative-num-draft-tokens", "4", "--speculative-adaptive"]),
+    )] + [("UNO without a LoRA", QWEN3, ["--speculative-algorithm", "UNO", "--speculative-num-draft-tokens", "4"])]
 
 
 def corpus(version: str, root: Path) -> list[Case]:
@@ -262,7 +336,7 @@ def corpus(version: str, root: Path) -> list[Case]:
     seen: dict[tuple, Case] = {}
 
     def add(name: str, model: str, words: list[str], env: dict) -> None:
-        words = [str(root / w) if w == DRAFT else w for w in words]
+        words = [str(root / w) if w == DRAFT else str(root / w[1:]) if w.startswith("@") else w for w in words]
         argv = tuple((["--model-path", str(root / model)] if name != "no model path" else []) + words)
         seen.setdefault(argv, Case(name, argv, model, env))
 

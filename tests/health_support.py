@@ -16,14 +16,15 @@ def line_of(app) -> str:
     return app.screen_stack[0].query_one(HealthLine).renderable.plain
 
 
-async def wait_until_speed_judged(pilot, app, timeout: float) -> None:
-    """Until the running profile's speed is judged against the host's bench history."""
-    def judged() -> bool:
-        """the speed judged against the bench history"""
+async def wait_until_speed_red(pilot, app, timeout: float) -> None:
+    """Until the slowdown against the host's bench history has lasted long enough to be red (LASTS_S of log
+    time after it first fell below)."""
+    def red() -> bool:
+        """the speed judged below the baseline, for good"""
         health = health_of(app)
-        return health is not None and health.checks[1].state != "unknown"
+        return health is not None and health.checks[1].name == "speed" and health.checks[1].state == "bad"
 
-    await wait_until(pilot, judged, timeout=timeout)
+    await wait_until(pilot, red, timeout=timeout)
 
 
 async def restore_until_green(pilot, app, posted: list, timeout: float) -> None:
@@ -31,7 +32,16 @@ async def restore_until_green(pilot, app, posted: list, timeout: float) -> None:
     await pilot.press("R")
     await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=90)  # after the host lint
     await pilot.press("y")
-    await wait_until(pilot, lambda: any(isinstance(m, messages.RestartFinished) for m in posted), timeout=timeout)
+    lines: list[str] = []
+
+    def finished() -> bool:
+        """the restart finished (every health line painted meanwhile kept)"""
+        lines.append(line_of(app))
+        return any(isinstance(m, messages.RestartFinished) for m in posted)
+
+    await wait_until(pilot, finished, timeout=timeout)
+    during = lines[next((i for i, line in enumerate(lines) if "restarting to" in line), len(lines)):]
+    assert during and all("tok/s" not in line for line in during[:-1]), during  # no figure of the old process
 
     def green() -> bool:
         """the restored profile judged healthy"""

@@ -28,6 +28,10 @@ CONTRACT: dict[str, tuple[str, ...]] = {
     "request_finish": ("rid", "finish_reason", "prompt_tokens", "completion_tokens", "cached_tokens",
                        "reasoning_tokens", "e2e_latency_s", "spec_verify_ct", "spec_accept_length",
                        "spec_accept_rate"),
+    # Added by issue 26: the resolved launch's speculation and adaptive speculative decoding.
+    "server_args": ("algorithm", "steps", "topk", "draft_tokens", "adaptive"),
+    "spec_adaptive": ("steps", "candidates", "disabled"),
+    "spec_switch": ("from_steps", "to_steps", "from_draft_tokens", "to_draft_tokens"),
 }
 DEFAULTS = {("error", "truncated"): False}  # a field that is a boolean on every event of its kind
 

@@ -7,7 +7,9 @@ the count of what it received (tests/test_lab_rotation.py, benchmarks/rotation_b
 
 Rotations alternate between logrotate's two ways: ``copytruncate`` (copy the file to ``NAME.1``, truncate it in
 place; the writer keeps its O_APPEND descriptor) and ``create`` (rename it to ``NAME.1``, the writer reopens
-``NAME``, as after logrotate's postrotate signal). Older copies shift to ``NAME.2`` ... ``NAME.KEEP`` first.
+``NAME``, as after logrotate's postrotate signal); ``ways`` may name others: ``rename-kept`` (rename, a new empty
+``NAME``, and the writer keeps writing the renamed file, as a nohup server does) and ``reopen`` (the writer
+opens ``NAME`` again, as the restarted server). Older copies shift to ``NAME.2`` ... ``NAME.KEEP`` first.
 The writer rotates between two of its own lines, so logrotate's own copytruncate window (a line written between
 the copy and the truncation is lost by design) is not what gets measured: every line lost is the reader's.
 """
@@ -30,8 +32,9 @@ class RotatingWriter:
     """Writes ``lines`` numbered lines at ``rate`` lines/s with ``rotations`` evenly spread rotations."""
 
     def __init__(self, path: Path, *, lines: int, rate: float, rotations: int, keep: int = 4,
-                 before_rotation: Callable[[int, str], None] | None = None) -> None:
-        self.path, self.lines, self.rate, self.keep = Path(path), lines, rate, keep
+                 before_rotation: Callable[[int, str], None] | None = None,
+                 ways: tuple[str, ...] = ("copytruncate", "create")) -> None:
+        self.path, self.lines, self.rate, self.keep, self.ways = Path(path), lines, rate, keep, ways
         self.at = {lines * (k + 1) // (rotations + 1): k for k in range(rotations)}  # line number → rotation
         self.before_rotation = before_rotation or (lambda number, how: None)
         self.done: list[str] = []
@@ -51,16 +54,23 @@ class RotatingWriter:
             handle.close()
 
     def _rotate(self, handle, index: int):
-        how = "copytruncate" if index % 2 == 0 else "create"
+        how = self.ways[index % len(self.ways)]
         self.before_rotation(index, how)
-        self._shift()
-        if how == "copytruncate":
+        if how == "reopen":  # the server restarted: it writes the file at the path from now on
+            handle.close()
+            handle = open(self.path, "ab", buffering=0)
+        elif how == "copytruncate":
+            self._shift()
             shutil.copyfile(self.path, self._old(1))
             os.truncate(self.path, 0)
         else:
-            handle.close()
+            self._shift()
             os.rename(self.path, self._old(1))
-            handle = open(self.path, "ab", buffering=0)
+            if how == "create":
+                handle.close()
+                handle = open(self.path, "ab", buffering=0)
+            else:  # "rename-kept": logrotate's create, and a nohup server that keeps writing the renamed file
+                self.path.touch()
         self.done.append(how)
         return handle
 

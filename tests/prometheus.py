@@ -25,6 +25,7 @@ from typing import Callable, Iterator
 
 import pytest
 
+from tests.needs import need
 from tests.simserver import free_port
 
 PROMETHEUS_BIN = shutil.which("prometheus") or "/usr/bin/prometheus"
@@ -129,9 +130,7 @@ def start_prometheus(root: Path, targets: list[str], job: str = JOB, web_config:
     """``prometheus`` on a free 127.0.0.1 port, its config and TSDB under ``root``, stopped afterwards;
     ``web_config`` is the text of its --web.config.file (e.g. basic_auth_users), ``rules`` of a rule file,
     ``reexported`` targets are scraped with their names renamed to the sglang_ prefix."""
-    missing = prometheus_missing()
-    if missing:
-        pytest.skip(missing)
+    need(prometheus_missing())
     root.mkdir(parents=True, exist_ok=True)
     rule_file = root / "rules.yml" if rules is not None else None
     if rule_file:

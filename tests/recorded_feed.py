@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import AsyncIterator, Iterable
 
-from mtptui.ops.feed import Connection, FeedItem, HostStatus, LogData
+from mtptui.ops.feed import Connection, FeedItem, HostStatus, LogChunk
 
 
 class RecordedFeed:
@@ -15,21 +15,23 @@ class RecordedFeed:
 
     Args:
         source: a log file, the log text, or a list of lines (without terminators).
-        lines_per_chunk: lines per LogData; None sends everything as one chunk.
+        lines_per_chunk: lines per LogChunk; None sends everything as one chunk.
         interval_s: pause between chunks.
         status: HostStatus sent after the first Connection.
         hold: after the last chunk, stay connected until ``close()`` (a quiet live server) instead of stopping.
+        extra: feed items sent after the status (a GPU reading, a /metrics scrape).
     """
 
     def __init__(self, source: str | os.PathLike[str] | Iterable[str], *, lines_per_chunk: int | None = None,
                  interval_s: float = 0.0, status: HostStatus | None = None, hold: bool = True,
-                 label: str = "recorded log") -> None:
+                 label: str = "recorded log", extra: Iterable[FeedItem] = ()) -> None:
         self.lines = _source_lines(source)
         self.lines_per_chunk = lines_per_chunk
         self.interval_s = interval_s
         self.status = status
         self.hold = hold
         self.label = label
+        self.extra = list(extra)
         self.drained = asyncio.Event()
         self._closed = asyncio.Event()
 
@@ -42,10 +44,12 @@ class RecordedFeed:
         yield Connection("connected")
         if self.status is not None:
             yield self.status
+        for item in self.extra:
+            yield item
         for chunk in self.chunks():
             if self._closed.is_set():
                 break
-            yield LogData(chunk)
+            yield LogChunk(chunk)
             await (asyncio.sleep(self.interval_s) if self.interval_s else asyncio.sleep(0))
         self.drained.set()
         if self.hold:

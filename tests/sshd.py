@@ -8,8 +8,8 @@ and ``SetEnv`` for the session environment. It gives a known_hosts file and the 
 ``kill_connections()`` kills the per-connection sshd processes, which drops every live SSH connection the
 way a network failure does (the listener stays up, so clients can reconnect).
 
-The "GPU host" is this machine seen through sshd: its PATH has ``tests/stand_in`` (the stand-in ``systemctl``
-and ``journalctl``) before the system's, and its PYTHONPATH starts with the demo's stand-in ``sglang`` package
+The "GPU host" is this machine seen through sshd, with a process-managed server (a systemd host is the lab's,
+tests/lab, whose PID 1 is systemd): its PYTHONPATH starts with the demo's stand-in ``sglang`` package
 (``mtptui/demo_sglang``: ``python -m sglang.launch_server`` runs the simulated server, paced by
 $MTPTUI_SIM_SPEED) and the tests' network guard. Tests contact 127.0.0.1 only.
 """
@@ -25,12 +25,11 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import pytest
 
 SSHD_BIN = shutil.which("sshd") or "/usr/sbin/sshd"
-STAND_IN = Path(__file__).resolve().parent / "stand_in"
 ROOT = Path(__file__).resolve().parents[1]
 NETGUARD = Path(__file__).resolve().parent / "netguard"
 DEMO_SGLANG = ROOT / "mtptui" / "demo_sglang"
@@ -53,16 +52,37 @@ def keygen(path: Path) -> str:
 
 
 def host_env(state_dir: Path) -> dict[str, str]:
-    """Environment of an SSH session on the stand-in GPU host."""
+    """Environment of an SSH session on the test host (``state_dir``: where the simulated GPUs' state lives)."""
     return {
-        "PATH": f"{STAND_IN}:{SYSTEM_PATH}",
+        "PATH": SYSTEM_PATH,
         "PYTHONPATH": f"{DEMO_SGLANG}:{NETGUARD}:{ROOT}",
-        "MTPTUI_STANDIN_STATE": str(state_dir),
         "MTPTUI_SIM_GPU_STATE": str(state_dir / "gpu.json"),  # the server's load, for the stand-in nvidia-smi
         "MTPTUI_STANDIN_PYTHON": sys.executable,
         "LC_ALL": "C.UTF-8",
         "MTPTUI_SIM_SPEED": "200",
     }
+
+
+def sshd_descendants(listener: int, pids: Iterable[int]) -> list[int]:
+    """The processes among ``pids`` (this machine's) below ``listener`` whose command line is still sshd's: the
+    per-connection sshd processes of that listener."""
+    children: dict[int, list[int]] = {}
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(pid)
+    found, todo = [], [listener]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            todo.append(child)
+            try:
+                if Path(f"/proc/{child}/cmdline").read_bytes().startswith(b"sshd"):
+                    found.append(child)
+            except OSError:
+                pass
+    return found
 
 
 @dataclass
@@ -146,25 +166,7 @@ class SSHD:
 
     def connection_pids(self) -> list[int]:
         """The per-connection sshd processes: every descendant of the listener still named sshd."""
-        children: dict[int, list[int]] = {}
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                try:
-                    stat = (entry / "stat").read_text()
-                except OSError:
-                    continue
-                ppid = int(stat.rsplit(")", 1)[1].split()[1])
-                children.setdefault(ppid, []).append(int(entry.name))
-        found, todo = [], [self.process.pid]
-        while todo:
-            for child in children.get(todo.pop(), []):
-                todo.append(child)
-                try:
-                    if Path(f"/proc/{child}/cmdline").read_bytes().startswith(b"sshd"):
-                        found.append(child)
-                except OSError:
-                    pass
-        return found
+        return sshd_descendants(self.process.pid, (int(e.name) for e in Path("/proc").iterdir() if e.name.isdigit()))
 
     def kill_connections(self) -> int:
         """SIGKILL every per-connection sshd: live connections drop, the listener stays. How many were killed."""
@@ -248,20 +250,6 @@ def host_toml(name: str, sshd: SSHD | None, api_port: int, server: dict, log: di
     return tomli_w.dumps(data)
 
 
-UNIT_TEMPLATE = """[Unit]
-Description=SGLang Qwen3.6-27B (test host, stand-in systemd)
-After=network-online.target
-
-[Service]
-Type=simple
-ExecStart=/bin/false
-Restart=no
-
-[Install]
-WantedBy=multi-user.target
-"""
-
-
 @dataclass
 class TestHost:
     """A host file for the stand-in GPU host behind ``sshd``, and where its server keeps things."""
@@ -270,7 +258,6 @@ class TestHost:
     name: str
     api_port: int
     root: Path
-    unit: str | None = None
 
     @property
     def config(self):
@@ -285,9 +272,6 @@ class TestHost:
     @property
     def pid_file(self) -> Path:
         return self.root / "srv" / "sglang.pid"
-
-    def unit_file(self, state: Path) -> Path:
-        return state / "systemd" / "units" / self.unit
 
     def cleanup(self) -> None:
         """Kill every simulated server of this host (its port is unique to it)."""
@@ -305,28 +289,6 @@ def process_host(tmp_path: Path, sshd: SSHD | None, name: str = "gpu") -> TestHo
     server = {"manager": "process", "log_file": str(host.log), "pid_file": str(host.pid_file)}
     host.path.write_text(host_toml(name, sshd, host.api_port, server, {"kind": "file", "path": str(host.log)}))
     return host
-
-
-def systemd_host(tmp_path: Path, sshd: SSHD, unit_profile: str, name: str = "gpu") -> TestHost:
-    """A systemd host whose unit (in the stand-in's unit directory) launches ``unit_profile``."""
-    from mtptui.sglang.flags import FlagSet
-    from mtptui.sglang.unit import read_unit, with_launch
-
-    unit = f"sglang-{tmp_path.name.replace('_', '-')}.service"
-    host = TestHost(tmp_path / f"{name}.toml", name, free_port(), tmp_path, unit)
-    server = {"manager": "systemd", "unit": unit}
-    host.path.write_text(host_toml(name, sshd, host.api_port, server, {"kind": "journal"}))
-    flagset = FlagSet.from_profile(host.config.profile(unit_profile), host.config.sglang_version)
-    path = host.unit_file(Path(sshd.env["MTPTUI_STANDIN_STATE"]))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(with_launch(read_unit(UNIT_TEMPLATE, name=unit), flagset))
-    return host
-
-
-def host_command(sshd: SSHD, *argv: str) -> subprocess.CompletedProcess:
-    """Run a command as the test host's sessions would (its PATH and environment), without SSH."""
-    env = {**os.environ, **sshd.env}
-    return subprocess.run(list(argv), capture_output=True, text=True, env=env, timeout=60)
 
 
 def nohup_server(sshd: SSHD, host: TestHost, profile: str) -> subprocess.Popen:

@@ -19,7 +19,8 @@ import pytest
 from mtptui.bench.events import Notice, RequestDone, RunFinished
 from mtptui.bench.load import LoadPlan
 from mtptui.bench.prompts import load_prompt_set
-from mtptui.bench.runner import BenchConfig, BenchRunner, default_deadline
+from mtptui.bench.patience import default_deadline
+from mtptui.bench.runner import BenchConfig, BenchRunner
 from tests.hostile_server import WRONG_TYPES, serve_hostile
 
 GUARD_S = 60
@@ -149,6 +150,22 @@ def test_the_default_deadline_grows_with_max_tokens_and_the_bench_screen_uses_it
 
     assert default_deadline(512) == 120 + 512 * 0.25 and default_deadline(4096) > default_deadline(512)
     assert bench_config(BenchRequest("chat", 1, 2, 4096)).deadline == default_deadline(4096)
+
+
+def test_the_cli_and_the_bench_screen_build_one_config_from_one_workload() -> None:
+    """Same prompts, plan, tokens: the same silence timeout and deadline, whichever asks (they once differed)."""
+    from mtptui.bench.patience import SILENCE_S
+    from mtptui.cli.commands.bench import _config
+    from mtptui.cli.main import build_parser
+    from mtptui.ops.bench_run import BenchRequest, bench_config
+
+    args = build_parser().parse_args(["bench", "--url", "http://127.0.0.1:1", "--prompts", "chat", "--requests", "4",
+                                      "--concurrency", "2", "--max-tokens", "4096"])
+    cli, screen = _config(args), bench_config(BenchRequest("chat", concurrency=2, requests=4, max_tokens=4096))
+    assert cli.timeout == screen.timeout == SILENCE_S
+    assert cli.deadline == screen.deadline == default_deadline(4096)
+    assert cli.prompts == screen.prompts and cli.max_tokens == screen.max_tokens == 4096
+    assert (cli.plan.requests, cli.plan.concurrency) == (screen.plan.requests, screen.plan.concurrency) == (4, 2)
 
 
 def test_history_skips_an_oversize_line_without_parsing_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

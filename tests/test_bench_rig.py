@@ -7,7 +7,7 @@ import subprocess
 from mtptui.bench import history
 from mtptui.bench.compare import compare
 from mtptui.bench.report import comparison_text
-from mtptui.bench.rig import describe_rig, make_rig, rig_differences, rig_of
+from mtptui.bench.rig import make_rig, rig_differences, rig_of
 from mtptui.remote.gpu_rig import parse_rig_gpus
 from tests.sshd import NVIDIA_SMI
 from tests.test_bench_history import BAD, GOOD, run
@@ -28,8 +28,9 @@ def test_the_stand_in_nvidia_smi_gives_model_count_and_driver() -> None:
     assert parse_rig_gpus(out) == A6000
     assert parse_rig_gpus("") is None and parse_rig_gpus("NVIDIA A100, 80GB, 535.1\n")["driver"] == "535.1"
     rig = make_rig("0.5.12.post1", {"tp_size": 2}, A6000)
-    assert describe_rig(rig) == "SGLang 0.5.12.post1 · 2× NVIDIA RTX A6000 · driver 550.127.05 · TP 2"
-    assert describe_rig(make_rig(None, {}, None)) == "rig unknown"
+    assert {key: rig[key] for key in ("sglang_version", "gpu_model", "gpu_count", "driver", "tp_size")} == {
+        "sglang_version": "0.5.12.post1", "gpu_model": "NVIDIA RTX A6000", "gpu_count": 2, "driver": "550.127.05",
+        "tp_size": 2}
 
 
 def test_a_baseline_on_another_sglang_version_is_stale_and_not_a_verdict() -> None:

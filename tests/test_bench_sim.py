@@ -60,10 +60,13 @@ def truth_tok_s(truth: list[dict]) -> float:
     return sum(t["completion_tokens"] for t in truth) / span
 
 
-@pytest.mark.parametrize("concurrency, requests", [(1, 4), (16, 32)])
-async def test_output_tok_s_within_3_percent_of_truth(sim_restored, concurrency: int, requests: int) -> None:
+# 16 clients get longer answers: two waves of 48 tokens last ~2 s, where 60 ms of a busy machine's latency at the
+# first send or the last read is 3 % already (the bench times the client's span, the truth the server's).
+@pytest.mark.parametrize("concurrency, requests, max_tokens", [(1, 4, 48), (16, 32, 128)])
+async def test_output_tok_s_within_3_percent_of_truth(sim_restored, concurrency: int, requests: int,
+                                                      max_tokens: int) -> None:
     result = await BenchRunner(config(sim_restored.url, requests=requests, concurrency=concurrency,
-                                      max_tokens=48)).run()
+                                      max_tokens=max_tokens)).run()
     truth = truth_of(sim_restored.url, result)
     s = result.summary
     assert s["requests_ok"] == requests and s["requests_failed"] == 0

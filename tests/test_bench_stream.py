@@ -88,6 +88,14 @@ def test_error_chunk_in_a_200_stream_fails_the_request() -> None:
     assert not m.ok and "aborting the request" in m.error and "server error" in m.error
 
 
+def test_a_request_the_server_aborted_fails_even_when_its_stream_ends_with_done() -> None:
+    """SGLang ends the requests in flight with finish_reason "abort" when it stops (a restart): not an answer."""
+    events = [(0.1, _chunk({"content": "a"}, _usage(1))), (0.2, _chunk({}, _usage(1), finish="abort")),
+              (0.3, "data: [DONE]\n\n")]
+    m = request_metrics(replay(events))
+    assert not m.ok and m.error.startswith("the server aborted the request (finish_reason abort")
+
+
 def test_malformed_chunk_and_missing_done_fail_with_a_reason() -> None:
     bad = request_metrics(replay([(0.1, "data: {not json\n\n"), (0.2, "data: [DONE]\n\n")]))
     assert not bad.ok and bad.error.startswith("malformed chunk")

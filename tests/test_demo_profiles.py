@@ -58,7 +58,7 @@ async def test_a_profile_saved_in_the_demo_is_in_the_next_demo_without_this_runs
     assert note == f"Saved profile eight to {path}; the next `mtptui demo` offers it"
     assert "eight" in app.context.host.profiles  # this run can restart with it at once
     text = path.read_text(encoding="utf-8")
-    assert str(run.run_dir) not in text and sys.executable not in text and "mtptui-demo-" not in text
+    assert str(run.run_dir) not in text and sys.executable not in text and "/run-" not in text
     shipped = tomllib.loads(demo_host_file().read_text(encoding="utf-8"))
     saved = tomllib.loads(text)
     assert saved["api_url"] == shipped["api_url"] and saved["server"] == shipped["server"]
@@ -82,7 +82,7 @@ def test_an_old_demo_file_with_a_runs_paths_is_cleaned_on_the_next_save(tmp_path
     assert sorted(with_saved_profiles(template, path).profiles) == sorted(template.profiles)
     save_demo_profile(template, "again", template.profile("restored"), path=path)
     text = path.read_text(encoding="utf-8")
-    assert str(tmp_path / "mtptui-demo-") not in text and sys.executable not in text
+    assert str(tmp_path / "run-") not in text and sys.executable not in text
     assert sorted(tomllib.loads(text)["profiles"]) == ["again", "redeploy-1step", "restored"]
 
 
@@ -94,3 +94,34 @@ def test_a_broken_saved_demo_file_is_one_sentence(tmp_path: Path) -> None:
     path.write_text("name = \n", encoding="utf-8")
     with pytest.raises(ConfigError, match=str(path)):
         DemoRun.prepare(tmp_path, speed=200)
+
+
+# Where the demo's runs go -------------------------------------------------------------------------------------
+
+def test_runs_go_under_the_state_folder_and_only_the_last_ones_stay(monkeypatch) -> None:
+    import os
+
+    from mtptui.demo.run import KEEP_RUNS, runs_home
+
+    assert runs_home() == Path(os.environ["XDG_STATE_HOME"]) / "mtptui" / "demo"
+    made = []
+    for second in range(KEEP_RUNS + 3):  # one a "second" apart: the folders sort by their time
+        monkeypatch.setattr("time.strftime", lambda fmt, second=second: f"20261129-1450{second:02d}")
+        made.append(DemoRun.prepare(speed=200).run_dir)
+    kept = sorted(p.name for p in runs_home().iterdir())
+    assert kept == sorted(p.name for p in made[-KEEP_RUNS:]) and all(p.parent == runs_home() for p in made)
+
+
+def test_a_run_whose_server_still_runs_is_not_removed(tmp_path) -> None:
+    import os
+
+    from mtptui.demo.run import prune_runs
+
+    live, dead = tmp_path / "run-20261129-000000-a", tmp_path / "run-20261129-000001-b"
+    for folder, pid in ((live, os.getpid()), (dead, 2 ** 22 + 7)):
+        folder.mkdir()
+        (folder / "sglang.pid").write_text(f"{pid}\n")
+    newest = tmp_path / "run-20261129-000002-c"
+    newest.mkdir()
+    assert prune_runs(tmp_path, keep=1) == [dead]
+    assert live.is_dir() and newest.is_dir() and not dead.exists()

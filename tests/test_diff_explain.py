@@ -86,3 +86,75 @@ async def test_enter_on_a_diff_row_explains_it_and_s_adds_the_equal_env_vars(tmp
         assert len(every_env) > len(differing_env) and "every flag and env var" in str(
             screen.query_one("#diff-head").render())
         assert screen.query_one(DataTable).row_count == len(screen.shown_rows)
+
+
+# Effects, not only syntax -------------------------------------------------------------------------------------
+
+def test_an_effect_line_says_what_each_value_does() -> None:
+    from mtptui.sglang.flags.effects import effect_line
+
+    assert effect_line("--speculative-num-steps", ("1", "3", "3"), ("running", "unit", "known-good")) == (
+        "a verify accepts at most 2 tokens (running) · 4 tokens (unit, known-good)")
+    assert effect_line("--max-running-requests", ("1", "16"), ("running", "known-good")) == (
+        "decoding together: 1 request: no batching, a second one waits (running) · up to 16 requests (known-good)")
+    assert effect_line("--mem-fraction-static", ("auto (from GPU memory)", "0.88")) == (
+        "weights and KV pool take a share chosen from the GPU's memory · 88% of the GPU")
+    assert effect_line("--mamba-full-memory-ratio", ("unset (default 0.9)", "0.5")) == (
+        "mamba state, against the full-attention KV: 0.9x · 0.5x")
+    assert effect_line("--speculative-algorithm", ("NEXTN", "NEXTN")) == (
+        "drafting by the model's own MTP head (run as EAGLE)")
+    assert effect_line("--reasoning-parser", ("unset", "qwen3")) is None  # neither speculative nor capacity
+
+
+def test_the_explanation_says_what_the_flag_does_on_each_side() -> None:
+    row = DiffRow("--max-running-requests", ("1", "16"), ("1", "16"))
+    parts = dict(explain_flag(row, ("running", "known-good"), "0.5.12.post1").parts)
+    assert parts["what it does"] == ("decoding together: 1 request: no batching, a second one waits (running) · "
+                                     "up to 16 requests (known-good)")
+
+
+def test_what_was_written_stays_when_sglang_runs_it_as_another() -> None:
+    from mtptui.sglang.flags.diff_text import shown_cell
+
+    assert shown_cell("NEXTN", "EAGLE") == "NEXTN (runs as EAGLE)"
+    assert shown_cell(None, "2 (auto)") == "2 (auto)" and shown_cell("3", "3") == "3"
+
+
+async def diff_screen(pilot, app) -> DiffScreen:
+    await settle(pilot, app)
+    await pilot.press("d")
+    await wait_until(pilot, lambda: isinstance(app.screen, DiffScreen) and app.screen.shown_rows)
+    return app.screen
+
+
+def effects_of(screen: DiffScreen) -> list[str]:
+    return str(screen.query_one("#diff-effects").render()).splitlines()
+
+
+async def test_the_diff_gives_one_effect_line_per_speculative_and_capacity_flag(tmp_path: Path) -> None:
+    app, _ = make_app()
+    app.context.host = demo_host_with_unit(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await diff_screen(pilot, app)
+        lines = effects_of(screen)
+        names = [line.split(":")[0] for line in lines]
+        assert names == ["steps", "draft", "context", "mem-fraction", "max-running", "mamba-ratio"]
+        assert lines[4] == ("max-running: decoding together: 1 request: no batching, a second one waits (running) · "
+                            "up to 16 requests (unit, known-good)")
+        titles = [str(column.label) for column in screen.query_one(DataTable).columns.values()]
+        assert titles[-1] == "profile restored ★ known-good" and not any("★" in t for t in titles[:-1])
+        await pilot.press("s")  # every flag: the algorithm row keeps what each side wrote
+        await wait_until(pilot, lambda: any(row.flag == "--speculative-algorithm" for row in screen.shown_rows))
+        table = screen.query_one(DataTable)
+        index = next(i for i, row in enumerate(screen.shown_rows) if row.flag == "--speculative-algorithm")
+        assert {str(cell) for cell in table.get_row_at(index)[1:]} == {"NEXTN (runs as EAGLE)"}
+
+
+async def test_on_a_short_terminal_the_effect_line_is_the_cursors_row(tmp_path: Path) -> None:
+    app, _ = make_app()
+    app.context.host = demo_host_with_unit(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await diff_screen(pilot, app)
+        assert [line.split(":")[0] for line in effects_of(screen)] == ["steps"]
+        await pilot.press("down")
+        await wait_until(pilot, lambda: effects_of(screen)[0].startswith("draft:"))

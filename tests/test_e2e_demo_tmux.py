@@ -23,7 +23,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 TMUX = shutil.which("tmux")
 
-pytestmark = [pytest.mark.e2e, pytest.mark.skipif(TMUX is None, reason="tmux is not installed")]
+pytestmark = [pytest.mark.e2e, pytest.mark.needs(None if TMUX else "tmux is not installed")]
 
 
 class Terminal:
@@ -73,11 +73,12 @@ def terminal() -> Iterator[Terminal]:
         yield term
 
 
-def demo_command(tmp_path: Path) -> str:
+def demo_command(tmp_path: Path, *options: str) -> str:
     env = {"MTPTUI_DEMO_SPEED": "40", "TMPDIR": str(tmp_path), "TERM": "xterm-256color", "COLUMNS": "160",
            "LINES": "48", **{k: os.environ[k] for k in os.environ if k.startswith("XDG_")}}
     assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-    return (f"cd {shlex.quote(str(ROOT))} && env {assignments} {shlex.quote(sys.executable)} -m mtptui.cli.main demo; "
+    demo = shlex.join([sys.executable, "-m", "mtptui.cli.main", "demo", *options])
+    return (f"cd {shlex.quote(str(ROOT))} && env {assignments} {demo}; "
             f"echo EXITED $?; sleep 60")
 
 
@@ -111,7 +112,23 @@ def test_demo_shows_the_bad_redeploy_live_and_quits_cleanly(terminal: Terminal, 
     terminal.keys("q")
     screen = terminal.wait_for("the app's exit", lambda s: "EXITED" in s, 30)
     assert "EXITED 0" in screen and "the simulated server stopped" in screen
-    (run_dir,) = tmp_path.glob("mtptui-demo-*")
+    (run_dir,) = (Path(os.environ["XDG_STATE_HOME"]) / "mtptui" / "demo").glob("run-*")  # the runs' own folder
     pid = int((run_dir / "sglang.pid").read_text())
     assert not Path(f"/proc/{pid}").exists() or Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
     assert (run_dir / "sglang-qwen.service").is_file() and "ready to roll" in (run_dir / "sglang.log").read_text()
+
+
+def test_the_vllm_demo_shows_vllm_speculation_and_throughput(terminal: Terminal, tmp_path: Path) -> None:
+    terminal.start(demo_command(tmp_path, "--engine", "vllm"))
+    screen = terminal.wait_for("a ready vLLM server with its decode intervals",
+                               lambda s: "● ready" in s and "steady mean" in s and "mean of" in s, 90)
+    assert "vLLM 0.32.0" in screen and "SGLang" not in screen  # the banner's version, the host's engine
+    assert re.search(r"algorithm\s+mtp", screen) and re.search(r"steps\s+1\b", screen)
+    assert re.search(r"per position\s+0\.\d\d", screen)
+    assert 1.3 < number_after("accept len", screen) < 2.0  # one MTP token: at most 2
+    assert re.search(r"TP0\s+28\.46\s+—\s+13\.45", screen) and re.search(r"TP1\s+28\.46", screen)
+    assert "414,896 tok" in screen and re.search(r"running 1\b", screen)
+    assert "waiting for decode batches" not in screen and "Engine 000:" in screen
+    terminal.keys("q")
+    screen = terminal.wait_for("the app's exit", lambda s: "EXITED" in s, 30)
+    assert "EXITED 0" in screen

@@ -21,7 +21,7 @@ from tests.lab import lab, lab_process, lab_systemd, operator_env  # noqa: F401 
 from tests.test_e2e_demo_tmux import ROOT, TMUX, Terminal, own_terminal
 from tests.test_e2e_story_tmux import BENCH_S, MISSION_ROWS, diff_row, finished, output_tok_s
 
-pytestmark = [pytest.mark.e2e, pytest.mark.ssh, pytest.mark.skipif(TMUX is None, reason="tmux is not installed")]
+pytestmark = [pytest.mark.e2e, pytest.mark.ssh, pytest.mark.needs(None if TMUX else "tmux is not installed")]
 
 
 

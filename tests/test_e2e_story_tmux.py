@@ -19,7 +19,7 @@ import pytest
 
 from tests.test_e2e_demo_tmux import TMUX, Terminal, demo_command, own_terminal
 
-pytestmark = [pytest.mark.e2e, pytest.mark.skipif(TMUX is None, reason="tmux is not installed")]
+pytestmark = [pytest.mark.e2e, pytest.mark.needs(None if TMUX else "tmux is not installed")]
 
 MISSION_ROWS = {  # flag: (running redeploy, known-good unit), as the diff screen resolves them
     "--speculative-num-steps": ("1", "3"),
@@ -41,7 +41,8 @@ VERDICT = re.compile(r"vs best earlier: ([\d.]+) vs ([\d.]+) tok/s, ([\d.]+) % (
 
 def stop_demo_servers(tmp_path: Path) -> None:
     """SIGKILL the process group named by each demo run's pid file, if it still runs the simulated server."""
-    for pid_file in tmp_path.glob("mtptui-demo-*/sglang.pid"):
+    runs = Path(os.environ["XDG_STATE_HOME"]) / "mtptui" / "demo"  # where mtptui demo keeps its runs
+    for pid_file in [*tmp_path.glob("mtptui-demo-*/sglang.pid"), *runs.glob("run-*/sglang.pid")]:
         try:
             pid = int(pid_file.read_text().strip())
             if b"sglang" in Path(f"/proc/{pid}/cmdline").read_bytes():
@@ -117,9 +118,13 @@ def test_the_story_regression_diff_restore_and_a_better_bench(story_terminal: Te
     flat = " ".join(screen.split())  # the comparison may wrap in its pane
     verdict = VERDICT.search(flat)
     assert verdict, screen
-    now, was, gain, word, noise = float(verdict[1]), float(verdict[2]), float(verdict[3]), verdict[4], verdict[5]
+    now, was, gain, word = float(verdict[1]), float(verdict[2]), float(verdict[3]), verdict[4]
     assert 45 < after < 65 and now == after and was == before  # ~55 tok/s, compared with the run before
-    assert gain > 25 and word == "faster" and noise == "outside the noise"
+    assert gain > 25 and word == "faster"
+    # Without repeats the verdict weighs the per-request spread of three requests a run (mtptui.bench.compare):
+    # on a busy 2-core machine that spread can cover even a 40 % gain, and then the screen rightly says "within
+    # the noise". Which verdict the numbers earn is tested in tests/test_bench_stats.py; here, that one is shown
+    # (VERDICT matches either wording).
     assert re.search(r"accept length\s+[23]\.\d\d", screen)
 
     back_to_dashboard(term)

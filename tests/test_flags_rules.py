@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from mtptui.config.loader import load_host_file
-from mtptui.sglang.flags import (FlagError, FlagSet, check_launch, lint, lint_argv, parse_argv, render_argv,
-                                 resolve_effective)
+from mtptui.sglang.flags import (FlagError, FlagSet, check_launch, lint, lint_argv, parse_argv, parse_command,
+                                 render_argv, resolve_effective)
 from mtptui.sglang.flags.models import guess_arch, model_info
 from tests.conftest import CONFIGS
 
@@ -35,10 +35,27 @@ def test_restored_profile_is_clean(ct129) -> None:
     assert (started.model_path, started.flags) == (fs.model_path, fs.flags)
 
 
+@pytest.mark.parametrize(("flags", "warned"), [
+    ("--speculative-algorithm NEXTN --speculative-num-steps 1 --speculative-eagle-topk 1", ["--speculative-num-steps"]),
+    ("--speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1", []),
+    ("--speculative-algorithm EAGLE --speculative-draft-model-path /d --speculative-num-steps 1 "
+     "--speculative-eagle-topk 1", []),  # a separate draft model: no MTP head named, no judgment
+    ("--max-running-requests 1", ["--max-running-requests"]), ("--max-running-requests 2", [])])
+def test_the_incident_shape_is_warned_of_by_mtptuis_judgment(flags, warned) -> None:
+    fs = parse_command(f"--model-path /m/Qwen3.6-27B --mamba-scheduler-strategy extra_buffer {flags}")
+    own = [f for f in lint(fs) if "mtptui's judgment" in f.message]
+    assert [f.flag for f in own] == warned and all(f.severity == "warning" for f in own)
+
+
 def test_redeploy_lints_without_errors_and_shows_the_auto_draft_tokens(ct129) -> None:
     fs = FlagSet.from_profile(ct129.profile("redeploy-1step"), ct129.sglang_version)
     findings = lint(fs)
-    assert "error" not in _severities(findings) and "warning" not in _severities(findings)
+    assert "error" not in _severities(findings)
+    # SGLang starts it; mtptui's judgment says what made the incident slow (warnings: lint still exits 0)
+    assert _severities(findings)["warning"] == ["--speculative-num-steps", "--max-running-requests"]
+    steps, running = (f for f in findings if f.severity == "warning")
+    assert "accepts at most 2" in steps.message and "mtptui's judgment" in steps.message
+    assert "turns batching off" in running.message and steps.sglang_message is running.sglang_message is None
     draft = [f for f in findings if f.flag == "--speculative-num-draft-tokens"]
     assert draft and "resolves to 2" in draft[0].message
     effective = resolve_effective(fs)

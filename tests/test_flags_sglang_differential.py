@@ -96,3 +96,54 @@ def test_runner_gives_one_verdict_for_one_command(models) -> None:
     assert done.returncode == 0 and verdict["sglang_version"] == "0.5.12.post1"
     assert (verdict["accepted"], verdict["stage"], verdict["error_class"]) == (False, "resolution", "ValueError")
     assert verdict["argv"] == argv and verdict["message"].startswith("Speculative decoding for")
+
+
+# What each algorithm derives when the launch leaves it out (SGLang's handlers; lint's mtptui.sglang.flags).
+DERIVED = {"EAGLE": {"steps", "topk", "draft"}, "EAGLE3": {"steps", "topk", "draft"},
+           "STANDALONE": {"steps", "topk", "draft"}, "NGRAM": {"topk", "draft"}, "DFLASH": {"steps", "topk", "draft"},
+           "DSPARK": {"steps", "topk", "draft"}, "UNO": {"steps", "topk"}}
+SHORT = {"--speculative-num-steps": "steps", "--speculative-eagle-topk": "topk",
+         "--speculative-num-draft-tokens": "draft"}
+
+
+def algorithm_of(case) -> str:
+    """The algorithm a case names, as written (NEXTN apart from EAGLE), or "none"."""
+    words = list(case.argv)
+    for index, word in enumerate(words):
+        if word.startswith("--speculative-algo") and index + 1 < len(words) and "=" not in word:
+            return words[index + 1].upper()
+    return "none"
+
+
+def derived_by_lint(case, version: str) -> set[str]:
+    """Which of steps, top-k and draft tokens lint says SGLang chose itself for an accepted case."""
+    from mtptui.sglang.flags import check_launch, resolve_effective
+
+    fs = check_launch(list(case.argv), version, model_arch=arch(case.model), env=case.env)
+    return {SHORT[flag] for flag, value in resolve_effective(fs, arch(case.model)).items()
+            if flag in SHORT and value.auto}
+
+
+def test_every_algorithm_and_what_it_derives_is_exercised(judged, capsys) -> None:
+    """Counts per algorithm go to the test output (``pytest -m sglang``): cases, accepted, values derived."""
+    from collections import Counter
+
+    from mtptui.sglang.flags.table import load_table
+
+    version, cases, verdicts = judged
+    counts, accepted, derived = Counter(), Counter(), {}
+    for case, verdict in zip(cases, verdicts):
+        name = algorithm_of(case)
+        counts[name] += 1
+        if verdict["accepted"]:
+            accepted[name] += 1
+            derived.setdefault(name, set()).update(derived_by_lint(case, version))
+    with capsys.disabled():
+        print(f"\n{version}: {len(cases)} commands; per speculative algorithm (cases / accepted / values SGLang "
+              "derives, as lint resolves them): " + ", ".join(
+                  f"{name} {counts[name]}/{accepted[name]}/{'+'.join(sorted(derived.get(name, ()))) or '-'}"
+                  for name in sorted(counts)))
+    for name in load_table(version).spec_builtins:
+        assert counts[name] >= 20 and accepted[name] >= 1, (version, name, counts[name], accepted[name])
+        resolved = "EAGLE" if name == "NEXTN" else name
+        assert DERIVED[resolved] <= derived.get(name, set()) | derived.get(resolved, set()), (version, name)

@@ -1,5 +1,6 @@
-"""The health verdict: drift from known-good, speed and acceptance against this host's bench history (runs the
-bench recorded against the simulated server: tests/ui_fixtures/bench-*.json), the one-line layout at every width,
+"""The health verdict: drift from known-good, speed and acceptance against this host's bench history (three runs
+of each profile the bench recorded against the simulated server, the server log followed:
+tests/ui_fixtures/health-*-bench.json, by scripts/record_health_fixtures.py), the one-line layout at every width,
 and the serving figures read from SGLang's own log lines."""
 
 from __future__ import annotations
@@ -12,17 +13,20 @@ import pytest
 from mtptui.bench.history import append_run, load_runs
 from mtptui.ops.baseline import accept_baseline, host_runs, no_spec_baseline, speed_baseline
 from mtptui.ops.drift import known_good_drift, short_value
-from mtptui.ops.health import BAD, OK, UNKNOWN, judge
-from mtptui.ops.health_assess import assess, running_shape
-from mtptui.ops.health_text import health_line, width_of
+from mtptui.ops.health.verdict import BAD, OK, UNKNOWN, WARN, Check, judge, speed_check
+from mtptui.ops.health.assess import HealthAssessor, assess, running_shape
+from mtptui.ops.health.text import health_line, width_of
 from mtptui.sglang.flags import FlagSet
 from mtptui.sglang.logparse import LogParser
 from mtptui.sglang.state.serving import ServingStats
 from tests.ui_fixtures.support import FIXTURES, demo_host, demo_status
 
 VERSION = "0.5.12.post1"
-BAD_RUN, GOOD_RUN = (json.loads((FIXTURES / name).read_text()) for name in ("bench-redeploy.json",
-                                                                             "bench-restored.json"))
+BAD_RUNS, GOOD_RUNS = (json.loads((FIXTURES / f"health-{name}-bench.json").read_text())
+                       for name in ("redeploy", "restored"))
+GOOD_RUN = GOOD_RUNS[0]
+GOOD_LOG_MEAN = sum(rate for run in GOOD_RUNS for rate in run["log_rates"]) / sum(
+    len(run["log_rates"]) for run in GOOD_RUNS)
 
 
 def history(*runs: dict, path) -> list[dict]:
@@ -39,20 +43,22 @@ def relabelled(run: dict, **fingerprint) -> dict:
 
 
 def without_speculation(run: dict, tok_s: float) -> dict:
-    """The run as a launch without speculative decoding would have measured it (``tok_s`` per request)."""
+    """The run as a launch without speculative decoding would have measured it (``tok_s`` per request, in the
+    log too)."""
     other = copy.deepcopy(run)
     flags = other["fingerprint"]["launch_flags"]
     for key in [key for key in flags if key.startswith("speculative_")]:
         del flags[key]
     for index, request in enumerate(other["requests"]):
         request.update(decode_tok_s=tok_s + index * 0.5, accept_len=None)
-    other["summary"].update(output_tok_s=tok_s, accept_len=None)
+    other["summary"].update(output_tok_s=tok_s, accept_len=None, log_tok_s=tok_s)
+    other["log_rates"] = [tok_s - 0.5, tok_s, tok_s + 0.5, tok_s + 0.2]
     return other
 
 
 @pytest.fixture
 def runs(tmp_path) -> list[dict]:
-    return host_runs(history(BAD_RUN, GOOD_RUN, path=tmp_path / "h.jsonl"), "demo")
+    return host_runs(history(*BAD_RUNS, *GOOD_RUNS, path=tmp_path / "h.jsonl"), "demo")
 
 
 def restored_launch() -> FlagSet:
@@ -60,11 +66,15 @@ def restored_launch() -> FlagSet:
     return FlagSet.from_profile(host.profile("restored"), host.sglang_version)
 
 
-def serving_with(speeds: list[float], accepts: list[float], running: int = 1) -> ServingStats:
+def serving_with(speeds: list[float], accepts: list[float], running: int = 1, every_s: float = 8.0) -> ServingStats:
+    """Steady decode lines at these speeds, ``every_s`` of log time apart (after the first line, which covers
+    the request's prefill): five of them span LASTS_S, so what they say has lasted."""
     serving = ServingStats()
-    for speed, accept in zip(speeds, accepts):
+    for index, (speed, accept) in enumerate(zip([speeds[0], *speeds], [accepts[0], *accepts])):
         serving.decode({"running_req": running, "gen_throughput": speed * running, "accept_len": accept,
-                        "tokens": 700 * running}, t=None, warm_up=False)
+                        "tokens": 700 * running}, t=index * every_s, warm_up=False)
+    serving.accept.popleft()  # the acceptance of the prefill's line counts; these tests give exactly their own
+    serving.accept_t.popleft()
     return serving
 
 
@@ -95,15 +105,39 @@ def test_short_values(resolved, short) -> None:
 
 # Baselines ---------------------------------------------------------------------------------------------------
 
-def test_speed_baseline_is_the_best_configuration_at_this_load(runs) -> None:
-    base = speed_baseline(runs, VERSION, 1)
-    assert base.stale is None
-    assert base.mean == pytest.approx(sum(r["decode_tok_s"] for r in GOOD_RUN["requests"]) / 3)
+def test_speed_baseline_is_the_known_good_profiles_log_rate_at_this_load(runs) -> None:
+    base = speed_baseline(runs, VERSION, 1, demo_host())
+    assert base.stale is None and base.runs == 3 and len(base.run_means) == 3
+    assert base.mean == pytest.approx(GOOD_LOG_MEAN)  # the log's steady lines during the benches: the live measure
+    assert base.source == "bench, restored, c=1, 3 runs"
     assert speed_baseline(runs, VERSION, 4) is None  # no run at four running requests
 
 
+def test_a_run_measured_another_way_is_no_speed_baseline(tmp_path) -> None:
+    """A tune arm or an old run without the log's rate: its per-request client figure is another measure."""
+    other = copy.deepcopy(GOOD_RUN)
+    other["log_rates"] = []
+    runs = host_runs(history(other, path=tmp_path / "h.jsonl"), "demo")
+    assert speed_baseline(runs, VERSION, 1) is None
+    check = assess(demo_host(), demo_status(launch=restored_launch()), serving_with([54.0] * 5, [3.1] * 5),
+                   runs).checks[1]
+    assert check.state == UNKNOWN and check.text == ("no log-rate baseline: 1 bench run(s) here did not read the "
+                                                     "server log")
+
+
+def test_the_known_good_profiles_runs_are_the_baseline_even_beside_a_faster_one(tmp_path) -> None:
+    faster = copy.deepcopy(GOOD_RUN)
+    faster["fingerprint"]["launch_flags"]["speculative_num_steps"] = 4  # a tune arm: not the known-good launch
+    faster["log_rates"] = [rate + 8 for rate in faster["log_rates"]]
+    faster["summary"]["output_tok_s"] += 8
+    runs = host_runs(history(*GOOD_RUNS, faster, path=tmp_path / "h.jsonl"), "demo")
+    base = speed_baseline(runs, VERSION, 1, demo_host())
+    assert base.profile == "restored" and base.mean == pytest.approx(GOOD_LOG_MEAN)
+
+
 def test_a_baseline_on_another_version_is_stale_not_used(tmp_path) -> None:
-    runs = host_runs(history(relabelled(GOOD_RUN, server_version="0.5.23"), path=tmp_path / "h.jsonl"), "demo")
+    runs = host_runs(history(*(relabelled(run, server_version="0.5.23") for run in GOOD_RUNS),
+                             path=tmp_path / "h.jsonl"), "demo")
     base = speed_baseline(runs, VERSION, 1)
     assert base.stale == "0.5.23"
     check = judge(None, [34.0] * 5, [], speed_base=base).checks[1]
@@ -119,8 +153,8 @@ def test_runs_of_other_targets_and_foreign_models_are_not_this_hosts(tmp_path) -
 def test_acceptance_baseline_is_the_running_shapes_own(runs) -> None:
     redeploy = accept_baseline(runs, VERSION, running_shape(demo_status().launch))
     restored = accept_baseline(runs, VERSION, running_shape(restored_launch()))
-    assert redeploy.mean == pytest.approx(1.73, abs=0.01)
-    assert restored.mean == pytest.approx(3.13, abs=0.01)
+    assert redeploy.mean == pytest.approx(1.75, abs=0.01)
+    assert restored.mean == pytest.approx(3.03, abs=0.01)
 
 
 # The verdict -------------------------------------------------------------------------------------------------
@@ -131,7 +165,7 @@ def test_the_bad_redeploy_is_red_with_the_slowdown(runs) -> None:
     assert health.state == BAD
     drift, speed, accept = health.checks[:3]
     assert drift.state == BAD and drift.text == "running ≠ known-good: 8 flags"
-    assert speed.state == BAD and speed.text.startswith("34 tok/s vs 55 (−38 %)")
+    assert speed.state == BAD and speed.text == "34 tok/s (−37 %) vs 54 = bench, restored, c=1, 3 runs"
     assert accept.state == OK  # 1.75 is what one MTP step usually gets: the flags are the problem, not the drafts
     assert health.actions == ("diff", "restore")
 
@@ -143,10 +177,17 @@ def test_the_restored_profile_is_green(runs) -> None:
     assert health.actions == ()
 
 
-def test_speed_within_the_noise_holds(runs) -> None:
-    base = speed_baseline(runs, VERSION, 1)
-    assert judge(None, [53.0, 55.5, 54.0], [], speed_base=base).checks[1].state == OK
-    assert judge(None, [51.0, 52.0, 51.5, 51.2], [], speed_base=base).checks[1].state == OK  # -7 %, p > 0.05
+def test_speed_within_the_noise_holds_and_beyond_it_does_not(runs) -> None:
+    base = speed_baseline(runs, VERSION, 1, demo_host())
+    times = [8.0 * i for i in range(5)]  # a line every 8 s: what five lines say has lasted 32 s
+
+    def state(speeds: list[float]) -> str:
+        return speed_check(speeds, base, times=times).state
+
+    assert state([53.0, 55.5, 54.0, 54.5, 53.8]) == OK
+    assert state([52.5, 53.0, 52.0, 52.6, 52.8]) == OK  # −3 %: less than the 5 % that counts
+    assert state([50.5, 51.0, 50.8, 51.2, 50.6]) == BAD  # −6 %, beyond the runs' spread, for 32 s
+    assert speed_check([50.5, 51.0, 50.8], base, times=times[:3]).state == OK  # 16 s of it: not yet
 
 
 def test_no_baseline_is_said_and_the_drift_still_shown() -> None:
@@ -178,20 +219,20 @@ def test_acceptance_below_what_the_shape_reached_before(runs) -> None:
     health = assess(demo_host(), demo_status(launch=restored_launch()),
                     serving_with([54.0] * 5, [2.1, 2.2, 2.0, 2.15, 2.05]), runs)
     accept = health.checks[2]
-    assert accept.state == BAD and "vs 3.13 usual" in accept.text and "−" in accept.text
+    assert accept.state == BAD and "vs 3.03 usual" in accept.text and "−" in accept.text
 
 
 def test_speculation_that_costs_more_than_it_gains(tmp_path) -> None:
     runs = host_runs(history(without_speculation(GOOD_RUN, 40.0), path=tmp_path / "h.jsonl"), "demo")
-    assert no_spec_baseline(runs, VERSION, 1).mean == pytest.approx(40.5)
-    health = assess(demo_host(), demo_status(), serving_with([34.2, 33.8, 34.5, 34.0], [1.75] * 4), runs)
+    assert no_spec_baseline(runs, VERSION, 1).mean == pytest.approx(40.05)
+    health = assess(demo_host(), demo_status(), serving_with([34.2, 33.8, 34.5, 34.0, 34.1], [1.75] * 5), runs)
     cost = [check for check in health.checks if check.name == "spec-cost"]
     assert cost and cost[0].state == BAD and "40 tok/s without it" in cost[0].text
 
 
 def test_no_speculation_note_when_speculation_pays(tmp_path) -> None:
     runs = host_runs(history(without_speculation(GOOD_RUN, 22.0), path=tmp_path / "h.jsonl"), "demo")
-    health = assess(demo_host(), demo_status(), serving_with([34.2, 33.8, 34.5, 34.0], [1.75] * 4), runs)
+    health = assess(demo_host(), demo_status(), serving_with([34.2, 33.8, 34.5, 34.0, 34.1], [1.75] * 5), runs)
     assert "spec-cost" not in [check.name for check in health.checks]
 
 
@@ -213,13 +254,13 @@ def test_the_line_fits_its_width(runs, width) -> None:
 def test_wide_line_names_three_flags_the_slowdown_and_the_keys(runs) -> None:
     line = text(health_line(bad_redeploy_health(runs), 159, {"diff": "d", "restore": "R"}.get))
     assert "steps 1≠3, draft 2≠4, max-running 1≠16 +5" in line
-    assert "34 tok/s vs 55 (−38 %)" in line
+    assert "34 tok/s (−37 %) vs 54 = bench, restored, c=1, 3 runs" in line
     assert line.endswith("d why · R restore")
 
 
 def test_eighty_columns_keep_the_first_flag_and_the_slowdown(runs) -> None:
     line = text(health_line(bad_redeploy_health(runs), 79, {"diff": "d", "restore": "R"}.get))
-    assert line == "● unhealthy │ ≠ known-good: steps 1≠3 +7 │ 34 tok/s (−38 %) │ d why · R restore"
+    assert line == "● unhealthy │ ≠ known-good: steps 1≠3 +7 │ 34 tok/s (−37 %) │ d why · R restore"
 
 
 # Serving figures from the log --------------------------------------------------------------------------------
@@ -250,8 +291,7 @@ def test_serving_figures_from_batch_lines() -> None:
     assert list(serving.token_usage) == [0.12, 0.49, 0.01]
     assert list(serving.mamba_usage) == [0.02, 0.67, 0.67]
     assert serving.retractions == 2 and serving.http_errors == 1
-    assert serving.request_rate() == pytest.approx(3 / 60)
-    assert list(serving.speed) == [8.44 / 4, 30.0]
+    assert list(serving.speed) == [30.0]  # the first line seen covers what came before it: not steady
     short, medium, long = serving.accept_by_context  # 1,500 and 171,250 tokens per running request
     assert list(short) == [3.10] and list(medium) == [] and list(long) == [2.77]
 
@@ -292,3 +332,95 @@ def test_a_new_launch_or_history_is_judged_afresh(runs) -> None:
     assert assess(host, demo_status(launch=restored_launch()), serving, runs).checks[0].state == OK
     assert assess(host, demo_status(launch=restored_launch()), serving, []).checks[1].state == UNKNOWN
     assert assess(host, demo_status(launch=restored_launch()), serving, runs).checks[1].state == OK
+
+
+# A full pool, a change that lasts, a restart, a lost host, reasons of other modules ------------------------
+
+def test_a_saturated_kv_or_mamba_pool_is_a_warning(runs) -> None:
+    serving = serving_with([54.0] * 5, [3.05] * 5)
+    serving.mamba_usage.append(1.0)  # full of cached states, nobody waits: SGLang evicts them for new requests
+    assert assess(demo_host(), demo_status(launch=restored_launch()), serving, runs).state == OK
+    serving.queued.append(3)  # full, and requests wait for room: saturated
+    health = assess(demo_host(), demo_status(launch=restored_launch()), serving, runs)
+    pool = health.checks[-1]
+    assert health.state == WARN and pool.state == WARN and pool.text == "pool full: mamba 1.00, 3 queued"
+    line = text(health_line(health, 159))
+    assert line.startswith("▲ warning") and "pool full: mamba 1.00, 3 queued" in line
+    serving.mamba_usage.append(0.6)
+    assert assess(demo_host(), demo_status(launch=restored_launch()), serving, runs).state == OK
+
+
+def test_a_full_kv_pool_that_retracted_requests_is_a_warning(runs) -> None:
+    serving = ServingStats()
+    for event in LogParser().feed(LOG.encode()):  # ends with SGLang's retraction warning
+        serving.apply(event, 10.0) if event.kind != "decode" else serving.decode(event.fields, 10.0, False)
+    serving.token_usage.append(1.0)
+    check = assess(demo_host(), demo_status(launch=restored_launch()), serving, runs).checks[-1]
+    assert check.state == WARN and check.text == "pool full: KV 1.00, requests retracted"
+
+
+def timed_serving(speeds: list[float], every_s: float = 2.0) -> ServingStats:
+    """Steady decode lines ``every_s`` seconds of log time apart."""
+    serving = ServingStats()
+    for index, speed in enumerate([speeds[0], *speeds]):
+        serving.decode({"running_req": 1, "gen_throughput": speed, "accept_len": 3.05, "tokens": 700},
+                       t=index * every_s, warm_up=False)
+    return serving
+
+
+def speed_verdicts(runs, window: list[float]) -> list[tuple[str, str]]:
+    """(state, text) of the speed check after each line of ``window`` (a line every 2 s of log time)."""
+    status = demo_status(launch=restored_launch())
+    checks = [assess(demo_host(), status, timed_serving(window[:count]), runs).checks[1]
+              for count in range(3, len(window) + 1)]
+    return [(check.state, check.text) for check in checks]
+
+
+def test_a_drop_turns_red_only_once_it_has_lasted(runs) -> None:
+    verdicts = speed_verdicts(runs, [54.0] * 20 + [43.0] * 30)  # 20 % below from line 20 on
+    first_red = next(index for index, (state, _) in enumerate(verdicts) if state == BAD) + 3
+    assert 20 <= (first_red - 20) * 2.0 <= 36  # about LASTS_S of log time after the drop began
+    below_before = [said for state, said in verdicts[:first_red - 3] if "watching" in said]
+    assert below_before and all(state == BAD for state, _ in verdicts[first_red - 3:])
+
+
+def test_a_recorded_log_that_arrives_at_once_is_judged_as_it_was_lived(runs) -> None:
+    """All its lines 2 s apart, 40 s below: red at the first look (the samples span the time, not the reading)."""
+    serving = timed_serving([34.0] * 20)
+    assert assess(demo_host(), demo_status(launch=restored_launch()), serving, runs).checks[1].state == BAD
+
+
+def test_a_dip_that_comes_back_never_turns_red(runs) -> None:
+    verdicts = speed_verdicts(runs, [54.0] * 20 + [44.0] * 8 + [54.0] * 30)  # 16 s below, then back
+    assert BAD not in [state for state, _ in verdicts] and verdicts[-1] == (OK, verdicts[-1][1])
+    assert "watching" not in verdicts[-1][1]
+
+
+def test_during_a_restart_the_line_names_what_comes_and_no_figure() -> None:
+    health = HealthAssessor().assess(demo_host(), demo_status(), serving_with([34.0] * 5, [1.75] * 5), [],
+                                     restarting_to="restored")
+    line = text(health_line(health, 159))
+    assert line == "● unverified │ restarting to restored…" and health.actions == ()
+
+
+def test_a_host_that_does_not_answer_is_said_with_the_check_command() -> None:
+    health = HealthAssessor().assess(demo_host(), demo_status(), serving_with([34.0] * 5, [1.75] * 5), [],
+                                     offline="cannot connect to gpu-box: Connection refused")
+    line = text(health_line(health, 159, {"reconnect": "C"}.get))
+    assert line == ("● unverified │ not connected: cannot connect to gpu-box: Connection refused · mtptui check "
+                    "demo says why │ C reconnect")
+
+
+def test_a_reason_of_another_module_is_judged_in_its_place(monkeypatch, runs) -> None:
+    from mtptui.ops.health import verdict as health_module
+
+    monkeypatch.setattr(health_module, "REASONS", list(health_module.REASONS))
+    def adaptive(evidence):
+        if evidence.serving is not None and evidence.launch is not None:
+            return Check("adaptive", BAD, "speculation shortened: 1 step", "spec 1 step")
+        return None
+
+    health_module.REASONS.insert(2, adaptive)
+    health = assess(demo_host(), demo_status(launch=restored_launch()), serving_with([54.0] * 5, [3.05] * 5), runs)
+    assert [check.name for check in health.checks] == ["drift", "speed", "adaptive", "accept"]
+    assert health.state == BAD

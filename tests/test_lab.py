@@ -50,10 +50,10 @@ async def test_the_host_file_names_only_an_alias_and_ssh_config_supplies_the_res
     try:
         assert transport.label == f"root@{ALIAS}"
         assert transport.known_hosts.path == str(lab_process.lab.known_hosts)  # UserKnownHostsFile
-        result = await transport.run(Command.of(["sh", "-c", "id -un; echo $MTPTUI_STANDIN_STATE"]))
+        result = await transport.run(Command.of(["sh", "-c", "id -un; echo $MTPTUI_SIM_RELEASE; cat /proc/1/comm"]))
     finally:
         await transport.close()
-    assert result.out.split() == ["root", str(lab_process.lab.state)]
+    assert result.out.split() == ["root", lab_process.lab.version, "systemd"]  # the lab host's PID 1 is systemd
 
 
 async def test_a_proxy_jump_is_honoured_and_both_hops_keys_are_checked(lab_process):

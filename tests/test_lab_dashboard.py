@@ -97,7 +97,8 @@ async def test_a_stopped_server_is_shown_stopped_in_every_pane(lab_systemd):
             pane = app.screen.query_one(f"#{name}")
             assert pane.has_class("-down") and pane.border_subtitle == "server stopped · last run's figures"
         phase = app.screen.query_one("#startup").table(app.session).columns[1]._cells[0]
-        assert str(phase) == "● stopped · service inactive"
+        # stopped, not crashed, though systemd says failed: 0.5.12.post1 ends its drain by SIGKILL to itself
+        assert str(phase) == "● stopped · service failed, signal, status 9"
         assert app.session.uptime_s() is None
 
 

@@ -78,7 +78,8 @@ def test_the_redeploy_is_judged_by_the_hosts_sglang_as_the_offline_table_judges_
     assert done.returncode == 0 and lines[0] == "profile redeploy-1step: lint by SGLang 0.5.12.post1 on lab"
     _, offline = lint_profile(host.config.profile("redeploy-1step"), "0.5.12.post1")
     assert [line for line in lines if line.startswith(("error", "warning", "info"))] == [str(f) for f in offline]
-    assert len(offline) == 2 and lines[-1] == "2 info from SGLang 0.5.12.post1 on lab"
+    assert [f.severity for f in offline] == ["info", "info", "warning", "warning"]  # the two warnings: mtptui's
+    assert lines[-1] == "2 warnings, 2 info from SGLang 0.5.12.post1 on lab"  # judgment of one step, one request
     assert "sglang: speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when " \
            "speculative_eagle_topk == 1" in lines  # SGLang's own warning, as the server logs it at start
 
@@ -125,7 +126,7 @@ def test_without_sglang_the_offline_table_judges_and_says_why(host_lab, tmp_path
     assert done.returncode == 0 and first.startswith("profile redeploy-1step: lint by the offline table for "
                                                      "0.5.12.post1, because ")
     assert first.endswith(why)
-    assert done.stdout.splitlines()[-1] == "2 info from the offline table for 0.5.12.post1"
+    assert done.stdout.splitlines()[-1] == "2 warnings, 2 info from the offline table for 0.5.12.post1"
 
 
 def _settled_pids(lab, expected: set[int]) -> set[int]:  # noqa: F811

@@ -9,6 +9,7 @@ dialog) must hold neither secret and no raw control, and show the version escape
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import tomllib
@@ -94,8 +95,8 @@ async def test_the_dashboard_shows_the_hostile_host_escaped_and_its_secrets_mask
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.session.host is not None and "pwned" in (app.session.host.version or ""),
                          timeout=60)  # /server_info's version, not the host file's
-        with hostile.log.open("a") as log:  # a log line with C1 and bidi controls, as the host writes it
-            log.write("[2026-11-29 14:50:01 TP0] model \x85next \u202eevil \x9b2J\n")
+        # a log line with C1 and bidi controls, as the host's journal holds it
+        hostile.append_log("[2026-11-29 14:50:01 TP0] model \x85next \u202eevil \x9b2J")
         texts = app.screen.log_view.buffer.texts
         await wait_until(pilot, lambda: any("evil" in text for text in texts), timeout=30)
         app.screen.paint(everything=True)
@@ -116,3 +117,13 @@ async def test_the_dashboard_shows_the_hostile_host_escaped_and_its_secrets_mask
     assert [name for name, svg in drawn.items() if UNSAFE.search(svg)] == []
     assert "model\xa0\\x85next\xa0\\u202eevil\xa0\\x9b2J" in drawn["dashboard"]  # (the screenshot's spaces are NBSP)
     assert "\\x1b]0;pwned" in drawn["dashboard"] and "--api-key" in drawn["diff"] and "HF_TOKEN" in drawn["diff"]
+
+
+def test_flags_lint_on_the_host_prints_no_secret(hostile):
+    """`flags lint HOST --json` printed HF_TOKEN and --api-key (in its command and resolved values)."""
+    runs = {" ".join(argv): mtptui(hostile, *argv) for argv in (["flags", "lint", "lab", "--json"],
+                                                                 ["flags", "lint", "lab"])}
+    found = {name: secrets_in(run.stdout + run.stderr) for name, run in runs.items()}
+    assert found == {name: [] for name in runs}
+    shown = json.loads(runs["flags lint lab --json"].stdout)
+    assert "--api-key" in shown["command"] and "HF_TOKEN=" in shown["command"]  # shown, masked

@@ -1,8 +1,8 @@
 """Restarts under faults on the lab host: a full or read-only disk, a failing daemon-reload, two operators at
 once, SSH connections killed during the watch, a host that goes away, and a unit with its own environment.
 
-The disks are real: a small tmpfs mounted over the unit directory in the lab host's own mount namespace (its
-sshd's), so the host sees it full or read-only and this process does not. Each test checks what the host really
+The disks are real: a small tmpfs mounted over the unit directory in the lab host's own mount namespace, so the
+host sees it full or read-only and this process does not. Each test checks what the host really
 holds afterwards (the unit on disk, its backups, the server's pid) against what the restart reported.
 """
 
@@ -28,7 +28,7 @@ from mtptui.ops.restart_run import Restarter
 from mtptui.ops.restart_text import render_plan
 from mtptui.remote.procinfo import read_process
 from tests.lab import UNIT, LabHost, lab, lab_process, lab_systemd, operator_env, prepare_lab_host  # noqa: F401
-from tests.sshd import ROOT, STAND_IN
+from tests.sshd import ROOT
 
 pytestmark = pytest.mark.ssh
 PADDING = "".join(f"# padding line {i:03d}: long enough that the unit needs two pages of the small disk\n"
@@ -36,31 +36,35 @@ PADDING = "".join(f"# padding line {i:03d}: long enough that the unit needs two 
 
 
 def host_side(lab, *argv: str, input: str | None = None) -> subprocess.CompletedProcess:
-    """Run a command in the lab host's mount namespace (where its sessions see the small disk)."""
-    return subprocess.run(["nsenter", "-t", str(lab.sshd.process.pid), "-m", "--", *argv], input=input,
-                          capture_output=True, text=True, timeout=30)
+    """Run a command on the lab host (in its mount namespace, where its sessions see the small disk)."""
+    return lab.run(*argv, input=input, timeout=30)
 
 
-def host_files(lab, directory: Path) -> dict[str, str]:
-    """Name -> text of every file in ``directory`` as the lab host sees it."""
-    names = host_side(lab, "ls", "-A", str(directory)).stdout.split()
-    return {name: host_side(lab, "cat", str(directory / name)).stdout for name in names}
+def the_units(name: str) -> bool:
+    """A file of the unit (itself, its backups, mtptui's temporary file and lock), not the image's other units."""
+    return name.startswith((UNIT, f".{UNIT}"))
+
+
+def host_files(lab, directory: str) -> dict[str, str]:
+    """Name -> text of every file of the unit in ``directory`` as the lab host sees it."""
+    names = [name for name in host_side(lab, "ls", "-A", directory).stdout.split() if the_units(name)]
+    return {name: host_side(lab, "cat", f"{directory}/{name}").stdout for name in names}
 
 
 @contextmanager
-def small_disk(lab, directory: Path, pages: int, read_only: bool = False):
-    """A tmpfs of ``pages`` 4 KiB pages over ``directory`` on the lab host, holding the directory's files."""
-    files = {p.name: p.read_text() for p in directory.iterdir() if p.is_file()}
-    mounted = host_side(lab, "mount", "-t", "tmpfs", "-o", f"size={pages * 4}k,mode=755", "tmpfs", str(directory))
+def small_disk(lab, directory: str, pages: int, read_only: bool = False):
+    """A tmpfs of ``pages`` 4 KiB pages over ``directory`` on the lab host, holding the unit's files."""
+    files = {p.name: p.read_text() for p in lab.path(directory).iterdir() if p.is_file() and the_units(p.name)}
+    mounted = host_side(lab, "mount", "-t", "tmpfs", "-o", f"size={pages * 4}k,mode=755", "tmpfs", directory)
     assert mounted.returncode == 0, mounted.stderr
     try:
         for name, text in files.items():
-            assert host_side(lab, "sh", "-c", 'cat > "$1"', "sh", str(directory / name), input=text).returncode == 0
+            assert host_side(lab, "sh", "-c", 'cat > "$1"', "sh", f"{directory}/{name}", input=text).returncode == 0
         if read_only:
-            assert host_side(lab, "mount", "-o", "remount,ro", str(directory)).returncode == 0
+            assert host_side(lab, "mount", "-o", "remount,ro", directory).returncode == 0
         yield
     finally:
-        host_side(lab, "umount", "-l", str(directory))
+        host_side(lab, "umount", "-l", directory)
 
 
 def main_pid(host: LabHost) -> int:
@@ -82,16 +86,17 @@ def padded(host: LabHost) -> str:
 async def test_a_disk_that_cannot_take_the_backup_changes_nothing_and_leaves_no_partial_backup(lab_systemd,
                                                                                                read_only):
     lab, units = lab_systemd.lab, lab_systemd.unit_file.parent
+    unit_dir = str(Path(lab_systemd.unit_path).parent)
     lock = f".{UNIT}.mtptui-lock"
     lab_systemd.wait_ready()
     original, before = padded(lab_systemd), main_pid(lab_systemd)
     (units / lock).touch()  # left by an earlier restart: it can be locked on a read-only disk too
     # four pages: the lock's note takes one, the unit two; a backup of the unit finds one page left
-    with small_disk(lab, units, pages=4, read_only=read_only):
+    with small_disk(lab, unit_dir, pages=4, read_only=read_only):
         async with open_session(lab_systemd.config) as session:
             plan = await plan_restart(session, "restored")
             result = await Restarter(session, plan, timeout_s=60).run()
-        on_disk = host_files(lab, units)
+        on_disk = host_files(lab, unit_dir)
     assert result.outcome == "aborted", result.summary()
     assert result.summary().endswith("nothing was changed; the previous unit is on disk and pid "
                                      f"{before} runs the previous launch")
@@ -104,10 +109,10 @@ async def test_a_disk_that_cannot_take_the_backup_changes_nothing_and_leaves_no_
 async def test_a_failed_daemon_reload_undoes_the_unit_and_never_restarts_the_server(lab_systemd, tmp_path):
     lab_systemd.wait_ready()
     original, before = lab_systemd.unit_file.read_text(), main_pid(lab_systemd)
-    wrapper = tmp_path / "systemctl"  # the stand-in systemctl whose first daemon-reload fails
+    wrapper = tmp_path / "systemctl"  # systemctl whose first daemon-reload fails, first on the host's PATH
     wrapper.write_text(f'#!/bin/sh\nif [ "$1" = daemon-reload ] && [ ! -e {tmp_path}/failed ]; then\n'
                        f'  touch {tmp_path}/failed; echo "Failed to reload daemon: Access denied" >&2; exit 1\nfi\n'
-                       f'exec {STAND_IN}/systemctl "$@"\n')
+                       f'exec /usr/bin/systemctl "$@"\n')
     wrapper.chmod(0o755)
     lab_systemd.lab.install(wrapper)
     async with open_session(lab_systemd.config) as session:
@@ -195,8 +200,8 @@ async def test_ssh_connections_killed_while_the_new_server_starts_do_not_fail_th
     assert kills >= 2, "the server was ready before two connections could be dropped"
     assert result.outcome == "ready", result.summary()
     assert "rolling_back" not in steps(result) and "connection" in steps(result)
-    argv = Path(f"/proc/{result.pid}/cmdline").read_bytes().split(b"\0")  # the lab shares this process table
-    assert argv[argv.index(b"--speculative-num-steps") + 1] == b"3"
+    argv = lab_host.lab.argv(result.pid)
+    assert argv[argv.index("--speculative-num-steps") + 1] == "3"
 
 
 async def test_a_host_that_stays_away_during_the_watch_is_reported_as_unknown_not_rolled_back(lab_systemd):
@@ -217,10 +222,10 @@ async def test_a_host_that_stays_away_during_the_watch_is_reported_as_unknown_no
     assert result.outcome == "unreachable", summary
     assert "what runs there now is unknown" in summary and "not rolled back" in summary
     assert "rolled back to" not in summary and "rolling_back" not in steps(result)
-    assert [r.step for r in result.changed] == ["write_unit", "reload", "starting"]
+    assert [r.step for r in result.changed] == ["write_unit", "reload", "reset_failed", "starting"]
     assert "write the new unit" in summary and result.end is None
     assert lab_systemd.unit_file.read_text() == plan.new_unit  # what the report says it did, the host shows
-    assert Path(plan.backup).read_text() == plan.previous.unit_text
+    assert lab_systemd.lab.path(plan.backup).read_text() == plan.previous.unit_text
 
 
 async def test_a_restore_keeps_the_units_own_environment_unless_dropped(lab_systemd):
@@ -248,7 +253,8 @@ async def test_a_restore_keeps_the_units_own_environment_unless_dropped(lab_syst
                            "  kept HF_HOME=/data/hf cache (only in the unit)"]
     assert len(section) == 3 and section[2].startswith("  kept HF_TOKEN=")  # its value as secrets are shown
     assert "hf_labsecret" not in text and "hf_labsecret" not in dry_run.stdout  # masked in the plan, text and JSON
-    assert {"var": "CUDA_VISIBLE_DEVICES", "status": "kept", "before": "0,1", "after": "0,1"} in as_json["environment"]
+    assert {"var": "CUDA_VISIBLE_DEVICES", "status": "kept", "before": "0,1", "after": "0,1",
+            "from": None} in as_json["environment"]
     assert {c.var: c.status for c in dropping.env}["HF_HOME"] == "removed" and "HF_HOME" not in dropping.new_unit
     assert result.ok, result.summary()
     assert {k: new.env[k] for k in ("HF_TOKEN", "HF_HOME", "CUDA_VISIBLE_DEVICES", "SGLANG_ENABLE_SPEC_V2")} == {

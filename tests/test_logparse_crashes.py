@@ -115,3 +115,42 @@ def test_quiet_release_restarts_with_every_line_and_idles_without_an_error() -> 
     assert quiet.release(parser, 12.5, []) == []
     (event,) = quiet.release(parser, 13.5, [])
     assert (event.get("traceback"), event.get("truncated")) == ("Possible solutions:", False)
+
+
+# A traceback whose header carries the logging prefix (one rank's logger printed it) and that the input cuts off
+# before its exception line.
+DECODE = (f"[{TS} TP0] Decode batch, #running-req: 1, #token: 640, token usage: 0.01, cuda graph: True, "
+          "gen throughput (token/s): 54.10, #queue-req: 0")
+PREFIXED = f"""{DECODE}
+[{TS} TP0] Traceback (most recent call last):
+  File "{SCHEDULER}", line 2931, in run_scheduler_process
+    scheduler.event_loop_overlap()
+  File "{SCHEDULER}", line 1012, in event_loop_overlap
+    batch_result = self.run_batch(batch)
+"""
+
+
+def test_a_prefixed_traceback_cut_off_is_a_truncated_error_with_its_last_frame() -> None:
+    events = [e.to_dict() for e in parse_text(PREFIXED)]
+    assert [e["kind"] for e in events] == ["decode", "error"]
+    assert events[1] == ev("error", TS, {"TP": 0}, line=2, message="Traceback (most recent call last):",
+                           traceback="\n".join(PREFIXED.splitlines()[2:]), last_frame=CUT_OFF_FRAME, truncated=True)
+
+
+def test_a_complete_prefixed_traceback_is_one_error_ending_in_its_exception() -> None:
+    (_, event) = parse_text(PREFIXED + "RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    assert (event.get("truncated"), event.get("last_frame")) == (False, CUT_OFF_FRAME)
+    assert event.get("traceback").endswith("RuntimeError: CUDA error: an illegal memory access was encountered")
+
+
+def test_the_summary_and_the_dashboard_state_show_the_prefixed_cut_off_crash() -> None:
+    from mtptui.sglang.state.errors import headline
+
+    fast = state_to_dict(summarize_stream(io.BytesIO(PREFIXED.encode()), ServerState()))
+    reduced = ServerState()
+    reduced.apply_all(parse_text(PREFIXED))
+    assert fast == state_to_dict(reduced)
+    error = fast["error"]
+    assert (fast["phase"], error["truncated"], error["last_frame"]) == ("crashed", True, CUT_OFF_FRAME)
+    assert headline(error) == ("a traceback (its exception line is not in the log: cut off, last frame "
+                               "scheduler.py:1012 in event_loop_overlap)")

@@ -44,7 +44,7 @@ def test_crlf_split_across_chunks_counts_once() -> None:
 
 
 def test_carriage_return_and_newline_each_end_a_line() -> None:
-    pairs = LogParser().feed_lines("a\rb\nc\r\nd\n\n")
+    pairs = list(LogParser().feed_lines("a\rb\nc\r\nd\n\n"))
     assert [text for text, _ in pairs] == ["a", "b", "c", "d", ""]
 
 
@@ -56,7 +56,7 @@ def test_invalid_utf8_is_replaced_not_raised() -> None:
 def test_feed_lines_pairs_raw_lines_with_their_events() -> None:
     parser = LogParser()
     text = f"\x1b[1m{DECODE}\x1b[0m\n{P}Scheduler hit an exception: boom\n  File \"x.py\", line 1\nRuntimeError: x\n"
-    pairs = parser.feed_lines(text)
+    pairs = list(parser.feed_lines(text))
     assert [raw for raw, _ in pairs] == [f"\x1b[1m{DECODE}\x1b[0m", f"{P}Scheduler hit an exception: boom",
                                          '  File "x.py", line 1', "RuntimeError: x"]
     assert [[e.kind for e in events] for _, events in pairs] == [["decode"], [], [], []]

@@ -29,9 +29,10 @@ def test_file_to_json_lines() -> None:
     assert result.returncode == 0 and result.stderr == b""
     events = json_lines(result.stdout)
     assert [e["kind"] for e in events].count("http_access") == 6 and len(events) == 10
-    assert list(events[1]) == ["kind", "ts", "ranks", "line", "client", "method", "path", "status"]
+    assert list(events[1]) == ["kind", "ts", "ranks", "line", "client", "method", "path", "status", "engine"]
     assert events[1] == {"kind": "http_access", "ts": "2026-04-05 20:02:51", "ranks": {}, "line": 2,
-                         "client": "127.0.0.1:40052", "method": "POST", "path": "/v1/chat/completions", "status": 200}
+                         "client": "127.0.0.1:40052", "method": "POST", "path": "/v1/chat/completions", "status": 200,
+                         "engine": "sglang"}
 
 
 def test_stdin_when_no_file() -> None:

@@ -182,3 +182,16 @@ async def test_process_manager_finds_a_server_by_command_line(tmp_path):
         assert await ProcessManager(LocalTransport(), config, port=2).find() is None  # another port: not ours
     finally:
         await LocalTransport().run(manager.stop_group_command(pid, pid))
+
+
+async def test_a_file_feed_is_not_read_again_by_time(tmp_path):
+    from mtptui.errors import UserError
+    from mtptui.ops.feed import FollowerFeed
+
+    log = tmp_path / "s.log"
+    log.write_text("x\n")
+    follower = LogFollower(LocalTransport(), FileLog(str(log)))
+    feed = FollowerFeed(follower, "file", make=lambda start: follower)
+    assert not feed.rereads
+    with pytest.raises(UserError, match="read by bytes, not by time"):
+        await feed.reread(Start.since_time("14:30:00"), "14:30 today")

@@ -5,7 +5,12 @@ from __future__ import annotations
 import base64
 import json
 
-from mtptui.remote.logsource import FilePosition, FrameDecoder, JournalDecoder, JournalLog, JournalPosition, Start
+import pytest
+
+from mtptui.errors import UserError
+from mtptui.ops.log_since import journal_since
+from mtptui.remote.logsource import (FileLog, FilePosition, FrameDecoder, JournalDecoder, JournalLog, JournalPosition,
+                                     Start)
 from mtptui.remote.procinfo import parse_proc, server_port
 
 
@@ -36,12 +41,49 @@ def test_journal_entries_carry_their_cursor_and_any_message_form():
                                                       (b"", JournalPosition("c3"))]
 
 
-def test_journal_command_resumes_after_the_cursor_with_the_prefix():
+def test_journal_command_resumes_at_the_cursor_with_the_prefix_and_drops_the_entry_delivered():
     source = JournalLog("sglang qwen.service", ("sudo",))
     assert source.command(JournalPosition("s=1;i=2"), Start.end()).line == (
-        "sudo journalctl -u 'sglang qwen.service' -f -o json --output-fields=MESSAGE --no-pager "
-        "--after-cursor 's=1;i=2'")
+        "sudo journalctl -u 'sglang qwen.service' -f -o json --output-fields=MESSAGE,MESSAGE_ID,N_DROPPED "
+        "--no-pager --cursor 's=1;i=2'")
     assert source.command(None, Start.beginning()).line.endswith("-n all")
+    entries = [{"__CURSOR": "s=1;i=2", "MESSAGE": "delivered"}, {"__CURSOR": "s=1;i=3", "MESSAGE": "next"}]
+    data = b"".join(json.dumps(entry).encode() + b"\n" for entry in entries)
+    assert [c.data for c in source.decoder(JournalPosition("s=1;i=2")).feed(data)] == [b"next\n"]
+    vacuumed = source.decoder(JournalPosition("s=1;i=1"))  # its entry is gone: the first one is new
+    assert [c.data for c in vacuumed.feed(data)] == [b"delivered\n", b"next\n"]
+
+
+def test_journalds_note_of_dropped_lines_is_a_gap_not_a_log_line():
+    entry = {"__CURSOR": "c9", "MESSAGE": "Suppressed 2945 messages from sglang-qwen.service",
+             "MESSAGE_ID": "a596d6fe7bfa4994828e72309e95d61e", "N_DROPPED": "2945"}
+    [chunk] = JournalDecoder().feed(json.dumps(entry).encode() + b"\n")
+    assert chunk.gap == 2945 and chunk.position == JournalPosition("c9")
+    assert chunk.data == b"journald dropped 2945 lines of sglang-qwen.service here (its rate limit)\n"
+
+
+def test_journal_command_reads_since_a_time_unless_it_resumes_at_a_cursor():
+    source = JournalLog("sglang-qwen.service")
+    assert source.command(None, Start.since_time("2026-11-29 14:30")).line.endswith(
+        "--no-pager -n all --since '2026-11-29 14:30'")
+    assert "--since" not in source.command(JournalPosition("c"), Start.since_time("@1")).line
+    assert JournalLog("u").has_times and not FileLog("/x.log").has_times
+
+
+@pytest.mark.parametrize(("typed", "since", "name"), [
+    ("restart", "@1795963413", "the server's last start"), ("14:30", "14:30:00", "14:30 today"),
+    ("9:05:10", "9:05:10", "9:05:10 today"), ("2026-11-29 14:30", "2026-11-29 14:30", "2026-11-29 14:30"),
+    ("-30 min", "-30min", "30 min ago"), ("-2h", "-2h", "2h ago"), (" today ", "today", "today")])
+def test_where_to_read_the_journal_from_in_the_operators_words(typed, since, name):
+    assert journal_since(typed, 1795963415.0) == (since, name)
+
+
+@pytest.mark.parametrize("typed", ["lunch", "14h30", "; rm -rf /", "2026-11-29T14:30"])
+def test_anything_else_is_one_sentence(typed):
+    with pytest.raises(UserError, match="Give a time"):
+        journal_since(typed, 1.0)
+    with pytest.raises(UserError, match="start is not known"):
+        journal_since("restart", None)
 
 
 def b64(data: bytes) -> str:

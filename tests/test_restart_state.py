@@ -23,6 +23,7 @@ from mtptui.ops.rollback import rollback_steps
 from mtptui.remote.hostlock import HostLock, HostLocked
 from mtptui.remote.local import LocalTransport
 from mtptui.remote.process import ProcessManager
+from mtptui.remote.service_state import ServiceState
 from mtptui.remote.systemd import SystemdManager
 from mtptui.sglang.flags import FlagSet
 from mtptui.ui.restart_text import RestartView, plan_body
@@ -62,6 +63,8 @@ def rendered(renderable) -> str:
                              ("reload", "systemctl daemon-reload")]),
     (("write_unit", "reload", "starting"), True, [("write_unit", "write /etc/systemd/system/sglang-qwen.service"),
                                                   ("reload", "systemctl daemon-reload"),
+                                                  # a crash loop's start-limit-hit would refuse the restart
+                                                  ("reset_failed", "systemctl reset-failed sglang-qwen.service"),
                                                   ("starting", "systemctl restart sglang-qwen.service")]),
     (("write_unit", "reload", "starting"), False, [("write_unit", "write /etc/systemd/system/sglang-qwen.service"),
                                                    ("reload", "systemctl daemon-reload"),
@@ -155,7 +158,9 @@ def test_the_confirm_dialog_shows_the_units_environment_kept_changed_and_removed
 
 
 class UnitOnDisk(SystemdManager):
-    """Stand-in for systemd's answers (no running systemd here): the unit file's text and its main pid."""
+    """A stand-in for systemd's answers, for a test that needs no host (the end state's matching of a template
+    unit's ExecStart= against a running process is the subject; the lab tests read the real systemd): the unit
+    file's text and its main pid."""
 
     def __init__(self, unit: str, text: str, pid: int) -> None:
         super().__init__(LocalTransport(), SystemdServer(unit=unit))
@@ -163,6 +168,9 @@ class UnitOnDisk(SystemdManager):
 
     async def current_run(self, unit_path: str | None) -> tuple[str | None, int | None]:
         return self.text, self.pid
+
+    async def state(self) -> ServiceState:
+        return ServiceState("running", "active", self.pid)
 
 
 async def test_the_end_state_expands_a_template_units_specifiers_with_its_instance_name() -> None:
@@ -180,3 +188,13 @@ async def test_the_end_state_expands_a_template_units_specifiers_with_its_instan
         server.kill()
         await server.wait()
     assert (end.unit, end.pid, end.launch) == ("new", server.pid, "new")
+
+
+def test_systemctl_calls_carry_the_command_prefix():
+    manager = SystemdManager(LocalTransport(), SystemdServer(unit="sglang qwen.service", command_prefix=["sudo", "-n"]))
+    assert manager.restart_command().line == "sudo -n systemctl restart 'sglang qwen.service'"
+    assert manager.daemon_reload_command().changes_host and not manager.systemctl("cat", "x").changes_host
+    write = manager.write_command("/etc/systemd/system/a b.service", "[Service]\n", "/etc/x.bak")
+    assert write.line.startswith("sudo -n sh -c ") and write.line.endswith(
+        "sh '/etc/systemd/system/a b.service' /etc/x.bak")
+    assert write.input == b"[Service]\n"

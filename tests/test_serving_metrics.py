@@ -45,3 +45,24 @@ def test_a_rate_from_two_scrapes_and_nothing_while_metrics_are_missing() -> None
     assert serving.metrics_rate == pytest.approx(2.0)
     serving.apply_metrics(20.0, {}, "/metrics answered HTTP 404 (no --enable-metrics?)")
     assert serving.metrics_rate is None and serving.metrics == {} and "404" in serving.metrics_missing
+
+
+def test_one_reader_of_the_exposition_serves_the_feed_and_the_bench() -> None:
+    """Either prefix, every label set, no _created time; the feed sums and the bench sums the same samples."""
+    from mtptui.bench.metrics_poll import parse_metrics
+    from mtptui.ops.metrics_feed import FAMILIES, parse
+    from mtptui.sglang.exposition import family_values
+
+    text = ("# TYPE sglang:num_running_reqs gauge\n"
+            'sglang:num_running_reqs{tp_rank="0"} 3\n'
+            "# TYPE sglang_num_running_reqs gauge\n"
+            'sglang_num_running_reqs{tp_rank="1"} 2\n'
+            "# TYPE sglang:generation_tokens counter\n"
+            "sglang:generation_tokens_total 40\n"
+            "sglang:generation_tokens_created 1.7e9\n")
+    found = family_values(text, ["sglang:num_running_reqs", "sglang:generation_tokens_total", "sglang:token_usage"])
+    assert found == {"sglang:num_running_reqs": [3.0, 2.0], "sglang:generation_tokens_total": [40.0]}
+    assert parse(text, FAMILIES, 0.0).get("running") == parse_metrics(text).running == 5.0
+    assert parse(text, FAMILIES, 0.0).get("token_usage") is None and parse_metrics(text).gen_tokens == 40.0
+    with pytest.raises(ValueError):
+        family_values("this is { not an exposition", ["sglang:num_running_reqs"])

@@ -99,6 +99,46 @@ def test_texts_are_the_releases(version: str, key: str, values: tuple) -> None:
     assert matches_some_template(text, version), text
 
 
+@pytest.mark.parametrize("key, values", [
+    ("adaptive_disabled", ("speculative_algorithm=NGRAM (only EAGLE/EAGLE3 are supported)",)),
+    ("adaptive_init", (3, [1, 3, 7])), ("adaptive_built", (7, 1.25, 0.31)), ("adaptive_updated", (3, 1, 0.2)),
+    ("adaptive_switch", (3, 1, 4, 2)),
+])
+def test_adaptive_log_lines_are_the_releases(version: str, key: str, values: tuple) -> None:
+    text = surface_of(version).text(key, *values)
+    assert matches_some_template(text, version), text
+
+
+def test_release_only_adaptive_texts() -> None:
+    old, new = surface_of("0.5.12.post1"), surface_of("0.5.23")
+    assert matches_some_template(old.text("adaptive_added", 2, [1, 3, 7]), old.version)
+    assert matches_some_template(new.text("adaptive_not_candidate", 2, [0, 1, 3, 5, 7]), new.version)
+    assert "adaptive_added" not in new.texts and "adaptive_not_candidate" not in old.texts
+
+
+def test_adaptive_tuning_defaults_are_the_releases(version: str) -> None:
+    from mtptui.sglang.adaptive import DEFAULT_CANDIDATES, DEFAULT_TIERS, Tuning
+
+    facts = FACTS[version]["adaptive"]
+    defaults = {k: v for k, v in facts["defaults"].items() if k != "candidate_steps"}
+    assert {name: getattr(Tuning(), name) for name in defaults} == defaults
+    if version == "0.5.12.post1":
+        assert (facts["defaults"]["candidate_steps"], facts["default_config"]) == (list(DEFAULT_CANDIDATES), None)
+    else:
+        table = {str(t.batch_size): {"candidate_steps": list(t.candidates), "ceiling_coeff": t.tuning.ceiling_coeff,
+                                     "down_hysteresis": t.tuning.down_hysteresis,
+                                     "up_hysteresis": t.tuning.up_hysteresis} for t in DEFAULT_TIERS}
+        assert table == facts["default_config"]
+
+
+def test_adaptive_is_turned_off_for_the_releases_reasons(version: str) -> None:
+    from mtptui.sglang.adaptive import REASONS
+
+    reasons = FACTS[version]["adaptive"]["reasons"]
+    for text in REASONS[version].values():
+        assert any(template_regex(t).fullmatch(text) for t in reasons), text
+
+
 def test_draft_capture_lines() -> None:
     old, new = surface_of("0.5.12.post1"), surface_of("0.5.23")
     assert matches_some_template(old.text("draft_capture_begin", 3.25), old.version)

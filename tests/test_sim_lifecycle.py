@@ -8,6 +8,7 @@ import signal
 import socket
 
 import httpx
+import pytest
 
 from tests.simserver import MISSION_MODEL, READY_LINE, launch_sim, profile_argv, start_sim
 
@@ -78,12 +79,15 @@ def test_second_instance_on_a_taken_port_fails_with_one_sentence(tmp_path) -> No
         assert out == f"mtptui: cannot listen on 127.0.0.1:{first.port}: the port is already in use\n"
 
 
-def test_sigterm_stops_cleanly_and_frees_the_port(tmp_path) -> None:
-    sim = launch_sim(tmp_path, profile_argv("redeploy-1step"))
+@pytest.mark.parametrize("version, status", [("0.5.12.post1", -signal.SIGKILL), ("0.5.23", 0)])
+def test_sigterm_stops_an_idle_server_as_its_release_does_and_frees_the_port(tmp_path, version, status) -> None:
+    """An idle server drains at once: 0.5.12.post1 then kills itself (SIGKILL), 0.5.23 lets uvicorn finish
+    (mtptui.sglang.surface_shutdown; tests/test_sim_shutdown.py drains a busy one)."""
+    sim = launch_sim(tmp_path, profile_argv("redeploy-1step", version), sim_args=["--sim-version", version])
     assert sim.wait_for(READY_LINE)
     sim.proc.send_signal(signal.SIGTERM)
-    assert sim.wait_exit(15) == 0
-    assert "Finished server process" in sim.log_text()
+    assert sim.wait_exit(15) == status
+    assert ("Finished server process" in sim.log_text()) == (version == "0.5.23")
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", sim.port))
 

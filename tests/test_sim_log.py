@@ -37,7 +37,9 @@ def test_startup_phases_in_order(restored_log) -> None:
                                        "graph_capture_progress", "graph_capture_end", "capacity", "http_access",
                                        "prefill", "server_ready", "decode")]
     assert firsts == sorted(firsts)
-    assert not {"error", "warning"} & set(order)
+    problems = [e.get("message", "") for e in events if e.kind in ("error", "warning")]
+    # the one warning is the stop at the end of the fixture: SGLang's SIGTERM line, then its drain
+    assert len(problems) == 1 and problems[0].startswith("SIGTERM received"), problems
 
 
 def test_startup_numbers(restored_log) -> None:

@@ -1,15 +1,14 @@
 """Following a log over real SSH: the connection is killed mid-stream, the file keeps growing, and after the
-reconnect every line arrives exactly once. The journal (stand-in journalctl) resumes by cursor the same way."""
+reconnect every line arrives exactly once. (The journal, real journald on the lab host: tests/test_lab_journal.py.)"""
 
 from __future__ import annotations
 
 import asyncio
-import json
 
 import pytest
 
 from mtptui.remote.follow import Backoff, ConnectionStatus, LogFollower
-from mtptui.remote.logsource import FileLog, JournalLog, Start
+from mtptui.remote.logsource import FileLog, Start
 from mtptui.remote.ssh import SSHTransport
 from tests.sshd import sshd  # noqa: F401  (fixture)
 
@@ -68,28 +67,6 @@ async def test_ssh_follow_resumes_at_the_byte_after_a_killed_connection(sshd, tm
     assert str(reconnecting).startswith("reconnecting in 0.2 s (lost the connection")
 
 
-async def test_ssh_journal_follow_resumes_after_its_cursor(sshd):
-    state = sshd.env["MTPTUI_STANDIN_STATE"]
-    journal = __import__("pathlib").Path(state) / "systemd" / "journal"
-    journal.mkdir(parents=True, exist_ok=True)
-    log = journal / "follow-test.service.log"
-    log.write_bytes(b"old entry\n")
-    transport = SSHTransport(sshd.ssh_config())
-    follower = LogFollower(transport, JournalLog("follow-test.service"), start=Start.tail(1),
-                           backoff=Backoff(initial_s=0.2))
-    started = asyncio.Event()
-    writer = asyncio.ensure_future(write_lines(log, 300, started))
-    try:
-        received, statuses, killed = await asyncio.wait_for(
-            follow_through_a_kill(sshd, follower, expected(300)[-40:], started), 60)
-    finally:
-        await writer
-        await transport.close()
-    assert killed and [s.state for s in statuses][:4] == ["connecting", "connected", "reconnecting", "connected"]
-    assert received == b"old entry\n" + expected(300)
-    assert follower.position.cursor == "s=standin;u=follow-test.service;i=301"
-
-
 async def test_ssh_follow_fails_for_good_on_a_refused_host_key(sshd, tmp_path):
     transport = SSHTransport(sshd.ssh_config(known_hosts_file=str(tmp_path / "empty")))
     follower = LogFollower(transport, FileLog(str(tmp_path / "x.log")))
@@ -100,18 +77,3 @@ async def test_ssh_follow_fails_for_good_on_a_refused_host_key(sshd, tmp_path):
 
 async def collect(follower: LogFollower) -> list:
     return [item async for item in follower.events()]
-
-
-def test_stand_in_journal_entries_are_json_with_cursors(sshd):
-    import subprocess
-
-    from tests.sshd import STAND_IN
-
-    state = sshd.env["MTPTUI_STANDIN_STATE"]
-    log = __import__("pathlib").Path(state) / "systemd" / "journal" / "x.service.log"
-    log.parent.mkdir(parents=True, exist_ok=True)
-    log.write_text("a\nb\n")
-    out = subprocess.run([str(STAND_IN / "journalctl"), "-u", "x.service", "-n", "1", "-o", "json"],
-                         capture_output=True, text=True, check=True, env={**sshd.env}).stdout
-    assert [json.loads(line) for line in out.splitlines()] == [{"__CURSOR": "s=standin;u=x.service;i=2",
-                                                                "MESSAGE": "b"}]

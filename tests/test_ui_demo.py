@@ -10,7 +10,7 @@ import pytest
 from mtptui.config import load_host_file
 from mtptui.errors import UserError
 from mtptui.demo.run import BAD_PROFILE, DemoRun, demo_speed
-from mtptui.ops.feed import HostStatus, LogData
+from mtptui.ops.feed import HostStatus, LogChunk
 from mtptui.sglang.flags import FlagSet, diff_flagsets
 from mtptui.sglang.unit import read_unit, unit_flagset
 
@@ -58,7 +58,7 @@ async def test_the_simulated_server_runs_the_bad_profile_and_stops_cleanly(tmp_p
         async def read() -> None:
             nonlocal seen
             async for item in feed.items():
-                if isinstance(item, LogData):
+                if isinstance(item, LogChunk):
                     seen += item.data
                 elif isinstance(item, HostStatus):
                     statuses.append(item)
@@ -96,7 +96,7 @@ async def test_a_configured_local_host_is_followed_through_its_session(tmp_path:
             nonlocal seen, status
             async for item in feed.items():
                 items.append(item)
-                seen += item.data if isinstance(item, LogData) else b""
+                seen += item.data if isinstance(item, LogChunk) else b""
                 status = item if isinstance(item, HostStatus) else status
                 if READY in seen and status and status.started_at and status.launch_source.startswith("running"):
                     await feed.close()

@@ -5,14 +5,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 
-from mtptui.ops.feed import Connection, HostStatus, LogData, merge_feeds
+from mtptui.ops.feed import Connection, FollowerFeed, HostStatus, LogChunk, merge_feeds
 from tests.recorded_feed import RecordedFeed
 from mtptui.ops.feed_host import with_server_info
 from mtptui.ui import messages
 from mtptui.ui.logbuffer import ERROR, INFO, WARNING
 from mtptui.ui.pump import RESET_LINE, FeedPump, clean
 from mtptui.ui.session import Session, parse_ts
-from mtptui.ui.widgets.speculation_pane import spec_settings
+from mtptui.sglang.spec_rows import launch_rows
 from tests.ui_fixtures.support import DEMO_LOG, decode_line, demo_host
 
 PREFIX = "[2026-05-11 23:49:07 TP0] "
@@ -29,14 +29,14 @@ async def collect(feed, until) -> list:
 
 
 def log_text(items: list) -> bytes:
-    return b"".join(i.data for i in items if isinstance(i, LogData))
+    return b"".join(i.data for i in items if isinstance(i, LogChunk))
 
 
 async def test_recorded_feed_paces_chunks_and_holds() -> None:
     feed = RecordedFeed(["a", "b", "c", "d", "e"], lines_per_chunk=2, status=HostStatus("demo"))
-    items = await collect(feed, lambda items: sum(isinstance(i, LogData) for i in items) == 3)
+    items = await collect(feed, lambda items: sum(isinstance(i, LogChunk) for i in items) == 3)
     assert [type(i) for i in items][:2] == [Connection, HostStatus]
-    assert [i.data for i in items if isinstance(i, LogData)] == [b"a\nb\n", b"c\nd\n", b"e\n"]
+    assert [i.data for i in items if isinstance(i, LogChunk)] == [b"a\nb\n", b"c\nd\n", b"e\n"]
 
 
 async def test_merged_feed_interleaves_sources_and_ends_with_the_log() -> None:
@@ -60,7 +60,7 @@ def test_server_info_gives_the_version_and_0523s_launch_command_but_never_the_st
                               "--speculative-eagle-topk 1 --tp-size 2"}
     status = with_server_info(HostStatus("demo"), info)
     assert (status.version, status.started_at, status.launch_source) == ("0.5.23", None, "server_info")
-    assert dict(spec_settings(status.launch)) == {"algorithm": "NEXTN (runs as EAGLE)", "steps": "1",
+    assert dict(launch_rows(status.launch, "—")) == {"algorithm": "NEXTN (runs as EAGLE)", "steps": "1",
                                                   "draft tokens": "2 (auto)", "topk": "1"}
 
 
@@ -69,7 +69,7 @@ def test_known_good_profile_resolves_without_auto_values() -> None:
 
     host = demo_host()
     launch = FlagSet.from_profile(host.profile("restored"), host.sglang_version)
-    assert dict(spec_settings(launch)) == {"algorithm": "NEXTN (runs as EAGLE)", "steps": "3",
+    assert dict(launch_rows(launch, "—")) == {"algorithm": "NEXTN (runs as EAGLE)", "steps": "3",
                                            "draft tokens": "4", "topk": "1"}
 
 
@@ -115,9 +115,9 @@ async def test_pump_marks_a_replaced_file() -> None:
         label = "replaced"
 
         async def items(self):
-            yield LogData(b"old\n")
-            yield LogData(b"", reset=True)
-            yield LogData(b"new\n")
+            yield LogChunk(b"old\n")
+            yield LogChunk(b"", reset=True)
+            yield LogChunk(b"new\n")
 
         async def close(self) -> None:
             pass
@@ -127,16 +127,82 @@ async def test_pump_marks_a_replaced_file() -> None:
     assert texts == ["old", RESET_LINE, "new"]
 
 
-async def test_pump_waits_while_the_receiver_is_backed_up() -> None:
-    backlog = {"size": 100}
+async def test_pump_shows_lines_journald_dropped_as_a_gap_and_never_parses_its_note() -> None:
+    class RateLimited:
+        label = "rate limited"
+
+        async def items(self):
+            yield LogChunk(b"[2026-05-11 23:49:07] before\n")
+            yield LogChunk(b"journald dropped 2945 lines of sglang-qwen.service here (its rate limit)\n", gap=2945)
+            yield LogChunk(b"[2026-05-11 23:49:09] after\n")
+
+        async def close(self) -> None:
+            pass
+
+    posted = await run_pump(RateLimited())
+    lines = [line for m in posted if isinstance(m, messages.LogBatch) for line in m.lines]
+    assert [line.text for line in lines][1] == ("──── journald dropped 2945 lines of sglang-qwen.service here (its "
+                                                "rate limit) ────")
+    assert lines[1].level == WARNING and len(lines) == 3
+
+
+async def test_pump_posts_the_next_batch_only_once_the_screen_has_shown_the_last() -> None:
+    ended = asyncio.Event()
+
+    class TwoBatches:
+        label = "two batches"
+
+        async def items(self):
+            yield LogChunk(b"a\n")
+            yield HostStatus("demo")  # not a log line: what was gathered is posted first
+            yield LogChunk(b"b\n")
+            ended.set()
+
+        async def close(self) -> None:
+            pass
+
     posted: list = []
-    pump = FeedPump(RecordedFeed(["a"], hold=False), posted.append, lambda: backlog["size"], max_backlog=8)
-    task = asyncio.create_task(pump.run())
-    await asyncio.sleep(0.2)
-    assert not any(isinstance(m, messages.LogBatch) for m in posted)
-    backlog["size"] = 0
+    shown = asyncio.Event()
+    task = asyncio.create_task(FeedPump(TwoBatches(), posted.append, shown).run())
+    await asyncio.wait_for(ended.wait(), 5)
+    await asyncio.sleep(0.1)
+    batches = [m for m in posted if isinstance(m, messages.LogBatch)]
+    assert [line.text for m in batches for line in m.lines] == ["a"] and not shown.is_set()
+    assert not any(isinstance(m, messages.FeedEnded) for m in posted)  # "b" waits for the screen
+    shown.set()
     await asyncio.wait_for(task, 5)
-    assert any(isinstance(m, messages.LogBatch) for m in posted)
+    batches = [m for m in posted if isinstance(m, messages.LogBatch)]
+    assert [line.text for m in batches for line in m.lines] == ["a", "b"] and isinstance(posted[-1], messages.FeedEnded)
+
+
+async def test_a_feed_faster_than_the_batches_is_still_posted_in_batches() -> None:
+    """Every clock reading is a second after the last: a batch is due after each chunk, though the next is ready."""
+    ticks = itertools.count(0.0, 1.0)
+    posted: list = []
+    await FeedPump(RecordedFeed([f"line {n}" for n in range(20)], lines_per_chunk=2, hold=False), posted.append,
+                   clock=lambda: next(ticks)).run()
+    batches = [[line.text for line in m.lines] for m in posted if isinstance(m, messages.LogBatch)]
+    assert len(batches) == 10 and batches[0] == ["line 0", "line 1"] and batches[-1] == ["line 18", "line 19"]
+
+
+async def test_follower_feed_passes_chunks_and_statuses_on_as_they_are() -> None:
+    """The follower's own items reach the pump: a reconnection keeps its attempt, a chunk its resume point."""
+    from mtptui.remote.follow import ConnectionStatus
+    from mtptui.remote.logsource import FilePosition
+
+    said = [ConnectionStatus("connected"), LogChunk(b"x\n", FilePosition(7, 2)),
+            ConnectionStatus("reconnecting", "reset", 2.0, attempt=3)]
+
+    class Follower:
+        source = None
+
+        async def events(self):
+            for item in said:
+                yield item
+
+    items = [item async for item in FollowerFeed(Follower(), "log").items()]  # type: ignore[arg-type]
+    assert len(items) == 3 and all(got is sent for got, sent in zip(items, said))
+    assert items[2].attempt == 3
 
 
 def test_clean_replaces_control_characters() -> None:

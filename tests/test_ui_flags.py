@@ -100,3 +100,63 @@ async def test_secret_values_show_as_dots_while_editing_and_follow_the_name() ->
         await wait_until(pilot, lambda: not values[token].password)
         name.value = "MY_PASSWORD"
         await wait_until(pilot, lambda: values[token].password)
+
+
+# Typing is text: what a new operator tripped on -----------------------------------------------------------
+
+
+async def test_the_first_field_has_the_focus_and_typed_letters_fire_no_binding() -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(pilot, app)
+        model = form.query_one("#f-model-path", Input)
+        assert form.focused is model
+        theme = app.theme
+        await pilot.press("end", *"abc steps2 q?R")  # b opened the bench, t switched the theme, q would quit
+        await pilot.pause()
+        assert app.screen is form and app.theme == theme and app.is_running
+        assert model.value.endswith("abc steps2 q?R")
+
+
+async def test_no_printable_key_reaches_the_app_whatever_has_the_focus() -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(pilot, app)
+        form.query_one("#flags-form").focus()  # the scrolling form itself, not an input
+        await pilot.pause()
+        await pilot.press(*"bdtfrq")
+        await pilot.pause()
+        assert app.screen is form and app.theme == "mtptui-dark" and app.is_running
+
+
+async def test_tab_into_a_path_puts_the_cursor_at_its_end_without_selecting_it() -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(pilot, app)
+        form.query_one("#f-speculative-algorithm").focus()
+        await pilot.press("shift+tab")  # back into the model path
+        await pilot.pause()
+        model = form.query_one("#f-model-path", Input)
+        assert form.focused is model and model.selection.is_empty
+        await pilot.press("x")
+        assert model.value == "/data/models/Qwen3.6-27Bx"
+
+
+async def test_escape_with_edits_asks_before_discarding_them() -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(pilot, app)
+        await pilot.press("escape")  # no edits: straight back
+        await wait_until(pilot, lambda: not isinstance(app.screen, FlagsScreen))
+        form = await open_form(pilot, app)
+        await pilot.press("end", "1")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert "Discard" in str(app.screen.title_text)
+        await pilot.press("n")  # keep editing
+        await wait_until(pilot, lambda: app.screen is form)
+        assert form.query_one("#f-model-path", Input).value.endswith("1")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: not isinstance(app.screen, (FlagsScreen, ConfirmScreen)))

@@ -10,6 +10,7 @@ from mtptui.ui.logbuffer import ERROR
 from mtptui.ui.screens import OPS_SCREENS
 from mtptui.ui.screens.help import HelpScreen
 from mtptui.ui.widgets.header_bar import HeaderBar
+from mtptui.ui.widgets.health_line import HealthLine
 from mtptui.ui.widgets.log_view import LogView
 from tests.ui_fixtures.support import SIZE, ControlledFeed, decode_line, demo_status, make_app, settle, wait_until
 
@@ -79,20 +80,68 @@ async def test_find_highlights_jumps_and_n_moves_between_matches() -> None:
         assert app.focused is log and not log.following
         first = log.cursor
         assert "accept len: 1.75" in log.buffer.text(first)
+        assert f"find “accept len: 1.75”: {matching}/{matching} · n/N" in str(log.border_subtitle)  # the last
         await pilot.press("N")
         second = log.cursor
         assert second < first and "accept len: 1.75" in log.buffer.text(second)
+        assert f"find “accept len: 1.75”: {matching - 1}/{matching} · n/N" in str(log.border_subtitle)
         await pilot.press("n")
         assert log.cursor == first
+        await pilot.press("G")  # following again, no cursor: the count without a place
         assert f"find “accept len: 1.75”: {matching} lines" in str(log.border_subtitle)
+
+
+async def test_enter_shows_the_whole_line_the_pane_abbreviates() -> None:
+    from mtptui.ui.screens.log_line import LogLineScreen
+
+    args = "server_args=ServerArgs(" + ", ".join(f"option_{i}={'x' * 40!r}" for i in range(260)) + ")"
+    feed = ControlledFeed(demo_status())
+    app, _ = make_app(feed=feed)
+    async with app.run_test(size=SIZE) as pilot:
+        feed.push([f"[2026-11-29 14:50:00] {args}", decode_line(1)])
+        await settle(pilot, app)
+        log = app.screen.query_one(LogView)
+        from mtptui.ui.log_rows import display_text
+
+        assert len(args) > 11_000 and display_text(log.buffer.text(log.buffer.first)).endswith(" chars]")
+        await pilot.press("k", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, LogLineScreen))
+        assert app.screen.text == f"[2026-11-29 14:50:00] {args}"
+        await pilot.press("c")
+        assert app.clipboard == app.screen.text
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, LogLineScreen))
+        await pilot.press("c")  # the pane's own copy is the whole line too
+        assert app.clipboard.endswith(")") and len(app.clipboard) == len(args) + 22
+
+
+async def test_a_filter_keeps_following_as_matching_lines_arrive() -> None:
+    feed = ControlledFeed(demo_status())
+    app, _ = make_app(feed=feed)
+    async with app.run_test(size=SIZE) as pilot:
+        feed.push(decode_line(i) for i in range(100))
+        await settle(pilot, app)
+        log = app.screen.query_one(LogView)
+        await pilot.press("k", "k")  # reading back: paused
+        assert not log.following
+        await pilot.press("backslash", *"accept len: 1.75", "enter")
+        assert log.following
+        feed.push([decode_line(200, accept=1.75), decode_line(201, accept=1.9)])
+        await settle(pilot, app, expected_lines=102)
+        assert log.following and log.scroll_y == log.max_scroll_y
+        assert "#full token: 800" in log.buffer.text(log.buffer.seq_at(len(log.buffer) - 1))
 
 
 async def test_filter_and_inverted_filter_and_escape_restores() -> None:
     app, feed = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
+        from mtptui.ops.own_polls import is_own_poll
+
         log = app.screen.query_one(LogView)
-        stored = len(log.buffer.texts)
+        own = sum(map(is_own_poll, log.buffer.texts))  # mtptui's own polls, hidden whatever the filter
+        stored = len(log.buffer.texts) - own
+        assert own and len(log.buffer) == stored
         await pilot.press("backslash", *"Decode batch")
         decode = [t for t in log.buffer.texts if "decode batch" in t.lower()]
         assert len(log.buffer) == len(decode) == 20
@@ -157,6 +206,18 @@ async def test_readonly_refuses_restore_and_restart_and_says_so_in_the_header() 
         assert [m.action for m in refused] == ["restore", "restart"]
         assert all("--readonly" in m.reason for m in refused)
         assert all(n.severity == "warning" for n in app._notifications)
+        line = app.screen.query_one(HealthLine).renderable.plain  # R is not offered: no "restore restore"
+        assert "d why" in line and "restore" not in line.split("│")[-1], line
+
+
+async def test_ctrl_c_says_which_key_quits_in_plain_words() -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        messages_shown = [n.message for n in app._notifications]
+        assert messages_shown == ["Press q or ^q to quit mtptui."]
 
 
 async def test_ops_keys_without_their_screen_say_so_and_registered_screens_open(monkeypatch) -> None:
@@ -281,3 +342,63 @@ async def test_a_followed_view_keeps_following_when_its_end_moves_up(change) -> 
         await change(pilot, log)
         await settle(pilot, app)
         assert log.following and log.scroll_y == log.max_scroll_y
+
+
+class RereadFeed(ControlledFeed):
+    """A controlled feed whose log is a journal: ``reread`` is recorded, and the test pushes what it reads."""
+
+    rereads = True
+
+    def __init__(self, status) -> None:
+        super().__init__(status)
+        self.asked: list = []
+
+    async def reread(self, start, name: str) -> None:
+        from mtptui.ops.feed import Reread
+
+        self.asked.append((start, name))
+        self.send(Reread(name))
+
+
+async def test_the_journal_is_read_again_from_the_servers_last_start() -> None:
+    from mtptui.remote.logsource import Start
+
+    feed = RereadFeed(demo_status())
+    app, _ = make_app(feed=feed)
+    async with app.run_test(size=SIZE) as pilot:
+        feed.push(decode_line(i, tput=20.0) for i in range(30))
+        await settle(pilot, app)
+        await pilot.press("L")
+        assert app.focused is app.screen.prompt and app.screen.prompt.value == "restart"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: feed.asked)
+        started = int(demo_status().started_at)
+        assert feed.asked == [(Start.since_time(f"@{started - 2}"), "the server's last start")]
+        feed.push(decode_line(i, tput=55.0) for i in range(3))
+        log = app.screen.query_one(LogView)
+        await wait_until(pilot, lambda: len(log.buffer) == 4)
+        assert log.buffer.text(log.buffer.first) == "──── the log again, from the server's last start ────"
+        assert list(app.session.throughput.steady)[-1][1] == 55.0 and len(app.session.throughput.steady) <= 3
+
+
+async def test_a_time_is_read_in_journalctls_words_and_a_bad_one_is_one_sentence() -> None:
+    feed = RereadFeed(demo_status())
+    app, _ = make_app(feed=feed)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("L", "ctrl+u", *"14:30", "enter")
+        await wait_until(pilot, lambda: feed.asked)
+        assert feed.asked[0][0].since == "14:30:00" and feed.asked[0][1] == "14:30 today"
+        await pilot.press("L", "ctrl+u", *"lunch", "enter")
+        await wait_until(pilot, lambda: any("read the journal from 'lunch'?" in n.message for n in app._notifications))
+        assert len(feed.asked) == 1
+
+
+async def test_a_file_log_says_it_has_no_times() -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("L")
+        await pilot.pause()
+        assert "only a journal can be read from a time" in list(app._notifications)[-1].message
+        assert app.focused is not app.screen.prompt

@@ -13,7 +13,7 @@ from mtptui.bench.history import append_run
 from mtptui.demo.run import DemoRun
 from mtptui.ui.widgets.health_line import HealthLine
 from mtptui.ui.widgets.serving_pane import ServingPane
-from tests.health_support import health_of, line_of, restore_until_green, wait_until_speed_judged
+from tests.health_support import health_of, line_of, restore_until_green, wait_until_speed_red
 from tests.ui_fixtures.support import FIXTURES, SIZE, fixed_clock, wait_until
 
 TIMEOUT_S = 90
@@ -21,9 +21,11 @@ TIMEOUT_S = 90
 
 @pytest.fixture
 def recorded_history() -> None:
-    """The demo host's history: one bench run of each profile, as the bench recorded them against this server."""
-    for name in ("bench-redeploy.json", "bench-restored.json"):
-        append_run(json.loads((FIXTURES / name).read_text()))
+    """The demo host's history: three bench runs of each profile, as the bench recorded them against this server
+    (the server log followed: tests/ui_fixtures/health-*-bench.json)."""
+    for name in ("redeploy", "restored"):
+        for run in json.loads((FIXTURES / f"health-{name}-bench.json").read_text()):
+            append_run(run)
 
 
 def demo_app(run: DemoRun):
@@ -47,11 +49,12 @@ async def test_bad_redeploy_is_red_with_flags_and_slowdown_then_restore_turns_it
     app = demo_app(demo_run)
     posted: list = []
     async with app.run_test(size=SIZE, message_hook=posted.append) as pilot:
-        await wait_until_speed_judged(pilot, app, TIMEOUT_S)
+        await wait_until_speed_red(pilot, app, TIMEOUT_S)
         line = line_of(app)
         assert health_of(app).state == "bad" and app.screen.query_one(HealthLine).has_class("-bad")
-        assert "running ≠ known-good: 8 flags — steps 1≠3, draft 2≠4, max-running 1≠16" in line
-        assert "tok/s vs 55 (−" in line and line.rstrip().endswith("d why · R restore")
+        # the drift's details, the slowdown and the incident's own call: one step configured where 3 are known-good
+        assert "≠ known-good: steps 1≠3, draft 2≠4, max-running 1≠16" in line and "1 step configured!" in line
+        assert "tok/s (−" in line and line.rstrip().endswith("d why · R restore")
         serving = app.session.serving
         assert serving.running and max(serving.running) == 1  # --max-running-requests 1
         await wait_until(pilot, lambda: serving.metrics_rate is not None, timeout=30)  # two /metrics scrapes
@@ -61,7 +64,7 @@ async def test_bad_redeploy_is_red_with_flags_and_slowdown_then_restore_turns_it
 
         await restore_until_green(pilot, app, posted, TIMEOUT_S)
         line = line_of(app)
-        assert "runs the known-good profile (restored)" in line and "tok/s vs 55" in line
+        assert "runs the known-good profile (restored)" in line and "vs 54 = bench, restored, c=1, 3 runs" in line
         assert app.screen.query_one(HealthLine).has_class("-ok")
 
 
@@ -75,5 +78,5 @@ async def test_without_history_it_says_so_and_still_shows_the_drift(demo_run) ->
 
         await wait_until(pilot, drift_known, timeout=TIMEOUT_S)
         line = line_of(app)
-        assert "running ≠ known-good: 8 flags" in line and "no baseline on this host yet" in line
+        assert "≠ known-good: steps 1≠3" in line and "no baseline" in line and "1 step configured!" in line
         assert line.rstrip().endswith("d why · R restore · b bench")

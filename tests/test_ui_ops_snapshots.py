@@ -15,8 +15,6 @@ from mtptui.ops.restart_run import RestartResult
 from mtptui.remote.local import LocalTransport
 from mtptui.remote.process import ProcessManager, stop_group_command
 from mtptui.sglang.flags import FlagSet, diff_flagsets, lint_flagset, render_argv
-from mtptui.ui.restart_text import plan_body
-from mtptui.ui.screens.confirm import ConfirmScreen
 from tests.ui_fixtures.support import SIZE, demo_host, demo_host_with_unit, demo_status, make_app, settle
 
 
@@ -46,14 +44,15 @@ PROGRESS = events(("plan", "restarting demo with profile restored", {}),
                   ("loading", "loading shards 9/15", {"done": 9, "total": 15}))
 
 
-async def show_restart(pilot, app, evs: list[RestartEvent], result: RestartResult | None = None) -> None:
+async def show_restart(pilot, app, evs: list[RestartEvent], result: RestartResult | None = None,
+                       gateway: bool = False) -> None:
     from mtptui.ui import messages
 
     await settle(pilot, app)
     panel = app.screen.restart_panel
     from mtptui.ui.restart_text import RestartView
 
-    panel.view = RestartView("restored")
+    panel.show_view(RestartView("restored", gateway=gateway))
     panel.show_banner(True)
     for event in evs:
         panel.post_message(messages.RestartProgress(event))
@@ -105,9 +104,9 @@ def test_restart_confirm_dialog(snap_compare) -> None:
 
     async def run_before(pilot) -> None:
         await settle(pilot, app)
-        plan = demo_plan()
-        app.push_screen(ConfirmScreen(f"Restart {plan.host} with profile {plan.profile}?", plan_body(plan),
-                                      confirm_label="Restart"))
+        from mtptui.ui.widgets.restart_panel import restart_dialog
+
+        app.push_screen(restart_dialog(demo_plan()))
         await pilot.pause(0.3)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
@@ -116,6 +115,20 @@ def test_restart_confirm_dialog(snap_compare) -> None:
 def test_restart_in_progress(snap_compare) -> None:
     app, _ = make_app()
     assert snap_compare(app, terminal_size=SIZE, run_before=lambda pilot: show_restart(pilot, app, PROGRESS))
+
+
+DRAINING = events(("plan", "restarting demo with profile restored", {}),
+                  ("gateway_remove", "removing http://127.0.0.1:31000 from the gateway at http://127.0.0.1:30080", {}),
+                  ("gateway_remove", "http://127.0.0.1:31000 is out of the gateway", {"status": "gone"}),
+                  ("draining", "waiting until the server holds no request (at most 60 s)", {}),
+                  ("draining", "3 requests in flight", {"in_flight": 3}))
+
+
+def test_restart_in_progress_behind_a_gateway(snap_compare) -> None:
+    """The gateway steps in the banner: out of the gateway and draining before the stop, back, ready, canary."""
+    app, _ = make_app()
+    assert snap_compare(app, terminal_size=SIZE,
+                        run_before=lambda pilot: show_restart(pilot, app, DRAINING, gateway=True))
 
 
 def test_restart_rolled_back(snap_compare) -> None:

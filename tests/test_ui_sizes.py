@@ -19,18 +19,18 @@ from textual.widgets import Button, Footer, Input
 
 from mtptui.bench.compare import compare
 from mtptui.ops.bench_run import BenchOutcome
-from mtptui.ops.feed import GpuStat
+from mtptui.ops.feed import GpuReading, GpuStat
 from mtptui.remote.hostkeys import HostKeyQuestion
 from mtptui.ui import messages
 from mtptui.ui.bench_state import BenchSettings
 from mtptui.ui.hostkey import HostKeyDialogs
-from mtptui.ui.restart_text import plan_body
+from mtptui.ui.widgets.restart_panel import restart_dialog
 from mtptui.ui.screens.confirm import ConfirmScreen
 from tests.test_ui_bench_snapshots import BAD, GOOD, open_bench, samples_of, show
 from tests.test_ui_fleet_snapshots import fleet_app, shown, utc  # noqa: F401  (utc: fixed time zone)
 from tests.test_ui_ops_snapshots import PROGRESS, demo_plan, events, show_restart
 from tests.test_ui_snapshots import recorded_lines, snapshots_from_one_python  # noqa: F401  (the guard)
-from tests.ui_fixtures.support import demo_status, make_app, settle, wait_until
+from tests.ui_fixtures.support import demo_status, make_app, settle, steady_screen, wait_until
 
 SIZES = ((160, 48), (100, 30), (80, 24))
 Check = Callable[[object], None]
@@ -48,12 +48,10 @@ async def at_every_size(app, svg, run_before: Callable[..., Awaitable[None]], *c
         await run_before(pilot)
         for width, height in SIZES:
             await pilot.resize_terminal(width, height)
-            await pilot.pause()
-            await pilot.wait_for_scheduled_animations()
-            await pilot.pause()
+            shot = await steady_screen(pilot)
             for check in checks:
                 check(app)
-            shots[f"{width}x{height}"] = app.export_screenshot(title=app.title, simplify=True)
+            shots[f"{width}x{height}"] = shot
     mismatched = [size for size, shot in shots.items() if not svg(name=size) == shot]
     assert not mismatched, f"screens differ from their snapshots at {', '.join(mismatched)}"
 
@@ -116,13 +114,14 @@ async def test_dashboard_readonly_light(svg) -> None:
 
 async def test_dashboard_during_startup(svg) -> None:
     gpus = (GpuStat(0, "NVIDIA RTX A6000", 39_120, 49_140, 0), GpuStat(1, "NVIDIA RTX A6000", 39_050, 49_140, 0))
-    status = demo_status(started_at=None, launch_source="profile redeploy-1step", gpus=gpus)
-    app, _ = make_app(recorded_lines(until="Capture draft cuda graph begin"), status=status)
+    status = demo_status(started_at=None, launch_source="profile redeploy-1step")
+    app, _ = make_app(recorded_lines(until="Capture draft cuda graph begin"), status=status,
+                      extra=[GpuReading(gpus)])
     await at_every_size(app, svg, lambda pilot: settle(pilot, app), log_pane, help_key)
 
 
 async def test_dashboard_crashed(svg, real_logs) -> None:
-    status = demo_status(service_state="exited (status 1)", started_at=None)
+    status = demo_status(service_state="exited (status 1)", service_phase="failed", started_at=None)
     app, _ = make_app(real_logs / "25-nextn-mtp-crash-sigquit-scheduler-exception-tp3.log", status=status)
     await at_every_size(app, svg, lambda pilot: settle(pilot, app), log_pane, help_key)
 
@@ -139,6 +138,21 @@ async def test_dashboard_finding_in_the_log(svg) -> None:
         on_screen(app.screen.query_one("#log-prompt"))
 
     await at_every_size(app, svg, run_before, lambda app: log_pane(app, rows=9), prompt, help_key)
+
+
+async def test_dashboard_not_connected(svg) -> None:
+    from mtptui.ops.feed import Connection
+
+    app, _ = make_app(extra=[Connection("reconnecting", "cannot connect to gpu-box port 22: Connection refused",
+                                       30.0)])
+
+    def said(app) -> None:
+        line = app.screen.query_one("#health").renderable.plain
+        assert "not connected: cannot connect to gpu-box" in line, line
+        keys = [key for key in app.screen.query_one(Footer).query("FooterKey") if key.action == "reconnect"]
+        assert keys and keys[0].display, "the reconnect key is not in the footer"
+
+    await at_every_size(app, svg, lambda pilot: settle(pilot, app), log_pane, help_key, said)
 
 
 async def test_restart_in_progress(svg) -> None:
@@ -176,14 +190,26 @@ async def test_help_screen(svg) -> None:
     await at_every_size(app, svg, run_before, help_body)
 
 
+async def test_log_line_in_full(svg) -> None:
+    app, _ = make_app()
+
+    async def run_before(pilot) -> None:
+        await settle(pilot, app)
+        await pilot.press("g", "enter")  # the first line: SGLang's server_args, ~11,000 characters
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "LogLineScreen")
+
+    def body(app) -> None:
+        on_screen(app.screen.query_one("#explain-body"), rows=5)
+
+    await at_every_size(app, svg, run_before, body)
+
+
 async def test_restart_confirm_dialog(svg) -> None:
     app, _ = make_app()
 
     async def run_before(pilot) -> None:
         await settle(pilot, app)
-        plan = demo_plan()
-        app.push_screen(ConfirmScreen(f"Restart {plan.host} with profile {plan.profile}?", plan_body(plan),
-                                      confirm_label="Restart"))
+        app.push_screen(restart_dialog(demo_plan()))
         await pilot.pause(0.3)
 
     await at_every_size(app, svg, run_before, dialog_buttons)

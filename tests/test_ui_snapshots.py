@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from mtptui.ops.feed import Connection, GpuStat
+from mtptui.ops.feed import Connection, GpuReading, GpuStat
 from tests.ui_fixtures.support import (DEMO_LOG, SIZE, ControlledFeed, demo_status, make_app, settle,
                                        wait_until)
 
@@ -44,8 +44,9 @@ def test_dashboard_light_theme_readonly(snap_compare) -> None:
 
 def test_dashboard_during_startup_with_nvidia_smi(snap_compare) -> None:
     gpus = (GpuStat(0, "NVIDIA RTX A6000", 39_120, 49_140, 0), GpuStat(1, "NVIDIA RTX A6000", 39_050, 49_140, 0))
-    status = demo_status(started_at=None, launch_source="profile redeploy-1step", gpus=gpus)
-    app, _ = make_app(recorded_lines(until="Capture draft cuda graph begin"), status=status)
+    status = demo_status(started_at=None, launch_source="profile redeploy-1step")
+    app, _ = make_app(recorded_lines(until="Capture draft cuda graph begin"), status=status,
+                      extra=[GpuReading(gpus)])
     assert snap_compare(app, terminal_size=SIZE, run_before=lambda pilot: settle(pilot, app))
 
 
@@ -73,14 +74,14 @@ def test_log_wrapped_at_the_top(snap_compare) -> None:
 
 
 def test_crashed_server(snap_compare, real_logs) -> None:
-    status = demo_status(service_state="exited (status 1)", started_at=None)
+    status = demo_status(service_state="exited (status 1)", service_phase="failed", started_at=None)
     app, _ = make_app(real_logs / "25-nextn-mtp-crash-sigquit-scheduler-exception-tp3.log", status=status)
     assert snap_compare(app, terminal_size=SIZE, run_before=lambda pilot: settle(pilot, app))
 
 
 def test_reconnecting_before_any_log(snap_compare) -> None:
-    feed = ControlledFeed(demo_status(started_at=None, service_state="unknown", version=None, launch=None,
-                                      launch_source=""))
+    feed = ControlledFeed(demo_status(started_at=None, service_state="unknown", service_phase="unknown", version=None,
+                                      launch=None, launch_source=""))
     app, _ = make_app(feed=feed)
 
     async def run_before(pilot) -> None:

@@ -55,6 +55,7 @@ def recorded_run(cut_in_arm: int | None = None) -> TuneRun:
         arm.status, arm.canary, arm.ended = data["status"], data["canary"], start + data["duration_s"]
         start = arm.ended
     run.started, run.state = NOW - 600.0, "running"
+    run.started_at = "2026-11-29T14:50:00+00:00"  # the arms table says whose results they are
     run.restart_s = [8.0]
     if cut_in_arm is None:
         best = next(a for a in arms if a.name == RECORDED["best"])

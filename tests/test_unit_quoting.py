@@ -23,7 +23,7 @@ from mtptui.sglang.unit.syntax import quote_word
 from mtptui.sglang.unit.write import environment_lines
 from tests.systemd_parse import parse_unit, systemd_missing
 
-needs_systemd = pytest.mark.skipif(systemd_missing() is not None, reason=str(systemd_missing()))
+needs_systemd = pytest.mark.needs(systemd_missing())
 
 # The characters of the issue: NBSP, soft hyphen, BOM, ZWSP, RLO, a C1 control; and neighbours.
 HOSTILE = ["a\u00a0b", "soft\u00adhyphen", "\ufeffbom", "zero\u200bwidth", "\u202eevil", "c1\u0085x", "\u009b31m",
@@ -107,7 +107,7 @@ def test_mtptuis_reader_agrees_with_systemd_on_byte_escapes() -> None:
 
 
 @needs_systemd
-@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+@pytest.mark.needs(None if shutil.which("systemd-analyze") else "systemd-analyze is not installed")
 def test_a_launch_with_hostile_values_passes_verify_and_reads_back(tmp_path: Path) -> None:
     fs = FlagSet.from_profile(_profile(), "0.5.12.post1")
     fs.entry = f"{sys.executable} -m sglang.launch_server"

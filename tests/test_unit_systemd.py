@@ -105,7 +105,7 @@ def test_bad_units_are_one_sentence() -> None:
         unit_flagset(read_unit("[Service]\nExecStart=/bin/sleep 1\n"))
 
 
-@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+@pytest.mark.needs(None if shutil.which("systemd-analyze") else "systemd-analyze is not installed")
 def test_rendered_units_pass_systemd_analyze_verify(tmp_path: Path) -> None:
     host = load_host_file(CONFIGS / "ct129.toml")
     fs = FlagSet.from_profile(host.profile("restored"), host.sglang_version)

@@ -15,6 +15,7 @@ from typing import Any
 
 ERROR_CHARS = 300  # of a server's error message kept (it reaches the history)
 RID_CHARS = 128
+ABORTED = "the server aborted the request (finish_reason abort: it was stopped, or dropped the request)"
 
 
 @dataclass(slots=True)
@@ -210,6 +211,8 @@ def _apply_object(record: StreamRecord, obj: dict[str, Any], t: float) -> Chunk 
     if choices:
         chunk = _chunk_from_choice(choices[0], usage or {}, t)
         record.chunks.append(chunk)
+        if chunk.finish_reason == "abort":  # stopped under it (a restart, a shutdown), however the stream ends
+            record.error = record.error or ABORTED
         return chunk
     if usage is not None:
         return Chunk(t=t, completion_tokens=usage["completion_tokens"], reasoning_tokens=usage["reasoning_tokens"],

@@ -114,11 +114,16 @@ def best_group(earlier: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def prediction_p(single: float, repeats: Sequence[float]) -> float:
     """Two-sided p that `single` comes from the distribution the `repeats` were drawn from."""
-    spread = math.sqrt(variance(repeats) * (1 + 1 / len(repeats)))
-    diff = single - mean(repeats)
+    return prediction_p_of(single, len(repeats), mean(repeats), variance(repeats))
+
+
+def prediction_p_of(single: float, count: int, centre: float, sample_variance: float) -> float:
+    """``prediction_p`` from the repeats' count, mean and sample variance (what Prometheus can give)."""
+    spread = math.sqrt(max(sample_variance, 0.0) * (1 + 1 / count))
+    diff = single - centre
     if spread == 0:
         return 1.0 if diff == 0 else 0.0
-    return t_two_sided_p(diff / spread, len(repeats) - 1)
+    return t_two_sided_p(diff / spread, count - 1)
 
 
 class _Test(NamedTuple):

@@ -41,6 +41,7 @@ def make_fingerprint(*, target: str, url: str, server: "ServerInfo", sampling: "
         "server_version": server.version,
         "launch_flags": {name: display_value(name, value) for name, value in server.launch_flags.items()},
         "launch_command": mask_command_line(server.launch_command),
+        "spec_v2": server.spec_v2,
         "model": server.model,
         "sampling": sampling.to_json(),
         "prompt_set": {"name": prompts.name, "digest": prompts.digest(), "prompts": len(prompts.prompts)},

@@ -15,9 +15,7 @@ from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, Protocol
 
-from prometheus_client.parser import text_string_to_metric_families
-
-from mtptui.sglang.surface import metric_name
+from mtptui.sglang.exposition import family_values
 
 GEN_TOKENS = "sglang:generation_tokens_total"
 VERIFY_CALLS = "sglang:spec_verify_calls_total"
@@ -41,15 +39,9 @@ class Scrape:
 
 def parse_metrics(text: str, t: float = 0.0) -> Scrape:
     """The series the benchmark needs from a Prometheus text exposition."""
-    sums: dict[str, float] = {}
-    gauges: list[float] = []
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            name = metric_name(sample.name)
-            if name in _SUMMED:
-                sums[name] = sums.get(name, 0.0) + float(sample.value)
-            elif name == ACCEPT_GAUGE:
-                gauges.append(float(sample.value))
+    found = family_values(text, (*_SUMMED, ACCEPT_GAUGE))
+    sums = {name: sum(values) for name, values in found.items() if name in _SUMMED}
+    gauges = found.get(ACCEPT_GAUGE)
     gauge = sum(gauges) / len(gauges) if gauges else None
     return Scrape(t, sums.get(GEN_TOKENS), sums.get(VERIFY_CALLS), sums.get(QUEUE), sums.get(RUNNING), gauge)
 

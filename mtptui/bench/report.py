@@ -87,6 +87,7 @@ def _rows(run: dict[str, Any]) -> list[tuple[str, str]]:
         ("Per-request decode speed (tok/s)", _num(s["request_tok_s"])),
         ("Request throughput (req/s)", _num(s["request_throughput"], 3)),
         ("Accept length", accept_text(s)),
+        ("Step cost (ms per decode step and request)", _num(s.get("step_ms"), 1)),
         ("Tokens per chunk", _num(s.get("tokens_per_chunk"))),
     ]
 

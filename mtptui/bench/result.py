@@ -49,6 +49,7 @@ class BenchResult:
     samples: list[RateSample] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     started_at: str = ""
+    log_rates: list[float] = field(default_factory=list)  # the server log's per-request rate (steady lines)
 
     @property
     def metrics(self) -> list[RequestMetrics]:
@@ -62,4 +63,5 @@ class BenchResult:
             "timeline": [sample_json(s) for s in self.samples],
             "warnings": list(self.warnings),
             "started_at": self.started_at,
+            "log_rates": list(self.log_rates),
         }

@@ -41,16 +41,6 @@ def describe_differences(rows: list[tuple[str, Any, Any]]) -> str:
     return "; ".join(f"{LABELS[name]} {now} now, {then} then" for name, now, then in rows)
 
 
-def describe_rig(rig: dict[str, Any]) -> str:
-    """E.g. "SGLang 0.5.12.post1 · 2× NVIDIA RTX A6000 · driver 550.127.05 · TP 2" (unknown facts left out)."""
-    parts = [f"SGLang {rig['sglang_version']}" if rig.get("sglang_version") else None]
-    if rig.get("gpu_model"):
-        parts.append(f"{rig['gpu_count']}× {rig['gpu_model']}" if rig.get("gpu_count") else str(rig["gpu_model"]))
-    parts.append(f"driver {rig['driver']}" if rig.get("driver") else None)
-    parts.append(f"TP {rig['tp_size']}" if rig.get("tp_size") else None)
-    return " · ".join(part for part in parts if part) or "rig unknown"
-
-
 def split_by_rig(runs: list[dict[str, Any]], rig: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(runs measured on this rig, stale runs measured on another)."""
     fresh: list[dict[str, Any]] = []

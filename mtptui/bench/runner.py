@@ -29,23 +29,16 @@ from mtptui.bench.live import Bin, Progress, RateBins
 from mtptui.bench.load import LoadPlan, arrival_offsets, fire
 from mtptui.bench.metrics import RequestMetrics, request_metrics
 from mtptui.bench.metrics_poll import MetricsPoller, Scrape, accept_len_between
+from mtptui.bench.patience import SILENCE_S, default_deadline
 from mtptui.bench.payload import Sampling, build_payload
 from mtptui.bench.prompts import PromptSet
 from mtptui.bench.rate import LiveAcceptSource
 from mtptui.bench.result import BenchResult, RequestResult
 from mtptui.bench.server import ServerInfo, probe_server, server_accept_len
+from mtptui.bench.step_cost import run_step_ms
 from mtptui.bench.summary import summarize
 from mtptui.bench.tokens import TokenCounter
 from mtptui.bench.checks import run_warnings, usage_warnings
-
-
-DEADLINE_BASE_S = 120.0
-DEADLINE_PER_TOKEN_S = 0.25
-
-
-def default_deadline(max_tokens: int) -> float:
-    """Seconds one request may take in all: two minutes for queueing and prefill, then at least 4 tokens/s."""
-    return DEADLINE_BASE_S + DEADLINE_PER_TOKEN_S * max_tokens
 
 
 @dataclass(frozen=True)
@@ -63,12 +56,24 @@ class BenchConfig:
     sampling: Sampling = Sampling()
     model: str | None = None
     target: str | None = None
-    timeout: float | None = 300.0
+    timeout: float | None = SILENCE_S
     deadline: float | None = None
     bin_s: float = 1.0
     tick_s: float = 0.25
     warmup_max_tokens: int = 32
     gpus: dict[str, Any] | None = None  # the host's GPUs for the run's rig (mtptui.remote.gpu_rig), None when unknown
+
+    @classmethod
+    def for_workload(cls, prompts: str, plan: LoadPlan, max_tokens: int, sampling: Sampling = Sampling(),
+                     **more: Any) -> "BenchConfig":
+        """The one way a workload becomes a run's configuration (the CLI, the bench screen and tune): the named
+        prompt set (an unknown name is a UserError), the deadline for ``max_tokens`` unless ``more`` sets one."""
+        from mtptui.bench.prompts import load_prompt_set
+
+        if more.get("deadline") is None:
+            more["deadline"] = default_deadline(max_tokens)
+        return cls(url="", prompts=load_prompt_set(prompts), plan=plan, max_tokens=max_tokens, sampling=sampling,
+                   **more)
 
 
 @dataclass
@@ -178,7 +183,11 @@ class BenchRunner:
         self._book(state, state.bins.flush(end))
         after = await self._poller.scrape()
         evidence = await self._evidence(client, server, before, after, (origin, end))
-        return self._result(state, end - origin, fingerprint, server, evidence)
+        result = self._result(state, end - origin, fingerprint, server, evidence)
+        if self._log is not None:  # drained by _evidence: the lines written before the end are in
+            result.log_rates = self._log.rates(origin, end + DRAIN_S)
+            result.summary["log_tok_s"] = sum(result.log_rates) / len(result.log_rates) if result.log_rates else None
+        return result
 
     @staticmethod
     async def _request(client: ChatClient, payload: dict[str, Any],
@@ -218,7 +227,7 @@ class BenchRunner:
         followed, else a gauge update. Never from counter deltas: SGLang's counters move only when a request
         finishes."""
         if self._log is not None:
-            lines = self._log.between(start, end)
+            lines = [line for line in self._log.between(start, end) if line.accept_len is not None]
             return (lines[-1].accept_len, "server log") if lines else (None, None)
         gauge = self._poller.gauge_between(start, end) if self._poller is not None else []
         return (gauge[-1], "gauge") if gauge else (None, None)
@@ -242,8 +251,9 @@ class BenchRunner:
         evidence = AcceptEvidence(server.speculative, server.version, counters=accept_len_between(before, after),
                                   followed_log=log is not None, metrics_enabled=bool(poller and poller.enabled),
                                   gauge=poller.gauge_between(*window) if poller else [])
-        if server.speculative and log is not None:
+        if log is not None:
             await log.drain()
+        if server.speculative and log is not None:
             evidence.log = log.accept_len(window[0], window[1] + DRAIN_S)
         if server.speculative:
             evidence.server_info = await server_accept_len(client)
@@ -257,6 +267,7 @@ class BenchRunner:
         summary.update(summary_fields(evidence))
         full = [s.output_tok_s for s in state.samples if s.width >= self.config.bin_s * 0.999]
         summary["peak_output_tok_s"] = max(full, default=None)
+        summary["step_ms"] = run_step_ms(summary)
         warnings = run_warnings(requests, server, summary)
         for message in warnings:
             self._notice(message)

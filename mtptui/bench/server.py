@@ -32,6 +32,7 @@ class ServerInfo:
     launch_command: str | None = None
     request_model: str = "default"
     notes: list[str] = field(default_factory=list)
+    spec_v2: bool | None = None  # SGLang's speculative workers v2 (mtptui.sglang.spec_v2), None: no such switch
 
     @property
     def speculative(self) -> bool:
@@ -55,9 +56,13 @@ def _noting(client: ChatClient, notes: list[str]) -> GetJson:
 
 
 def _info_from(raw: dict[str, Any]) -> ServerInfo:
+    from mtptui.sglang.spec_v2 import from_server_args
+
     flags = {key: bounded_value(raw[key]) for key in KEY_ARGS if key in raw}
-    return ServerInfo(version=text_or_none(raw.get("version")), launch_flags=flags,
-                      launch_command=text_or_none(raw.get("launch_command"), COMMAND_CHARS))
+    version = text_or_none(raw.get("version"))
+    return ServerInfo(version=version, launch_flags=flags,
+                      launch_command=text_or_none(raw.get("launch_command"), COMMAND_CHARS),
+                      spec_v2=from_server_args(version, raw))
 
 
 async def server_accept_len(client: ChatClient) -> float | None:

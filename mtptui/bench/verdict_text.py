@@ -36,7 +36,7 @@ def statistics_line(comparison: Comparison) -> str:
     p = "n/a" if comparison.p_value is None else f"{comparison.p_value:.2g}"
     return (f"p = {p} ({comparison.method}); {comparison.now_runs} run(s) now vs {comparison.before_runs} of the "
             f"baseline's configuration; a change counts when p < {ALPHA:g} and it is large enough; "
-            f"verdict: {comparison.verdict}")
+            f"verdict: {comparison.verdict.replace('-', ' ')}")
 
 
 def flag_name(name: str) -> str:

@@ -12,7 +12,8 @@ from typing import Sequence
 
 from mtptui import __version__
 from mtptui.cli import commands
-from mtptui.errors import UserError
+from mtptui.errors import UnknownHost, UserError
+from mtptui.text import visible
 
 DESCRIPTION = "Terminal dashboard and headless tools for SGLang inference servers."
 EPILOG = "Run `mtptui HOST` for the dashboard of a configured host, or `mtptui demo` to try it on a simulated one."
@@ -62,15 +63,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.run(args) or 0)
+    except UnknownHost as exc:
+        print(visible(f"mtptui: {_or_a_command(exc, args.command)}"), file=sys.stderr)
+        return exc.exit_code
     except UserError as exc:
-        from mtptui.text import visible
-
         print(visible(f"mtptui: {exc}"), file=sys.stderr)  # it may quote a host's or a file's words
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _or_a_command(exc: UnknownHost, command: str) -> UnknownHost:
+    """`mtptui benhc` (shorthand for `mtptui open benhc`) is a mistyped command as often as a mistyped host."""
+    from mtptui.suggest import closest
+
+    if command != "open":
+        return exc
+    return UnknownHost(exc.name, exc.searched, exc.hosts, closest(exc.name, commands.NAMES - {"open"}))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -23,9 +23,9 @@ def render_profile(name: str, profile: LaunchProfile, known_good: bool) -> list[
         lines.append(f"  note:   {profile.note}")
     for var, value in profile.env.items():
         lines.append(f"  env:    {var}={display_value(var, value)}")
-    for flag, value in profile.flags.items():
-        if value is not False:
-            lines.append(f"  flag:   {_flag_text(flag, display_value('--' + flag, value))}")
+    for flag, flag_value in profile.flags.items():
+        if flag_value is not False:
+            lines.append(f"  flag:   {_flag_text(flag, display_value('--' + flag, flag_value))}")
     return lines
 
 

@@ -62,7 +62,7 @@ def _describe(error: Mapping[str, Any]) -> str:
     if error["type"] == "value_error" and len(parts) > 2 and parts[0] == "profiles" and parts[2] in ("env", "flags"):
         return f"profile {parts[1]!r}: {str(error['ctx']['error'])}"  # a name the validator refused: it says which
     loc = ".".join(str(part) for part in parts if not str(part).startswith("function-"))
-    message = error["msg"]
+    message = str(error["msg"]).removeprefix("Value error, ")  # a validator's own sentence, without pydantic's tag
     if error["type"] == "extra_forbidden":
         message = "unknown field"
     elif error["type"] == "missing":
@@ -80,11 +80,18 @@ def parse_host(text: str, source: str = "<string>") -> HostConfig:
     try:
         return HostConfig.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        line = _key_line(text, _clean_loc(first["loc"]))
-        where = f"{source}:{line}" if line else source
-        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise ConfigError(f"{where}: {_describe(first)}{more}") from None
+        raise ConfigError(_every_error(exc, text, source)) from None
+
+
+def _every_error(exc: ValidationError, text: str, source: str) -> str:
+    """One line per problem, each with its file and line: a file with three mistakes is fixed in one go."""
+    lines = []
+    for error in exc.errors():
+        line = _key_line(text, _clean_loc(error["loc"]))
+        lines.append(f"{source}:{line}: {_describe(error)}" if line else f"{source}: {_describe(error)}")
+    if len(lines) == 1:
+        return lines[0]
+    return f"{source}: {len(lines)} problems:\n" + "\n".join(f"  {line}" for line in lines)
 
 
 def dump_host(host: HostConfig) -> str:

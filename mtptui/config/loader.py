@@ -10,9 +10,10 @@ from mtptui.config.models import HostConfig
 from mtptui.config.files import HOST_FILE_LIMIT, read_bounded
 from mtptui.config.save import write_host
 from mtptui.config.paths import named_files, search_groups, search_path
-from mtptui.errors import ConfigError
+from mtptui.errors import ConfigError, UnknownHost
+from mtptui.suggest import closest
 
-__all__ = ["dump_host", "find_host", "list_hosts", "load_host_file", "parse_host", "save_host"]
+__all__ = ["UnknownHost", "dump_host", "find_host", "list_hosts", "load_host_file", "parse_host", "save_host"]
 
 
 def load_host_file(path: str | os.PathLike[str]) -> HostConfig:
@@ -57,6 +58,7 @@ def find_host(name: str, config_file: str | None = None) -> tuple[Path, HostConf
     (``NAME.toml``) is read first, and when it defines the host no other file is read.
     """
     searched: list[Path] = []
+    seen: list[str] = []  # the names the readable files define, for a did-you-mean
     named = named_files(config_file)
     for files in search_groups(config_file):
         searched += files
@@ -70,5 +72,6 @@ def find_host(name: str, config_file: str | None = None) -> tuple[Path, HostConf
                     continue
             if host.name == name:
                 return path, host
-    where = ", ".join(str(p) for p in searched) or "no host files found"
-    raise ConfigError(f"unknown host {name!r}: no host file defines it (searched: {where})")
+            seen.append(host.name)
+    raise UnknownHost(name, searched, closest(name, seen))
+

@@ -7,6 +7,8 @@ from typing import Annotated, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from mtptui.engines.names import DEFAULT as DEFAULT_ENGINE, NAMES as ENGINE_NAMES
+from mtptui.config.names import host_name, user_name
 from mtptui.sglang.versions import DEFAULT_VERSION
 
 FlagValue = Union[bool, int, float, str, list[str]]
@@ -33,8 +35,16 @@ def _flag_name(name: str) -> str:
     return name
 
 
+def _engine_name(name: str) -> str:
+    if name not in ENGINE_NAMES:
+        raise ValueError(f"engine {name!r} is not one mtptui knows ({', '.join(ENGINE_NAMES)})")
+    return name
+
+
 EnvName = Annotated[str, AfterValidator(_env_name)]
 FlagName = Annotated[str, AfterValidator(_flag_name)]
+HostName = Annotated[str, AfterValidator(host_name)]
+UserName = Annotated[str, AfterValidator(user_name)]
 
 
 class _Strict(BaseModel):
@@ -44,9 +54,9 @@ class _Strict(BaseModel):
 class SSHConfig(_Strict):
     """How to reach the GPU host. Secrets never live here: keys come from the agent or a file path."""
 
-    target: str = Field(description="Host name, address or ~/.ssh/config alias.")
+    target: HostName = Field(description="Host name, address or ~/.ssh/config alias.")
     port: int | None = Field(default=None, ge=1, le=65535, description="SSH port; None uses ~/.ssh/config or 22.")
-    user: str | None = Field(default=None, description="Login user; None uses ~/.ssh/config or the local user.")
+    user: UserName | None = Field(default=None, description="Login user; None uses ~/.ssh/config or the local user.")
     identity_file: str | None = Field(default=None, description="Path of a private key; the agent is tried too.")
     known_hosts: Literal["strict", "ask"] = Field(
         default="strict",
@@ -75,6 +85,11 @@ class ProcessServer(_Strict):
     unit_file: str | None = Field(default=None, description=(
         "A systemd unit file on the host that ran this server before it was started by hand (compared as the "
         "configured side when launch_command is unset)."))
+    unit: str | None = Field(default=None, description=(
+        "The systemd unit this hand-started server replaced, e.g. sglang-qwen.service: `mtptui restart "
+        "--to-unit` hands the server back to it, and the restart dialog offers it (u)."))
+    command_prefix: list[str] = Field(default_factory=list, description=(
+        'Prefix for systemctl of that unit, e.g. ["sudo", "-n"] (the hand-started server itself needs none).'))
 
 
 ServerConfig = Annotated[Union[SystemdServer, ProcessServer], Field(discriminator="manager")]
@@ -108,6 +123,57 @@ class LaunchProfile(_Strict):
     note: str = Field(default="", description="Why this profile exists.")
 
 
+GATEWAY_SECRET_KEYS = ("token", "bearer_token", "api_key", "password")
+
+
+def _http_url(url: str) -> str:
+    """An http(s) URL with a host, and no credentials, query or fragment in it."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 - a port that is not a number raises here
+    except ValueError:
+        raise ValueError(f"{url!r} is not a URL like http://10.0.0.2:30080") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{url!r} is not an http(s) URL like http://10.0.0.2:30080")
+    if parts.username is not None or parts.password is not None:
+        raise ValueError("credentials are never written in the URL: name a bearer_token_file or bearer_token_env")
+    if parts.query or parts.fragment:
+        raise ValueError(f"{url!r} has a query or fragment: give the gateway's base URL")
+    return url.strip().rstrip("/")
+
+
+HttpUrl = Annotated[str, AfterValidator(_http_url)]
+
+
+class GatewayConfig(_Strict):
+    """The SGLang gateway (SMG) this host's server sits behind. Its token is read from a file or an environment
+    variable, never written here."""
+
+    url: HttpUrl = Field(description="The gateway's base URL as the GPU host sees it, e.g. http://10.0.0.2:30080.")
+    worker_url: HttpUrl | None = Field(default=None, description=(
+        "The URL the gateway knows this host's server by; found in the gateway's worker list when not given."))
+    bearer_token_file: str | None = Field(default=None, description="File holding the gateway's admin token.")
+    bearer_token_env: EnvName | None = Field(default=None, description="Environment variable holding it.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_secret_values(cls, data: object) -> object:
+        if isinstance(data, dict):
+            for key in GATEWAY_SECRET_KEYS:
+                if key in data:
+                    raise ValueError(f"{key!r} is never stored in the host file: name where to read the token "
+                                     f"with bearer_token_file or bearer_token_env")
+        return data
+
+    @model_validator(mode="after")
+    def _one_way(self) -> "GatewayConfig":
+        if self.bearer_token_file and self.bearer_token_env:
+            raise ValueError("name either bearer_token_file or bearer_token_env, not both")
+        return self
+
+
 class HostConfig(_Strict):
     """A GPU host running SGLang, and the launch profiles known for it."""
 
@@ -115,6 +181,8 @@ class HostConfig(_Strict):
     description: str = ""
     gpus: str = Field(default="", description="Human description of the GPUs, e.g. 2x NVIDIA A6000 48 GB.")
     gpu_memory_gb: float | None = Field(default=None, gt=0, description="Memory per GPU.")
+    engine: Annotated[str, AfterValidator(_engine_name)] = Field(
+        default=DEFAULT_ENGINE, description='The inference engine the host runs: "sglang" or "vllm".')
     sglang_version: str = Field(default=DEFAULT_VERSION, description="SGLang release the host runs (flag rules).")
     api_url: str = Field(description="OpenAI-compatible API base, e.g. http://10.0.0.5:30000.")
     ssh: SSHConfig | None = Field(default=None, description="How to reach the host; None means this machine.")
@@ -124,6 +192,7 @@ class HostConfig(_Strict):
     prometheus_instance: str | None = Field(
         default=None, description='The `instance` label Prometheus gives this server, e.g. "10.0.0.5:30000" '
                                   "(mtptui fleet opens this host's dashboard from that row).")
+    gateway: GatewayConfig | None = Field(default=None, description="The gateway in front of this host's server.")
     profiles: dict[str, LaunchProfile] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -131,6 +200,13 @@ class HostConfig(_Strict):
         if self.known_good is not None and self.known_good not in self.profiles:
             raise ValueError(f"known_good names profile {self.known_good!r}, which is not defined")
         return self
+
+    def default_profile(self) -> str | None:
+        """The profile meant when none is named (every command and screen asks here): the known-good one, else
+        the host's only profile; None when there is a choice to make, which mtptui never guesses."""
+        if self.known_good is not None:
+            return self.known_good
+        return next(iter(self.profiles)) if len(self.profiles) == 1 else None
 
     def profile(self, name: str) -> LaunchProfile:
         """The named profile, or a ConfigError listing the ones that exist."""

@@ -20,6 +20,12 @@ def data_home() -> Path:
     return Path(platformdirs.user_data_dir(APP, appauthor=False))
 
 
+def state_home() -> Path:
+    """``$XDG_STATE_HOME/mtptui``: what a session leaves behind that is worth keeping a while (saved restart plans,
+    the demo's runs), neither configuration nor data."""
+    return Path(platformdirs.user_state_dir(APP, appauthor=False))
+
+
 def repo_configs() -> Path | None:
     """The checkout's ``configs/`` when mtptui runs from a source tree, else None."""
     root = Path(__file__).resolve().parents[2]

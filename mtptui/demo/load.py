@@ -1,15 +1,19 @@
 """The demo's background load: one chat request after another, so the log shows decode batches.
 
 The mission's ~512-token red-black-tree prompt (prompt set `rbtree`) is sent with max_tokens 512, one request at
-a time; connection errors (a restart) are retried. ``paused`` stops new requests, e.g. while a benchmark runs.
+a time, to the model the server says it serves; connection errors (a restart) are retried. ``paused`` stops new
+requests, e.g. while a benchmark runs.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from mtptui.ops.feed import FeedItem
+
+if TYPE_CHECKING:
+    import httpx
 
 FALLBACK_PROMPT = "Write a red-black tree in Python with insert, delete and an invariant check."
 
@@ -38,16 +42,15 @@ class DemoLoad:
         self.paused = False
         self.completed = 0
 
-    def body(self, prompt: str) -> dict:
-        return {"model": "default", "messages": [{"role": "user", "content": prompt}],
+    def body(self, prompt: str, model: str = "default") -> dict[str, Any]:
+        return {"model": model, "messages": [{"role": "user", "content": prompt}],
                 "max_tokens": self.max_tokens, "temperature": 0}
 
     async def __call__(self, emit: Callable[[FeedItem], Awaitable[None]]) -> None:
         import httpx
 
-        body = self.body(mission_prompt())
         async with httpx.AsyncClient(base_url=self.api_url, timeout=httpx.Timeout(120, connect=2)) as client:
-            await self._wait_ready(client)
+            body = self.body(mission_prompt(), await self._wait_ready(client))
             while True:
                 if self.paused:
                     await asyncio.sleep(self.retry_s)
@@ -59,14 +62,16 @@ class DemoLoad:
                 except httpx.HTTPError:
                     await asyncio.sleep(self.retry_s)
 
-    async def _wait_ready(self, client) -> None:
-        """Until the API answers (/v1/models: unlike /health it does not log a 503 during the warm-up)."""
+    async def _wait_ready(self, client: httpx.AsyncClient) -> str:
+        """Until the API answers (/v1/models: unlike /health it does not log a 503 during the warm-up); the model
+        it serves (vLLM answers another model name with 404; SGLang takes any)."""
         import httpx
 
         while True:
             try:
-                if (await client.get("/v1/models")).status_code == 200:
-                    return
-            except httpx.HTTPError:
+                reply = await client.get("/v1/models")
+                if reply.status_code == 200:
+                    return str((reply.json().get("data") or [{}])[0].get("id") or "default")
+            except (httpx.HTTPError, ValueError, AttributeError, IndexError):
                 pass
             await asyncio.sleep(self.retry_s)

@@ -15,13 +15,14 @@ from mtptui.config.paths import config_home
 from mtptui.ops.profile_save import Saved, save_profile, with_profile
 
 
-def saved_demo_path() -> Path:
-    return config_home() / "hosts" / "demo.toml"
+def saved_demo_path(name: str = "demo") -> Path:
+    """Where the demo host ``name`` (demo, demo-vllm) keeps the profiles saved in its runs."""
+    return config_home() / "hosts" / f"{name}.toml"
 
 
 def with_saved_profiles(template: HostConfig, path: Path | None = None) -> HostConfig:
     """The shipped demo host plus the profiles (and known-good mark) saved from earlier demos, if any."""
-    path = path or saved_demo_path()
+    path = path or saved_demo_path(template.name)
     if not path.is_file():
         return template
     saved = load_host_file(path)  # a broken file is a ConfigError naming it
@@ -55,7 +56,7 @@ def portable_host(template: HostConfig, host: HostConfig) -> HostConfig:
 def save_demo_profile(template: HostConfig, name: str, profile: LaunchProfile, *, known_good: bool = False,
                       path: Path | None = None) -> Path:
     """Add a profile saved in a demo run to the user's demo file (portable); the path written."""
-    path = path or saved_demo_path()
+    path = path or saved_demo_path(template.name)
     base = portable_host(template, with_saved_profiles(template, path))
     port = urlsplit(template.api_url).port or 0
     save_profile(base, name, portable_profile(profile, port), path, known_good=known_good)

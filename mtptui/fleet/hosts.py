@@ -24,13 +24,16 @@ def _loopback(name: str) -> bool:
         return name == "localhost"
 
 
-def _ssh_names(host: HostConfig) -> list[str]:
+def ssh_names(host: HostConfig) -> list[str]:
     """The SSH target and the HostName ssh_config gives it (an alias names no address by itself)."""
-    names = [host.ssh.target]
+    ssh = host.ssh
+    if ssh is None:
+        return []
+    names = [ssh.target]
     try:
         from mtptui.remote.sshconfig import read_ssh_config
 
-        names.append(read_ssh_config(host.ssh.target, host.ssh.port, host.ssh.user).hostname)
+        names.append(read_ssh_config(ssh.target, ssh.port, ssh.user).hostname)
     except Exception:  # noqa: BLE001 - an unreadable ssh_config only loses this way of matching
         pass
     return names
@@ -44,7 +47,7 @@ def instance_names(host: HostConfig) -> set[str]:
     port = parts.port or (443 if parts.scheme == "https" else 80)
     address = parts.hostname or ""
     if host.ssh is not None and _loopback(address):
-        return {_hostport(name, port) for name in _ssh_names(host)}
+        return {_hostport(name, port) for name in ssh_names(host)}
     return {_hostport(address, port)}
 
 

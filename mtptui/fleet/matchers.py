@@ -35,7 +35,7 @@ def _value(text: str, source: str) -> str:
     if not text.startswith('"'):
         return text
     try:
-        return json.loads(text)
+        return str(json.loads(text))  # a text in double quotes is a JSON string or no JSON at all
     except json.JSONDecodeError:
         raise UserError(f"--match {source!r}: {text} is not a valid quoted value") from None
 

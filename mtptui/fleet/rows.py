@@ -42,6 +42,9 @@ class Row:
     host: str | None = None
     host_file: Path | None = None
     spark: list[float | None] = field(default_factory=list)  # output tok/s over the sparkline span
+    gateway_status: str | None = None  # the gateway's word for the worker (mtptui.fleet.gateway_source)
+    gateway_load: int | None = None  # requests the gateway has in flight to it
+    gateway_healthy: bool | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -51,7 +54,7 @@ class Row:
         data = {name: getattr(self, name) for name in self.__dataclass_fields__}
         data["health_reasons"] = list(self.health_reasons)
         data["host_file"] = str(self.host_file) if self.host_file else None
-        data["spark_output_tok_s"] = data.pop("spark")
+        data["spark_output_tok_s"] = [None if v is None else round(v, 2) for v in data.pop("spark")]
         return data
 
 
@@ -59,7 +62,7 @@ class Row:
 class Snapshot:
     """The fleet at one evaluation time."""
 
-    prometheus: str
+    prometheus: str | None  # None for a fleet read from a gateway alone
     time: float
     window_s: float
     history_s: float
@@ -67,11 +70,12 @@ class Snapshot:
     spark_step_s: float
     rows: list[Row]
     notes: list[str] = field(default_factory=list)
+    gateway: str | None = None  # the gateway the workers' status and load come from
 
     def to_json(self) -> dict[str, Any]:
         return {"prometheus": self.prometheus, "time": round(self.time, 3), "window_s": self.window_s,
                 "history_s": self.history_s, "match": self.match, "spark_step_s": self.spark_step_s,
-                "notes": self.notes, "instances": [row.to_json() for row in self.rows]}
+                "notes": self.notes, "gateway": self.gateway, "instances": [row.to_json() for row in self.rows]}
 
 
 def default_order(rows: list[Row]) -> list[Row]:

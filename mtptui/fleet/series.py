@@ -1,7 +1,15 @@
-"""From query results (series per (instance, job)) to a row's figures, version, sparkline and history."""
+"""From query results (series per (instance, job)) to a row's figures, version, sparkline and history.
+
+Each result is indexed by (instance, job) once per refresh (``Indexed``), so a row looks its figures up instead
+of scanning every result: a refresh costs the same per instance at 3 or 10,000 instances.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
+from mtptui.fleet.health import History
 from mtptui.fleet.hosts import HostEntry
 from mtptui.fleet.rows import Row
 from mtptui.fleet.targets import Key, Target
@@ -18,36 +26,79 @@ _PLAIN = {"output_tok_s": ("output_tok_s", 1, 2), "running": ("running", 1, 0), 
           "error_rate": ("error_rate", 1, 4), "decode_tok_s": ("decode_tok_s", 1, 2)}
 
 
-def by_key(result: list) -> dict[Key, object]:
+Points = list[tuple[float, float | None]]
+NO_HISTORY = History()
+
+
+def by_key(result: list[tuple[dict[str, str], Any]]) -> dict[Key, Any]:
     """``[(labels, value), ...]`` keyed by (instance, job)."""
     return {(labels.get("instance", ""), labels.get("job", "")): value for labels, value in result}
+
+
+def families_by_key(result: list[tuple[dict[str, str], Any]]) -> dict[Key, list[dict[str, str]]]:
+    """The families query's series (their labels) grouped by (instance, job)."""
+    grouped: dict[Key, list[dict[str, str]]] = {}
+    for labels, _ in result:
+        grouped.setdefault((labels.get("instance", ""), labels.get("job", "")), []).append(labels)
+    return grouped
+
+
+@dataclass(frozen=True)
+class Indexed:
+    """One refresh's results keyed by (instance, job): instant figures, families, range points."""
+
+    figures: dict[str, dict[Key, Any]]
+    families: dict[Key, list[dict[str, str]]]
+    ranges: dict[str, dict[Key, Points]]
+
+    @classmethod
+    def of(cls, instant: dict[str, Any], ranges: dict[str, list[tuple[dict[str, str], Points]]]) -> "Indexed":
+        """From the instant results (figures already keyed, families as series) and the range results."""
+        return cls({name: result for name, result in instant.items() if name != "families"},
+                   families_by_key(instant.get("families", [])),
+                   {name: by_key(result) for name, result in ranges.items()})
+
+    def points(self, name: str, key: Key) -> Points:
+        return self.ranges.get(name, {}).get(key, [])
+
+    def history(self, name: str, key: Key) -> History:
+        """The instance's past of one figure, from the count, mean and deviation queries (none: no history)."""
+        count = self.figures.get(f"{name}:count", {}).get(key)
+        if not count:  # most instances: not below their past, so not asked
+            return NO_HISTORY
+        centre = self.figures.get(f"{name}:avg", {}).get(key)
+        deviation = self.figures.get(f"{name}:stddev", {}).get(key)
+        if centre is None or deviation is None:
+            return NO_HISTORY
+        n = int(count)
+        return History(n, centre, deviation ** 2 * n / (n - 1) if n > 1 else 0.0)
 
 
 def _scaled(value: float | None, scale: float, decimals: int) -> float | None:
     return None if value is None else round(value * scale, decimals)
 
 
-def row_figures(row: Row, key: Key, instant: dict[str, list]) -> None:
+def row_figures(row: Row, key: Key, figures: dict[str, dict[Key, Any]]) -> None:
     """The live figures of an instance that is up (one that is down has none: its rates would be its past)."""
     for name, (attr, scale, decimals) in _PLAIN.items():
-        setattr(row, attr, _scaled(by_key(instant[name]).get(key), scale, decimals))
+        setattr(row, attr, _scaled(figures[name].get(key), scale, decimals))
     surface = known_surface(row.version)
-    verify = by_key(instant["accept_len_verify"]).get(key)
+    verify = figures["accept_len_verify"].get(key)
     if surface.has_metric(VERIFY) if surface else verify is not None:
         row.accept_len, source = _scaled(verify, 1, 3), "spec_verify_calls_total"
     else:  # the gauge keeps its last value while idle: only a window with decoding has an accept length
-        gauge = by_key(instant["accept_len_gauge"]).get(key) if row.decode_tok_s else None
+        gauge = figures["accept_len_gauge"].get(key) if row.decode_tok_s else None
         row.accept_len, source = _scaled(gauge, 1, 3), "spec_accept_length gauge"
     row.accept_len_source = source if row.accept_len is not None else None
 
 
-def version_of(target: Target, families: list, host: HostEntry | None) -> tuple[str | None, str | None]:
+def version_of(target: Target, families: dict[Key, list[dict[str, str]]],
+               host: HostEntry | None) -> tuple[str | None, str | None]:
     """(version, where it came from): a target label, else the families exported, else the host file."""
     for label in VERSION_LABELS:
         if target.labels.get(label):
             return target.labels[label], "target label"
-    mine = [labels for labels, _ in families if (labels.get("instance"), labels.get("job")) == target.key]
-    inferred = infer_version(observed_families(mine))
+    inferred = infer_version(observed_families(families.get(target.key, [])))
     if inferred:
         return inferred, "metric families"
     if host is not None:
@@ -55,19 +106,12 @@ def version_of(target: Target, families: list, host: HostEntry | None) -> tuple[
     return None, None
 
 
-def _points(result: list | None, key: Key) -> list[tuple[float, float | None]]:
-    for labels, points in result or []:
-        if (labels.get("instance", ""), labels.get("job", "")) == key:
-            return points
-    return []
-
-
-def spark_values(result: list | None, key: Key, end: float, step: float, count: int) -> list[float | None]:
+def spark_values(points: Points, end: float, step: float, count: int) -> list[float | None]:
     """``count`` values ending at ``end``, ``step`` apart; None where Prometheus has no value."""
-    points = {round((end - t) / step): v for t, v in _points(result, key)}
-    return [None if points.get(i) is None else round(points[i], 2) for i in range(count - 1, -1, -1)]
-
-
-def history_values(result: list | None, key: Key) -> list[float]:
-    """The instance's past values (samples without a value, such as idle windows, left out)."""
-    return [v for _, v in _points(result, key) if v is not None]
+    spark: list[float | None] = [None] * count
+    last = count - 1 + 0.5  # i = count - 1 - round((end - t) / step), without a call per point
+    for t, v in points:
+        position = last - (end - t) / step
+        if 0 <= position < count and v is not None:
+            spark[int(position)] = v  # rounded where it is written out (Row.to_json)
+    return spark

@@ -16,10 +16,11 @@ A password or token is never written in the file: only where to read it.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -28,6 +29,10 @@ from mtptui.config.paths import config_home
 from mtptui.errors import ConfigError, UserError
 from mtptui.fleet.durations import parse_duration
 from mtptui.fleet.matchers import Matcher, parse_matchers
+from mtptui.secrets import mask, split_url_credentials
+
+if TYPE_CHECKING:
+    from mtptui.fleet.gateway_source import GatewaySource
 
 SECRET_KEYS = ("password", "bearer_token", "token")
 
@@ -83,7 +88,7 @@ class Auth:
 class FleetSettings:
     """What a fleet view reads, resolved: URL, matchers, windows in seconds, credentials."""
 
-    url: str
+    url: str | None  # None: no Prometheus, the fleet is the gateway's workers
     matchers: tuple[Matcher, ...]
     window_s: float
     history_s: float
@@ -91,6 +96,7 @@ class FleetSettings:
     auth: Auth
     recorded: bool
     source: str  # where the URL came from: "--prometheus" or the file
+    gateway: "GatewaySource | None" = None  # workers from a gateway too (mtptui.fleet.gateway_source)
 
 
 def fleet_config_path() -> Path:
@@ -106,9 +112,9 @@ def read_config(path: Path | None = None) -> PrometheusConfig:
         data = tomllib.loads(read_bounded(path, "fleet file", HOST_FILE_LIMIT).decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    unknown = sorted(set(data) - {"prometheus"})
+    unknown = sorted(set(data) - {"prometheus", "gateway"})
     if unknown:
-        raise ConfigError(f"{path}: unknown table {unknown[0]!r} (the fleet reads [prometheus])")
+        raise ConfigError(f"{path}: unknown table {unknown[0]!r} (the fleet reads [prometheus] and [gateway])")
     try:
         return PrometheusConfig.model_validate(data.get("prometheus", {}))
     except ValidationError as exc:
@@ -136,36 +142,62 @@ def _secret(file: str | None, env: str | None, what: str) -> str | None:
     return None
 
 
+HEADER_TOKEN = re.compile(r"[\x21-\x7e]+")
+"""What an Authorization header can carry after "Bearer ": visible ASCII, no spaces or controls."""
+
+
 def read_auth(config: PrometheusConfig) -> Auth:
     password = _secret(config.password_file, config.password_env, "password")
     token = _secret(config.bearer_token_file, config.bearer_token_env, "bearer token")
+    if token is not None and not HEADER_TOKEN.fullmatch(token):
+        where = config.bearer_token_file or f"${config.bearer_token_env}"
+        raise ConfigError(f"the Prometheus bearer token in {where} ({mask(token)}) holds characters an HTTP "
+                          f"header cannot carry (spaces, control or non-ASCII characters)")
     return Auth(config.username, password, token)
 
 
-def check_url(url: str, source: str) -> str:
+def check_url(url: str, source: str) -> tuple[str, str | None, str | None]:
+    """(the URL without credentials, user, password): credentials in a URL are taken as basic auth and never
+    shown (a password in ``--prometheus`` reached the fleet JSON, its errors and the screen's header)."""
     from urllib.parse import urlsplit
 
-    parts = urlsplit(url.strip())
+    clean, user, password = split_url_credentials(url.strip())
+    parts = urlsplit(clean)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UserError(f"{source} {url!r} is not an http(s) URL like http://prometheus:9090")
-    return url.strip().rstrip("/")
+        raise UserError(f"{source} {clean!r} is not an http(s) URL like http://prometheus:9090")
+    return clean.rstrip("/"), user, password
+
+
+def _auth(config: PrometheusConfig, user: str | None, password: str | None) -> Auth:
+    """The credentials: fleet.toml's, or the URL's user and password (not both)."""
+    if user is None:
+        return read_auth(config)
+    if config.username or config.bearer_token_file or config.bearer_token_env:
+        raise ConfigError("the Prometheus URL holds credentials and fleet.toml names some too: keep one of them")
+    return Auth(user, password)
 
 
 def load_settings(*, url: str | None = None, match: str | None = None, window: str | None = None,
                   history: str | None = None, recorded: bool | None = None,
-                  path: Path | None = None) -> FleetSettings:
-    """fleet.toml's ``[prometheus]`` with the command line's values on top, checked and with credentials read."""
+                  path: Path | None = None, gateway: str | None = None) -> FleetSettings:
+    """fleet.toml's ``[prometheus]`` (and ``[gateway]``) with the command line's values on top, checked and with
+    credentials read."""
+    from mtptui.fleet.gateway_source import read_gateway
+
     config = read_config(path)
     where = str(path or fleet_config_path())
     chosen = url or config.url
-    if not chosen:
-        raise ConfigError(f"no Prometheus to read: pass --prometheus URL or set url under [prometheus] in {where}")
+    workers = read_gateway(path or fleet_config_path(), gateway)
+    if not chosen and workers is None:
+        raise ConfigError(f"no Prometheus to read: pass --prometheus URL or set url under [prometheus] in {where} "
+                          f"(or read a gateway's workers: --gateway URL, or url under [gateway])")
     source = "--prometheus" if url else f"url in {where}"
+    clean, user, password = check_url(chosen, source) if chosen else (None, None, None)
     return FleetSettings(
-        url=check_url(chosen, source), matchers=parse_matchers(config.match if match is None else match),
+        url=clean, gateway=workers, matchers=parse_matchers(config.match if match is None else match),
         window_s=parse_duration(window or config.window, "--window"),
         history_s=parse_duration(history or config.history, "--history"),
-        refresh_s=config.refresh_s, auth=read_auth(config),
+        refresh_s=config.refresh_s, auth=_auth(config, user, password),
         recorded=config.recorded if recorded is None else recorded, source=source)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from mtptui.fleet.durations import parse_duration
@@ -42,8 +43,13 @@ def _epoch(text: Any) -> float | None:
 
 
 def _interval(text: Any) -> float | None:
+    return _parsed_interval(str(text)) if text else None
+
+
+@lru_cache(maxsize=64)  # a fleet's targets share a handful of intervals
+def _parsed_interval(text: str) -> float | None:
     try:
-        return parse_duration(str(text), "scrape interval") if text else None
+        return parse_duration(text, "scrape interval")
     except UserError:
         return None
 

@@ -35,7 +35,7 @@ def observed_families(series: list[dict[str, str]]) -> dict[str, bool]:
     """Family (``sglang:`` name) → whether it carries ``is_streaming``, from ``families_query`` results."""
     seen: dict[str, bool] = {}
     for labels in series:
-        if not labels.get("__name__"):
+        if not isinstance(labels.get("__name__"), str) or not labels["__name__"]:
             continue  # a Prometheus whose functions drop the name tells nothing here
         name = metric_name(labels["__name__"])
         seen[name] = seen.get(name, False) or bool(labels.get(STREAMING))

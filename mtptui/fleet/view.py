@@ -4,7 +4,7 @@ table and the tests use it too). The view outlives one screen: after a host's da
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from mtptui.fleet.rows import HEALTH_ORDER, Row, Snapshot
 from mtptui.fleet.spark import sparkline
@@ -26,6 +26,13 @@ def _age(row: Row) -> str:
     return state if row.scrape_age_s is None else f"{state} {row.scrape_age_s:.0f}s"
 
 
+def _gateway(row: Row) -> str:
+    if row.gateway_status is None and row.gateway_load is None:
+        return "–"
+    load = "" if row.gateway_load is None else f" {row.gateway_load}"
+    return f"{row.gateway_status or '?'}{load}"
+
+
 # column title → (cell text of a row, right-aligned)
 COLUMNS: dict[str, tuple[Callable[[Row], str], bool]] = {
     "": (lambda r: {"ok": "●", "warn": "▲", "down": "✖"}.get(r.health, "?"), False),
@@ -43,12 +50,13 @@ COLUMNS: dict[str, tuple[Callable[[Row], str], bool]] = {
     "ITL p99 ms": (lambda r: _num(r.itl_p99_ms, ".1f"), True),
     "req/s": (lambda r: _num(r.request_rate, ".2f"), True),
     "err/s": (lambda r: _num(r.error_rate, ".2f"), True),
+    "gateway": (_gateway, False),
     "host": (lambda r: r.host or "–", False),
 }
 
 
-def _sort_key(name: str, descending: bool) -> Callable[[Row], tuple]:
-    def key(row: Row) -> tuple:
+def _sort_key(name: str, descending: bool) -> Callable[[Row], tuple[Any, ...]]:
+    def key(row: Row) -> tuple[Any, ...]:
         if name == "health":
             return (HEALTH_ORDER.get(row.health, 3), row.instance)
         if name == "instance":
@@ -100,7 +108,18 @@ class FleetView:
 NARROW_COLUMNS = ("", "instance", "state", "tok/s", "accept", "run", "queue", "KV", "host")
 MEDIUM_COLUMNS = ("", "instance", "state", "tok/s", "accept", "run", "queue", "KV", "TTFT p50/p99 ms", "err/s",
                   "host")
-COLUMNS_BY_WIDTH = {"-narrow": NARROW_COLUMNS, "-medium": MEDIUM_COLUMNS, "-wide": tuple(COLUMNS)}
+COLUMNS_BY_WIDTH = {"-narrow": NARROW_COLUMNS, "-medium": MEDIUM_COLUMNS,
+                    "-wide": tuple(title for title in COLUMNS if title != "gateway")}
+# With a gateway (mtptui fleet --gateway), its column takes the place of one, so the widths still fit.
+GATEWAY_IN_PLACE_OF = {"-narrow": "KV", "-medium": "err/s", "-wide": "job"}
+
+
+def columns_for(width_class: str, gateway: bool) -> tuple[str, ...]:
+    """The columns a width class shows; with a gateway its column replaces the one GATEWAY_IN_PLACE_OF names."""
+    columns = COLUMNS_BY_WIDTH[width_class]
+    if not gateway:
+        return columns
+    return tuple("gateway" if title == GATEWAY_IN_PLACE_OF[width_class] else title for title in columns)
 
 
 def cells(row: Row, columns: tuple[str, ...] = tuple(COLUMNS)) -> list[str]:
@@ -123,6 +142,8 @@ def detail(row: Row) -> str:
         parts.append(f"SGLang {row.version} (from {row.version_source})")
     if row.accept_len_source:
         parts.append(f"accept length from {row.accept_len_source}")
+    if row.gateway_status is not None:
+        parts.append(f"gateway: {row.gateway_status}, {row.gateway_load} in flight")
     if row.decode_tok_s is not None:
         parts.append(f"a request decodes at {row.decode_tok_s:.1f} tok/s")
     if row.host:

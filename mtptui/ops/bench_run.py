@@ -25,12 +25,10 @@ if TYPE_CHECKING:
 
     from mtptui.bench.compare import Comparison
     from mtptui.bench.runner import BenchConfig
+    from mtptui.bench.step_cost import StepVerdict
     from mtptui.config import HostConfig
     from mtptui.ops.connect import HostSession
     from mtptui.remote.follow import LogFollower
-
-TIMEOUT_S = 120.0
-
 
 @dataclass(frozen=True)
 class ApiTarget:
@@ -103,19 +101,17 @@ class BenchOutcome:
     best: Comparison
     previous: Comparison | None = None  # Comparison with the run just before, None when that is the best one or absent
     runs: list[dict[str, Any]] = field(default_factory=list)
+    steps: StepVerdict | None = None  # the step cost against earlier runs of the same shape (mtptui.bench.step_cost)
 
 
 def bench_config(request: BenchRequest) -> BenchConfig:
     """The engine's configuration for the bench screen's workload; an unknown prompt set is a UserError."""
     from mtptui.bench.load import LoadPlan
     from mtptui.bench.payload import Sampling
-    from mtptui.bench.prompts import load_prompt_set
-    from mtptui.bench.runner import BenchConfig, default_deadline
+    from mtptui.bench.runner import BenchConfig
 
     plan = LoadPlan(requests=request.requests, concurrency=request.concurrency, warmup=request.warmup)
-    return BenchConfig(url="", prompts=load_prompt_set(request.prompts), plan=plan, max_tokens=request.max_tokens,
-                       sampling=Sampling(temperature=0.0), timeout=TIMEOUT_S,
-                       deadline=default_deadline(request.max_tokens))
+    return BenchConfig.for_workload(request.prompts, plan, request.max_tokens, Sampling(temperature=0.0))
 
 
 def model_mismatch(target: ApiTarget, run: dict[str, Any]) -> str | None:
@@ -151,6 +147,7 @@ def record_and_compare(runs: list[dict[str, Any]], history_path: Path | None = N
     """Append the runs to history and compare them with the best earlier run and with the one just before."""
     from mtptui.bench import history
     from mtptui.bench.compare import Comparison, compare
+    from mtptui.bench.step_cost import compare_steps
 
     earlier = [run for run in history.load_runs(history_path) if not run.get("foreign_model")]
     records = [history.append_run(run, history_path) for run in runs] if record else runs
@@ -162,4 +159,4 @@ def record_and_compare(runs: list[dict[str, Any]], history_path: Path | None = N
     previous = None
     if same and (best.baseline is None or same[-1].get("id") != best.baseline.get("id")):
         previous = compare([last], [same[-1]])
-    return BenchOutcome(last, best, previous, records)
+    return BenchOutcome(last, best, previous, records, compare_steps(last, earlier))

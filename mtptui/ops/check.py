@@ -4,7 +4,8 @@
     print(render_text(report, color=sys.stdout.isatty()))
 
 The checks (mtptui.ops.checks) run in order, each on what the ones before found: SSH, sudo, the server (unit or
-process), the log source, the API through the tunnel, nvidia-smi, the model paths. When SSH fails the rest are
+process), the log source, the API through the tunnel, the gateway (when the host file names one), nvidia-smi, the
+model paths. When SSH fails the rest are
 reported as skipped, not run. A transport error inside a check is that check's failure, never a traceback.
 Nothing on the host is changed: the session is opened read-only.
 """
@@ -13,10 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from mtptui.errors import UserError
 from mtptui.ops.checks import FAIL, OK, SKIP, WARN, Check, Context, Result, Status
+from mtptui.ops.checks import gateway
 from mtptui.ops.checks.api import check_api
 from mtptui.ops.checks.gpu import check_gpu
 from mtptui.ops.checks.log import check_log
@@ -32,8 +34,9 @@ if TYPE_CHECKING:
 
 CHECKS: list[tuple[str, Check]] = [
     ("ssh", check_ssh), ("sudo", check_sudo), ("server", check_server), ("log", check_log),
-    ("api", check_api), ("nvidia-smi", check_gpu), ("model", check_model),
+    ("api", check_api), (gateway.NAME, gateway.check_gateway), ("nvidia-smi", check_gpu), ("model", check_model),
 ]
+APPLIES: dict[str, Callable[[Context], bool]] = {gateway.NAME: gateway.applies}  # checks for some hosts only
 MARKS: dict[Status, str] = {OK: "ok", FAIL: "FAIL", WARN: "warn", SKIP: "skip"}
 COLORS: dict[Status, str] = {OK: "32", FAIL: "1;31", WARN: "33", SKIP: "2"}
 
@@ -58,6 +61,9 @@ async def run_checks(session: HostSession, host_file: Path | None = None) -> Rep
     ctx = Context(session, host_file)
     results: list[Result] = []
     for name, check in CHECKS:
+        applies = APPLIES.get(name)
+        if applies is not None and not applies(ctx):
+            continue
         if results and results[0].status == FAIL:
             results.append(Result(name, SKIP, "skipped: needs SSH"))
             continue

@@ -9,25 +9,22 @@ host is refused by the transport itself (mtptui.remote.transport.ReadOnlyTranspo
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Union
+from typing import TYPE_CHECKING, Callable
 
-from mtptui.config.models import HostConfig, ProcessServer, SystemdServer
+from mtptui.config.models import HostConfig, SystemdServer
 from mtptui.errors import ConfigError
 from mtptui.remote.follow import Backoff, ConnectionStatus, LogFollower
-from mtptui.remote.hostkeys import AcceptHostKey, HostKeyQuestion
+from mtptui.remote.hostkeys import AcceptHostKey
 from mtptui.remote.local import LocalTransport
 from mtptui.remote.logsource import FileLog, JournalLog, LogPosition, Start
-from mtptui.remote.process import ProcessManager
+from mtptui.remote.managers import manager_for
+from mtptui.remote.service import ServiceManager
 from mtptui.remote.shell import Command
-from mtptui.remote.systemd import SystemdManager
 from mtptui.remote.transport import ReadOnlyTransport, Transport
 
 if TYPE_CHECKING:
     from mtptui.remote.gpu import GpuStat
-
-Manager = Union[SystemdManager, ProcessManager]  # both a mtptui.remote.service.ServiceManager
 
 
 @dataclass
@@ -36,7 +33,7 @@ class HostSession:
 
     host: HostConfig
     transport: Transport
-    manager: Manager
+    manager: ServiceManager
     readonly: bool = False
 
     @property
@@ -69,13 +66,17 @@ class HostSession:
 
     async def api_url(self) -> str:
         """The host's ``api_url`` reachable from this machine: through an SSH tunnel when the host is remote."""
+        return await self.url_here(self.host.api_url)
+
+    async def url_here(self, url: str) -> str:
+        """``url`` as the host sees it (its API, its gateway), reachable from this machine: tunnelled over SSH."""
         from urllib.parse import urlsplit, urlunsplit
 
-        parts = urlsplit(self.host.api_url)
+        parts = urlsplit(url)
         default_port = 443 if parts.scheme == "https" else 80
         host, port = await self.transport.forward_port(parts.hostname or "127.0.0.1", parts.port or default_port)
         if (host, port) == (parts.hostname, parts.port or default_port):
-            return self.host.api_url
+            return url
         return urlunsplit((parts.scheme, f"{host}:{port}", parts.path, parts.query, parts.fragment))
 
     async def check(self) -> None:
@@ -110,12 +111,8 @@ def api_port(host: HostConfig) -> int | None:
         return None
 
 
-def make_manager(host: HostConfig, transport: Transport) -> Manager:
-    server = host.server
-    if isinstance(server, SystemdServer):
-        return SystemdManager(transport, server, port=api_port(host))
-    assert isinstance(server, ProcessServer)
-    return ProcessManager(transport, server, port=api_port(host))
+def make_manager(host: HostConfig, transport: Transport) -> ServiceManager:
+    return manager_for(host.server, transport, port=api_port(host))
 
 
 def open_session(host: HostConfig, *, readonly: bool = False, accept_host_key: AcceptHostKey | None = None,
@@ -126,10 +123,3 @@ def open_session(host: HostConfig, *, readonly: bool = False, accept_host_key: A
         transport = ReadOnlyTransport(transport)
     return HostSession(host, transport, make_manager(host, transport), readonly)
 
-
-def ask_on_terminal(question: HostKeyQuestion) -> bool:
-    """The ``known_hosts = "ask"`` answer from a terminal; without a terminal the answer is no."""
-    if not sys.stdin.isatty():
-        return False
-    answer = input(f"{question} [y/N] ")
-    return answer.strip().lower() in ("y", "yes")

@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mtptui.config.models import HostConfig, ProcessServer
-from mtptui.ops.launches import Side, configured_side, profile_side, reference_side, running_side
+from mtptui.engines.registry import engine, launches
+from mtptui.ops.launches import (Side, configured_side, profile_side, reference_side, running_side,
+                                 with_server_word)
 from mtptui.remote.unitfile import UnitFile
-from mtptui.sglang.flags import Diff, DiffRow, FlagSet, diff_flagsets
+from mtptui.sglang.flags import Diff, DiffRow
 
 if TYPE_CHECKING:
     from mtptui.ops.connect import HostSession
@@ -29,12 +31,12 @@ async def diff_sides(host: HostConfig, profile: str, *, session: HostSession | N
     running = None
     if session is not None:
         env_names = set(profile_s.flagset.env) | (set(configured.flagset.env) if configured else set())
-        live = await running_side(session, env_names)
+        live = await with_server_word(session, await running_side(session, env_names))
         running = live.side if live else None
     elif status is not None and status.launch is not None:
         running = Side(f"running:{status.launch_source or 'status'}", status.launch)
     if running is None:
-        notes.append(f"no SGLang server is running on {host.name}")
+        notes.append(f"no {engine(host.engine).label} server is running on {host.name}")
     if configured is None:
         notes.append(f"{host.name} has no unit or launch command to compare")
     return [side for side in (running, configured, profile_s) if side is not None], notes
@@ -49,15 +51,20 @@ def local_reference_side(host: HostConfig) -> Side | None:
         text = Path(server.unit_file).read_text(encoding="utf-8")
     except OSError:
         return None
-    return reference_side(UnitFile(server.unit_file, text, text), host.sglang_version)
+    model = launches(host.engine)
+    return reference_side(UnitFile(server.unit_file, text, text, name=Path(server.unit_file).name),
+                          model.version(host), model)
 
 
-def compare(sides: list[Side], show_all: bool) -> Diff:
-    """The diff of the sides; with ``show_all`` every flag any side writes or resolves, differing or not."""
+def compare(sides: list[Side], show_all: bool, engine_name: str | None = None) -> Diff:
+    """The diff of the sides (read by the engine called ``engine_name``, default SGLang); with ``show_all`` every
+    flag any side writes or resolves, differing or not."""
     pairs = [(side.label, side.flagset) for side in sides]
     if len(pairs) == 1:
-        pairs.append(("(nothing)", FlagSet(version=sides[0].flagset.version)))
-    return diff_flagsets(pairs, show_all=show_all)
+        nothing = type(sides[0].flagset)(version=sides[0].flagset.version)  # the engine's empty launch
+        pairs.append(("(nothing)", nothing))
+    diff: Diff = launches(engine_name).diff(pairs, show_all)
+    return diff
 
 
 def differs(row: DiffRow) -> bool:

@@ -1,16 +1,18 @@
 """What the dashboard consumes, free of Textual: log bytes, the connection's state, and the host's status.
 
-A feed is an async iterator of items (``LogData``, ``Connection``, ``HostStatus``, ``GpuReading``: the live GPU
-poll of ``mtptui.ops.gpu_poll``, ``ServerMetrics``: the /metrics scrape of ``mtptui.ops.metrics_feed``) plus
+A feed is an async iterator of items (``LogChunk`` and ``Connection``: the follower's own, unchanged; ``Reread``:
+the log is read again from a time; ``HostStatus``, ``GpuReading``: the live GPU
+poll of ``mtptui.ops.gpu_poll``, ``ServerMetrics``: the /metrics scrape of ``mtptui.ops.metrics_feed``,
+``GatewayReading``: the gateway's workers, ``mtptui.ops.gateway_poll``) plus
 ``close()``:
 
     async for item in feed.items():
         ...
 
-Implementations here: ``FollowerFeed`` (adapts ``mtptui.remote.follow.LogFollower``, which follows every host's
-log, the demo's included) and ``merge_feeds`` (one feed from a log feed plus extra sources, e.g. the status
-poller of ``mtptui.ops.feed_host``). The tests' double, a recorded log
-replayed at a controlled pace, is ``tests/recorded_feed.py``.
+Implementations here: ``FollowerFeed`` (passes on what ``mtptui.remote.follow.LogFollower`` yields, which
+follows every host's log, the demo's included) and ``merge_feeds`` (one feed from a log feed plus extra sources,
+e.g. the status poller of ``mtptui.ops.feed_host``). The tests' double, a recorded log replayed at a controlled
+pace, is ``tests/recorded_feed.py``.
 """
 
 from __future__ import annotations
@@ -19,16 +21,20 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Protocol, Union
 
+from mtptui.ops.gateway_poll import GatewayReading
 from mtptui.ops.metrics_feed import ServerMetrics
 
 # The feed's connection and GPU items are the remote layer's own types.
 from mtptui.remote.follow import ConnectionStatus as Connection  # noqa: F401
 from mtptui.remote.gpu import GpuReading, GpuStat  # noqa: F401
-from mtptui.remote.logsource import LogChunk
+from mtptui.errors import UserError
+from mtptui.remote.logsource import LogChunk, Start
+from mtptui.remote.service_state import ServicePhase
 
 if TYPE_CHECKING:
     from mtptui.remote.follow import LogFollower
     from mtptui.sglang.flags import FlagSet
+    from mtptui.speculation import LiveSpeculation
 
 
 @dataclass(frozen=True)
@@ -36,30 +42,38 @@ class HostStatus:
     """What is known about the host, its service and the server, beyond the log.
 
     ``launch`` is the command line that runs (the process's, else /server_info's launch_command, else the profile
-    that was started); ``started_at`` is the server process's start in epoch seconds, from /proc (the uptime).
+    that was started); ``started_at`` is the server process's start in epoch seconds, from /proc (the uptime);
+    ``speculation`` the configured and live speculation the server's API reports (mtptui.sglang.live).
+    ``service_state`` is the manager's own words for its service, ``service_phase`` the same in the one
+    vocabulary every manager shares (mtptui.remote.service.ServicePhase). The GPUs are not here: the one
+    nvidia-smi poll (``GpuReading``) feeds every pane that shows them.
     """
 
     host: str
     where: str = "this machine"
     service: str = ""
     service_state: str = "unknown"
+    service_phase: ServicePhase = "unknown"
     version: str | None = None
     started_at: float | None = None
     launch: "FlagSet | None" = None
     launch_source: str = ""
-    gpus: tuple[GpuStat, ...] = ()
     gpu_memory_gb: float | None = None
+    speculation: "LiveSpeculation | None" = None
 
 
 @dataclass(frozen=True)
-class LogData:
-    """Log bytes in order; ``reset`` marks a new file (truncated or rotated): earlier lines are another run's."""
+class Reread:
+    """The log is read again from ``since`` (the journal since a time): the lines before this item are replaced.
 
-    data: bytes
-    reset: bool = False
+    Log bytes themselves are the follower's ``LogChunk``: ``reset`` there marks a new file (truncated or
+    rotated), ``gap`` lines journald dropped (``data`` says so in words).
+    """
+
+    since: str
 
 
-FeedItem = Union[LogData, Connection, HostStatus, GpuReading, ServerMetrics]
+FeedItem = Union[LogChunk, Reread, Connection, HostStatus, GpuReading, ServerMetrics, GatewayReading]
 
 
 class Feed(Protocol):
@@ -74,20 +88,49 @@ class Feed(Protocol):
 
 
 class FollowerFeed:
-    """Adapts a ``mtptui.remote.follow.LogFollower``: LogChunk → LogData, ConnectionStatus → Connection."""
+    """A ``mtptui.remote.follow.LogFollower`` as a feed: its chunks and statuses, as they are.
 
-    def __init__(self, follower: LogFollower, label: str) -> None:
+    With ``make`` (a new follower from a ``Start``) and a source that has times, ``reread(start, name)`` reads the
+    log again from ``start`` (the journal since a time): the next item is a ``Reread`` that says so.
+    """
+
+    def __init__(self, follower: LogFollower, label: str,
+                 make: Callable[[Start], LogFollower] | None = None) -> None:
         self.follower = follower
         self.label = label
+        self.make = make
+        self._again: tuple[Start, str] | None = None
+        self._closed = False
+
+    @property
+    def rereads(self) -> bool:
+        """Whether the log can be read again from a time (a journal can; a file is read by bytes)."""
+        return self.make is not None and bool(getattr(self.follower.source, "has_times", False))
 
     async def items(self) -> AsyncIterator[FeedItem]:
-        async for item in self.follower.events():
-            if isinstance(item, LogChunk):
-                yield LogData(item.data, reset=item.reset)
-            else:
-                yield Connection(item.state, item.reason, item.retry_in_s)
+        while True:
+            async for item in self.follower.events():
+                if isinstance(item, LogChunk) or not (self._again is not None and item.state == "stopped"):
+                    yield item  # a follower stopped to be read again is not a stopped connection
+            if self._again is None or self._closed or self.make is None:
+                return
+            (start, name), self._again = self._again, None
+            self.follower = self.make(start)
+            yield Reread(name)
+
+    def reconnect(self) -> None:
+        """Try the host again now (a follower waiting out its backoff connects at once)."""
+        self.follower.retry_now()
+
+    async def reread(self, start: Start, name: str) -> None:
+        """Follow the log again from ``start`` (``name``: how the log pane says where it starts)."""
+        if not self.rereads:
+            raise UserError(f"{self.label} is read by bytes, not by time: it is followed from its last lines")
+        self._again = (start, name)
+        await self.follower.stop()
 
     async def close(self) -> None:
+        self._closed = True
         await self.follower.stop()
 
 
@@ -127,6 +170,24 @@ class MergedFeed:
         except Exception as exc:  # a broken source ends the feed with a reason, never silently
             await queue.put(Connection("failed", str(exc) or type(exc).__name__))
         await queue.put(None)
+
+    @property
+    def rereads(self) -> bool:
+        return bool(getattr(self.log, "rereads", False))
+
+    async def reread(self, start: Start, name: str) -> None:
+        """Read the log again from ``start`` (see ``FollowerFeed.reread``)."""
+        reread = getattr(self.log, "reread", None)
+        if reread is None:
+            raise UserError(f"{self.label} cannot be read again from a time")
+        await reread(start, name)
+
+    def reconnect(self) -> None:
+        """Try the host again now: the log's follower at once, and every source that can look again."""
+        reconnect = getattr(self.log, "reconnect", None)
+        if reconnect is not None:
+            reconnect()
+        self.poke()
 
     def poke(self) -> None:
         """Ask every source that can to look at the host again now (the status poller after a restart)."""

@@ -14,10 +14,13 @@ import asyncio
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
 
+from mtptui.engines.registry import dashboard
 from mtptui.errors import UserError
 from mtptui.ops.feed import Feed, FeedItem, FollowerFeed, HostStatus, Source, merge_feeds
+from mtptui.ops.gateway_poll import GatewayPoll
 from mtptui.ops.gpu_poll import GpuPoll
 from mtptui.ops.metrics_feed import MetricsSource
+from mtptui.remote.service_state import ServiceState
 
 if TYPE_CHECKING:
     from mtptui.ops.connect import HostSession
@@ -50,6 +53,7 @@ async def fetch_server_info(api_url: str, timeout_s: float = 3.0) -> dict[str, A
 def with_server_info(status: HostStatus, info: dict[str, Any]) -> HostStatus:
     """The status with the version /server_info reports, and its ``launch_command`` where the release has one
     (0.5.23: argv without the interpreter) until the process's own command line is read."""
+    from mtptui.sglang.live import live_from_server_info
     from mtptui.sglang.surface import known_surface
 
     version = info.get("version") or status.version
@@ -60,7 +64,8 @@ def with_server_info(status: HostStatus, info: dict[str, Any]) -> HostStatus:
         parsed = _parse_launch(command, str(version) if version else None)
         if parsed is not None:
             launch, source = parsed, "server_info"
-    return replace(status, version=version, launch=launch, launch_source=source)
+    return replace(status, version=version, launch=launch, launch_source=source,
+                   speculation=live_from_server_info(info))
 
 
 def _parse_launch(command: str, version: str | None) -> "FlagSet | None":
@@ -77,12 +82,12 @@ def host_status(session: HostSession) -> HostStatus:
     host = session.host
     return HostStatus(host=host.name, where=host.ssh.target if host.ssh else "this machine",
                       service=session.manager.service_label(None),
-                      version=host.sglang_version, gpu_memory_gb=host.gpu_memory_gb)
+                      version=dashboard(host.engine).host_version(host), gpu_memory_gb=host.gpu_memory_gb)
 
 
 class SessionStatus:
-    """A feed source: service state every ``every_s``; the running launch, the GPUs and (with ``api_url``)
-    /server_info every ``slow_every_s`` and whenever the service state changes."""
+    """A feed source: service state every ``every_s``; the running launch and (with ``api_url``) /server_info
+    every ``slow_every_s`` and whenever the service state changes (the GPUs are ``GpuPoll``'s, one poll)."""
 
     def __init__(self, session: HostSession, base: HostStatus, *, api_url: str | None = None, tunnel: bool = False,
                  every_s: float = 5.0, slow_every_s: float = 30.0) -> None:
@@ -105,7 +110,8 @@ class SessionStatus:
         while True:
             poked = self._poked.is_set()
             self._poked.clear()
-            status = replace(self.status, service_state=await self._service_state())
+            state = await self._service_state()
+            status = replace(self.status, service_state=state.words, service_phase=state.phase)
             changed = poked or status.service_state != self.status.service_state
             if changed:  # a restart: the old start time no longer holds
                 status = replace(status, started_at=None)
@@ -137,44 +143,43 @@ class SessionStatus:
             self.api_url = None  # the tunnel may have died with a dropped connection: open a new one next time
         return info
 
-    async def _service_state(self) -> str:
-        manager = self.session.manager
+    async def _service_state(self) -> ServiceState:
         try:
-            return await manager.state()
+            return await self.session.manager.state()
         except UserError as exc:
-            return f"unknown ({exc})"
+            return ServiceState("unknown", f"unknown ({exc})")
 
     async def _running(self, status: HostStatus) -> HostStatus:
-        """/server_info, the command line of the running server and nvidia-smi (each kept when unreadable)."""
+        """/server_info and the command line of the running server (each kept when unreadable)."""
         from mtptui.ops.launches import running_side
-        from mtptui.remote.gpu import query_gpus
 
         info = await self._server_info()
         self._api_answered = info is not None
         status = with_server_info(status, info) if info else status
         try:
             running = await running_side(self.session, set())
-            gpus = await query_gpus(self.session.transport)
         except UserError:
             return status
         if running is not None:  # the process's own command line and start time: the only sources of both
             status = replace(status, launch=running.side.flagset, launch_source=f"running pid {running.info.pid}",
                              service=self.session.manager.service_label(running.info.pid),
                              started_at=running.info.started_at or status.started_at)
-        if gpus:
-            status = replace(status, gpus=tuple(gpus))
         return status
 
 
 def feed_for_host(session: HostSession, *, every_s: float = 5.0, slow_every_s: float = 30.0,
                   extra: Sequence[Source] = ()) -> Feed:
-    """Log and status (service state every ``every_s``; process, GPUs and /server_info every ``slow_every_s``
-    and whenever the state changes or a restart pokes) of the host of ``session``, and ``extra`` sources."""
+    """Log and status (service state every ``every_s``; process and /server_info every ``slow_every_s`` and
+    whenever the state changes or a restart pokes), the GPUs (one nvidia-smi poll) of the host of ``session``,
+    and ``extra`` sources."""
     from mtptui.remote.logsource import Start
 
     host = session.host
     follower = session.follower(start=Start.tail(TAIL_LINES))
-    log = FollowerFeed(follower, f"{session.transport.label}: {session.log_source.describe()}")
+    log = FollowerFeed(follower, f"{session.transport.label}: {session.log_source.describe()}",
+                       make=lambda start: session.follower(start=start))
     status = SessionStatus(session, host_status(session), tunnel=True, every_s=every_s, slow_every_s=slow_every_s)
-    return merge_feeds(log, status, GpuPoll(session.transport), MetricsSource(session, host.sglang_version), *extra,
+    gateway = [GatewayPoll(session)] if host.gateway is not None else []
+    return merge_feeds(log, status, GpuPoll(session.transport), MetricsSource(session, host.sglang_version), *gateway,
+                       *extra,
                        on_close=[session.close])

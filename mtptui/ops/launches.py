@@ -1,25 +1,26 @@
 """The launch configurations of a host, as flag sets: what runs, what the unit (or command) says, a profile.
 
 Each side comes with its diff label (design.md's Diff JSON): ``running:pid 1234``, ``unit:/etc/...``,
-``command:server.launch_command``, ``profile:restored``.
+``command:server.launch_command``, ``profile:restored``. Each is read by the host's engine (its ``Launches`` in
+mtptui.engines.registry): a side's ``flagset`` is that engine's flag set.
 """
 
 from __future__ import annotations
 
-import posixpath
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from mtptui.config.models import HostConfig, LaunchProfile, ProcessServer, SystemdServer
+from mtptui.config.models import HostConfig, LaunchProfile
+from mtptui.engines.registry import Launches, launches
+from mtptui.errors import UserError
+from mtptui.remote.logsource import JournalLog
 from mtptui.remote.procinfo import ProcessInfo
-from mtptui.remote.process import ProcessManager
-from mtptui.remote.unitfile import UnitFile
-from mtptui.sglang.flags import FlagError, FlagSet, parse_command
-from mtptui.sglang.flags.command import parse_launch_argv
+from mtptui.remote.shell import PIPE, Command, Op
+from mtptui.remote.unitfile import ConfiguredLaunch, UnitFile
+from mtptui.sglang.flags import FlagError, FlagSet
 
 if TYPE_CHECKING:
     from mtptui.ops.connect import HostSession
-    from mtptui.remote.systemd import SystemdManager
 
 
 @dataclass
@@ -38,15 +39,17 @@ class Running:
     side: Side
 
 
-def flagset_from_argv(argv: list[str], version: str) -> FlagSet:
-    """The flag set of a process's argv; a ``sh -c "..."`` wrapper is read as the command line it runs."""
-    return parse_launch_argv(argv, version, require_model=False)
+def flagset_from_argv(argv: list[str], version: str, model: Launches | None = None) -> FlagSet:
+    """The flag set of a process's argv (read by ``model``, default SGLang's); a ``sh -c "..."`` wrapper is read
+    as the command line it runs."""
+    flagset: FlagSet = (model or launches(None)).argv(argv, version)
+    return flagset
 
 
 def profile_side(host: HostConfig, name: str) -> tuple[LaunchProfile, Side]:
-    profile = host.profile(name)
+    profile, model = host.profile(name), launches(host.engine)
     label = f"profile:{name}"
-    return profile, Side(label, _labelled(label, lambda: FlagSet.from_profile(profile, host.sglang_version)))
+    return profile, Side(label, _labelled(label, lambda: model.profile(profile, model.version(host))))
 
 
 def _labelled(label: str, build: Callable[[], FlagSet]) -> FlagSet:
@@ -54,47 +57,78 @@ def _labelled(label: str, build: Callable[[], FlagSet]) -> FlagSet:
         return build()
     except FlagError as exc:
         raise FlagError(f"{label}: {exc}", flag=exc.flag, fix=exc.fix) from None
+    except UserError as exc:  # another engine's refusal, in one sentence
+        raise UserError(f"{label}: {exc}") from None
 
 
 async def running_side(session: HostSession, env_names: set[str]) -> Running | None:
     """The live server as a side, or None when none runs; ``env_names`` are variables always compared."""
-    info, version = await session.manager.server_process(), session.host.sglang_version
+    host = session.host
+    info, model = await session.manager.server_process(), launches(host.engine)
     if info is None:
         return None
     label = f"running:pid {info.pid}"
-    flagset = _labelled(label, lambda: flagset_from_argv(info.argv, version))
-    flagset.env = info.server_env(frozenset(env_names) | set(flagset.env))
+    flagset = _labelled(label, lambda: flagset_from_argv(info.argv, model.version(host), model))
+    flagset.env = info.server_env(frozenset(env_names) | set(flagset.env), model.env_prefixes)
     return Running(info, Side(label, flagset))
 
 
-def unit_side(unit_file: UnitFile, unit_name: str, version: str) -> Side:
-    from mtptui.sglang.unit import read_unit, unit_flagset
+async def with_server_word(session: HostSession, running: Running | None) -> Running | None:
+    """The running side with what its server logged it resolved, where its engine logs that (vLLM's
+    `non-default args`): the last such line of the log, read since the process started when the log is a
+    journal. Unchanged when the engine logs no such line or the log has none."""
+    said = launches(session.host.engine).resolved
+    if running is None or said is None:
+        return running
+    result = await session.transport.run(_last_line_command(session, said.marker, running.info.started_at))
+    line = result.out.strip().splitlines()[-1:] if result.ok else []
+    if line:
+        running.side.flagset = said.apply(running.side.flagset, line[0])
+    return running
 
-    label = f"unit:{unit_file.path}"
-    return Side(label, _labelled(label, lambda: unit_flagset(read_unit(unit_file.effective, name=unit_name), version)))
+
+def _last_line_command(session: HostSession, marker: str, started_at: float | None) -> Command:
+    """The last line of the host's log holding ``marker`` (a fixed string)."""
+    source = session.log_source
+    if isinstance(source, JournalLog):
+        since = ["--since", f"@{int(started_at) - 2}"] if started_at else []
+        reader: list[str | Op] = [*source.journalctl("-o", "cat", *since)]
+    else:
+        reader = ["cat", "--", getattr(source, "path", "/dev/null")]
+    return Command.of([*reader, PIPE, "grep", "-a", "-F", "--", marker, PIPE, "tail", "-n", "1"],
+                      f"read what the server said it resolved ({marker.strip()})")
 
 
-def reference_side(unit_file: UnitFile, version: str) -> Side:
+def unit_side(unit_file: UnitFile, label: str, version: str, model: Launches | None = None) -> Side:
+    """The launch a unit runs: its ExecStart= (with drop-ins), its Environment= and EnvironmentFile=s."""
+    reader = model or launches(None)
+
+    def build() -> FlagSet:
+        unit = unit_file.parsed()
+        flagset: FlagSet = reader.unit(unit, version)
+        launched = {k: v for k, v in flagset.env.items() if unit.environment.get(k) != v}  # ExecStart=env X=1 ...
+        flagset.env = {**unit_file.environment(), **launched}
+        return flagset
+
+    return Side(label, _labelled(label, build))
+
+
+def reference_side(unit_file: UnitFile, version: str, model: Launches | None = None) -> Side:
     """The unit a hand-started server replaced (``server.unit_file``), named after its file."""
-    return unit_side(unit_file, posixpath.basename(unit_file.path), version)
+    return unit_side(unit_file, f"unit:{unit_file.path}", version, model)
 
 
-async def systemd_side(manager: SystemdManager, version: str) -> tuple[Side, UnitFile]:
-    """The systemd unit the host is configured to start, and its file."""
-    unit_file = await manager.read()
-    return unit_side(unit_file, manager.unit, version), unit_file
+def launch_side(launch: ConfiguredLaunch, version: str, model: Launches | None = None) -> Side:
+    """What a host is configured to start, as a side: its unit, or its launch command."""
+    reader = model or launches(None)
+    if launch.unit is not None:
+        return unit_side(launch.unit, launch.label, version, reader)
+    command = launch.command or ""
+    return Side(launch.label, _labelled(launch.label, lambda: reader.command(command, version)))
 
 
-async def configured_side(session: HostSession) -> tuple[Side | None, UnitFile | None]:
-    """What the host is configured to start: the systemd unit, or the process server's launch_command."""
-    server, version, manager = session.host.server, session.host.sglang_version, session.manager
-    if isinstance(server, SystemdServer):
-        assert not isinstance(manager, ProcessManager)  # open_session pairs a systemd server with its manager
-        return await systemd_side(manager, version)
-    assert isinstance(server, ProcessServer) and isinstance(manager, ProcessManager)
-    if not server.launch_command:
-        reference = await manager.reference_unit()
-        return (reference_side(reference, version) if reference else None), None
-    label = "command:server.launch_command"
-    command = server.launch_command
-    return Side(label, _labelled(label, lambda: parse_command(command, version, require_model=False))), None
+async def configured_side(session: HostSession) -> tuple[Side | None, ConfiguredLaunch | None]:
+    """What the host is configured to start (the manager says: a unit, a launch command, the unit a hand-started
+    server replaced), as a side and as the manager read it; (None, None) when nothing is configured."""
+    launch, model = await session.manager.configured(), launches(session.host.engine)
+    return (launch_side(launch, model.version(session.host), model), launch) if launch else (None, None)

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Awaitable, Callable
 
 from mtptui.errors import UserError
-from mtptui.sglang.surface import metric_name
 
 if TYPE_CHECKING:
     import httpx
@@ -55,17 +54,13 @@ def exported(version: str | None) -> dict[str, str]:
 
 def parse(text: str, families: dict[str, str], t: float) -> ServerMetrics:
     """The figures of a Prometheus text exposition; a family the release exports but the text lacks is None."""
-    from prometheus_client.parser import text_string_to_metric_families
+    from mtptui.sglang.exposition import family_values
 
-    by_name = {name: key for key, name in families.items()}
-    figures: dict[str, float | None] = dict.fromkeys(families)
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            key = by_name.get(metric_name(sample.name))
-            if key is None or sample.name.endswith("_created"):
-                continue
-            value, before = float(sample.value), figures[key]
-            figures[key] = (value + (before or 0.0)) if key in SUMMED else max(value, before or 0.0)
+    found = family_values(text, families.values())
+    figures: dict[str, float | None] = {}
+    for key, name in families.items():
+        values = found.get(name)
+        figures[key] = None if values is None else sum(values) if key in SUMMED else max(0.0, *values)
     return ServerMetrics(t, figures)
 
 

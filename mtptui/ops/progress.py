@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from mtptui.engines.registry import StartupState
 from mtptui.remote.steps import RestartStep
 from mtptui.sglang.logparse import Event
 from mtptui.sglang.state import ServerState
@@ -57,11 +58,19 @@ def crash_reason(error: Event) -> str:
     return lines[-1] if lines else error.fields.get("message") or "unknown error"
 
 
-class StartupTracker:
-    """Feeds parser events to a ServerState and emits one RestartEvent per visible step."""
+def _weights_loaded(fields: dict[str, Any]) -> str:
+    """``weights loaded (Qwen3ForCausalLM, 27.1 GB per GPU)``, with what the log said of the two."""
+    said = [str(fields["model_type"])] if fields.get("model_type") else []
+    said += [f"{fields['mem_usage_gb']} GB per GPU"] if fields.get("mem_usage_gb") is not None else []
+    return f"weights loaded ({', '.join(said)})" if said else "weights loaded"
 
-    def __init__(self, emit: StepEmit) -> None:
-        self.state = ServerState()
+
+class StartupTracker:
+    """Feeds parser events to a server state (SGLang's ServerState unless given the engine's own) and emits one
+    RestartEvent per visible step."""
+
+    def __init__(self, emit: StepEmit, state: StartupState | None = None) -> None:
+        self.state: Any = state if state is not None else ServerState()
         self.emit = emit
         self.reason: str | None = None
         self._last_shards: tuple[object, object] | None = None
@@ -83,8 +92,7 @@ class StartupTracker:
             self._shards(event)
         elif event.kind == "weight_load_end" and event.fields.get("model_type") not in self._models_loaded:
             self._models_loaded.add(event.fields.get("model_type"))
-            self.emit("loading", f"weights loaded ({event.fields['model_type']}, "
-                      f"{event.fields.get('mem_usage_gb')} GB per GPU)", dict(event.fields))
+            self.emit("loading", _weights_loaded(event.fields), dict(event.fields))
         elif self.state.phase != self._phase:
             self._phase_changed()
 

@@ -1,66 +1,38 @@
 """Plan a restart with a launch profile: the diff, the lint, and the exact commands, before anything changes.
 
-``plan_restart`` only reads the host. ``RestartPlan`` lists the commands that apply the profile (systemd:
-back up and write the unit atomically, daemon-reload, restart; process: stop the process group, relaunch),
-the command run once the server is ready (systemd: enable), what a rollback goes back to, and the lock file the
-restart holds on the host. The unit's own Environment= variables stay unless the operator drops them
-(mtptui.ops.restart_env). A dry run prints exactly these commands; mtptui.ops.restart_run executes them. The lint
-is the verdict of the SGLang installed on the host when it can give one (mtptui.ops.host_lint: a few seconds,
-read-only), else the offline table's; ``lint_source`` says which, and why not the host.
+``plan_restart`` only reads the host. The host's service manager plans its own part (mtptui.remote.steps:
+``ServiceManager.plan_launch``): the commands that apply the profile (systemd: back up and write the file holding
+ExecStart= atomically, daemon-reload, reset-failed, restart; process: stop the process group, relaunch), the
+commands run once the server is ready (systemd: enable, when asked), what a rollback goes back to, how it stops
+the running server, and the lock file the restart holds on the host. This module adds what every manager shares:
+the diff of running, configured and profile, the lint, and what the stop may cost. A dry run prints exactly
+these commands; mtptui.ops.restart_run executes them. The lint is the verdict of the SGLang installed on the
+host when it can give one (mtptui.ops.host_lint: a few seconds, read-only), else the offline table's;
+``lint_source`` says which, and why not the host.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Awaitable, Callable, Collection
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Collection
 
-from mtptui.errors import UserError
+from mtptui.engines.registry import Launches, engine, launches
 from mtptui.ops.diff_live import default_profile
-from mtptui.ops.launches import Running, Side, configured_side, profile_side, running_side, systemd_side
-from mtptui.ops.restart_env import EnvChange, merge_env
-from mtptui.remote.procinfo import ProcessInfo
-from mtptui.remote.process import ProcessManager, stop_group_command
-from mtptui.remote.shell import Command
-from mtptui.remote.steps import RestartStep
-from mtptui.remote.systemd import SystemdManager, backup_path, lock_path
-from mtptui.secrets import mask_flagset
-from mtptui.sglang.flags import Diff, Finding, FlagSet, diff_flagsets, render_argv
-from mtptui.sglang.flags.command import find_entry
+from mtptui.ops.launches import Running, Side, configured_side, profile_side, running_side
+from mtptui.ops.restart_drain import DrainOptions, DrainPlan, plan_drain
+from mtptui.ops.restart_stop import stop_notes
+from mtptui.remote.steps import LaunchRequest, PreviousRun, ServiceStep, StopPolicy
+from mtptui.remote.unitenv import EnvChange
+from mtptui.sglang.flags import Diff, Finding, FlagSet, render_argv
 from mtptui.sglang.flags.verdict import LintSource, LintVerdict
 
 if TYPE_CHECKING:
-    from mtptui.config.models import LaunchProfile
     from mtptui.ops.connect import HostSession
 
-STOP_TIMEOUT_S = 30.0
-
-
-@dataclass(frozen=True)
-class Step:
-    """A command of the plan and the progress step it reports; ``starts`` marks the one that starts the server,
-    ``atomic`` one whose failure leaves the host as it was (the unit write: all of it or nothing)."""
-
-    step: RestartStep
-    command: Command
-    starts: bool = False
-    atomic: bool = False
-
-
-@dataclass
-class Previous:
-    """What ran before, so a rollback can go back to it; ``pid`` is the managed server's (unit's main pid)."""
-
-    running: bool
-    unit_path: str | None = None
-    unit_text: str | None = None
-    process: ProcessInfo | None = None
-    argv: list[str] = field(default_factory=list)
-    env: dict[str, str] = field(default_factory=dict)
-    workdir: str | None = None
-    pid: int | None = None
-    unit_name: str | None = None  # the systemd unit's name (``%n``/``%i`` in its ExecStart= expand from it)
+Step = ServiceStep  # a command of the plan and the progress step it reports (the manager's own steps)
+Previous = PreviousRun  # what ran before, so a rollback can go back to it
 
 
 @dataclass
@@ -85,6 +57,12 @@ class RestartPlan:
     lock: str | None = None
     env: list[EnvChange] = field(default_factory=list)
     rollback: str = ""  # what a failed restart undoes, in the manager's words (ServiceManager.rollback_summary)
+    enable_offer: Step | None = None  # the step that would enable the unit once ready, when it is not enabled
+    stop: StopPolicy | None = None  # how the manager stops the running server
+    facts: dict[str, str] = field(default_factory=dict)  # what the manager shows of the service (DropInPaths, ...)
+    written: str | None = None  # the file new_unit is written to (the unit, or its drop-in)
+    drain: DrainPlan | None = None  # the gateway steps around the stop and start (mtptui.ops.restart_drain)
+    engine: str = "sglang"  # the host's engine: ``target`` is its flag set
 
     @property
     def judged_by(self) -> LintSource:
@@ -99,28 +77,38 @@ class RestartPlan:
     def commands(self) -> list[str]:
         return [s.command.shown for s in self.steps + self.finish]
 
+    def enabling(self) -> "RestartPlan":
+        """This plan, enabling the unit once the server is ready (what the dialog offers)."""
+        if self.enable_offer is None or self.enable_offer in self.finish:
+            return self
+        return replace(self, finish=[*self.finish, self.enable_offer])
+
     def to_json(self) -> dict[str, object]:
-        return {"host": self.host, "profile": self.profile, "manager": self.manager,
+        return {"engine": self.engine, "host": self.host, "profile": self.profile, "manager": self.manager,
                 "diff": self.diff.to_json() if self.diff else None,
                 "findings": [f.to_dict() for f in self.findings], "notes": list(self.notes),
                 "lint_source": self.judged_by.to_json(), "lint_notes": list(self.lint_notes),
-                "steps": [{"step": s.step, "what": s.command.what, "command": s.command.shown} for s in self.steps],
-                "after_ready": [{"step": s.step, "what": s.command.what, "command": s.command.shown}
-                                for s in self.finish],
-                "backup": self.backup, "new_unit": self.shown_unit, "lock": self.lock,
-                "environment": [change.to_json() for change in self.env], "rollback": self.rollback}
+                "steps": [_step_json(s) for s in self.steps], "after_ready": [_step_json(s) for s in self.finish],
+                "backup": self.backup, "new_unit": self.shown_unit, "written": self.written, "lock": self.lock,
+                "environment": [change.to_json() for change in self.env], "rollback": self.rollback,
+                "service": dict(self.facts), "can_enable": self.enable_offer is not None,
+                "stop": {"timeout_s": self.stop.timeout_s, "words": self.stop.words,
+                         "term_to": self.stop.term_to} if self.stop else None,
+                "gateway": self.drain.to_json() if self.drain else None}
 
 
-def _entry_from(profile: LaunchProfile, target: FlagSet, current: FlagSet | None) -> None:
-    """Keep the host's interpreter (a venv's python) unless the profile names one itself."""
-    if "python" not in profile.model_fields_set and current is not None:
-        target.entry = current.entry
+def _step_json(step: Step) -> dict[str, str]:
+    return {"step": step.step, "what": step.command.what, "command": step.command.shown}
 
 
-async def _lint(session: HostSession, target: FlagSet) -> LintVerdict:
-    """The target judged by the host's SGLang, in the interpreter the restart will run (or the offline table)."""
+async def _lint(session: HostSession, target: FlagSet, model: Launches) -> LintVerdict:
+    """The target judged by its engine's own lint where it has one, else by the host's SGLang, in the interpreter
+    the restart will run (or the offline table)."""
     from mtptui.ops.host_lint import lint_on_host
 
+    if model.lint is not None:
+        verdict: LintVerdict = model.lint(target)
+        return verdict
     return await lint_on_host(session, render_argv(target), target.env, target.python)
 
 
@@ -129,62 +117,10 @@ def _with_lint(plan: RestartPlan, verdict: LintVerdict) -> RestartPlan:
     return plan
 
 
-def _diff(sides: list[Side | None]) -> Diff | None:
+def _diff(sides: list[Side | None], model: Launches) -> Diff | None:
     """The diff of the sides there are; None when only the profile is (nothing runs, nothing configured)."""
     present = [s for s in sides if s is not None]
-    return diff_flagsets([(s.label, s.flagset) for s in present]) if len(present) > 1 else None
-
-
-async def plan_restart(session: HostSession, profile_name: str | None = None, stamp: str | None = None,
-                       drop_env: Collection[str] = ()) -> RestartPlan:
-    """The plan for restarting ``session``'s host with a profile (the known-good one by default).
-
-    ``stamp`` names the unit's backup (default: the time and this process's pid); ``drop_env`` names variables
-    of the unit's Environment= that the new unit leaves out (by default they are kept).
-    """
-    name = profile_name or default_profile(session.host)
-    profile, profile_s = profile_side(session.host, name)
-    stamp = stamp or f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
-    return await PLANNERS[session.manager.kind](session, name, profile, profile_s, stamp, set(drop_env))
-
-
-async def _plan_systemd(session: HostSession, name: str, profile: LaunchProfile, profile_s: Side, stamp: str,
-                        drop_env: set[str]) -> RestartPlan:
-    """Rewrite the unit's launch (backed up first), daemon-reload, restart; enable once ready."""
-    from mtptui.sglang.unit import read_unit, with_launch
-
-    manager = session.manager
-    assert isinstance(manager, SystemdManager)  # PLANNERS chose this planner by the manager's kind
-    unit_s, unit_file = await systemd_side(manager, session.host.sglang_version)
-    fragment = read_unit(unit_file.text, name=manager.unit)
-    if fragment.exec_argv != read_unit(unit_file.effective, name=manager.unit).exec_argv:
-        raise UserError(f"{manager.unit}'s ExecStart= comes from a drop-in, not {unit_file.path}; mtptui only "
-                        f"rewrites the unit file itself, so edit the drop-in by hand")
-    running = await running_side(session, set(profile.env) | set(unit_s.flagset.env))
-    target = profile_s.flagset
-    _entry_from(profile, target, unit_s.flagset)
-    target.env, env_changes = merge_env(fragment.environment, target.env, drop_env)
-    new_text = with_launch(fragment, target)
-    backup = backup_path(unit_file.path, stamp)
-    main_pid = await manager.main_pid()
-    stray = running.info if running and running.info.pid != main_pid else None
-    steps = ([Step("stopping", stop_group_command(stray.pid, stray.pgid, STOP_TIMEOUT_S, manager.prefix))]
-             if stray else [])
-    steps += [Step("write_unit", manager.write_command(unit_file.path, new_text, backup), atomic=True),
-             Step("reload", manager.daemon_reload_command()),
-             Step("starting", manager.restart_command(), starts=True)]
-    active = main_pid is not None or (await manager.is_active()) in ("active", "activating")
-    previous = Previous(active, unit_path=unit_file.path, unit_text=unit_file.text, pid=main_pid,
-                        unit_name=manager.unit)
-    notes = _notes(session, running)
-    if stray:
-        notes.append(f"pid {stray.pid} runs SGLang outside {manager.unit}: it is stopped first, and a rollback "
-                     f"restores the unit, not that server")
-    plan = RestartPlan(session.host.name, name, "systemd", target, _diff([_side(running), unit_s, profile_s]), [],
-                       steps, [Step("enabled", manager.enable_command())], previous, backup, new_text, notes,
-                       shown_unit=with_launch(fragment, mask_flagset(target)), lock=lock_path(unit_file.path),
-                       env=env_changes, rollback=manager.rollback_summary(previous))
-    return _with_lint(plan, await _lint(session, target))
+    return model.diff([(s.label, s.flagset) for s in present], False) if len(present) > 1 else None
 
 
 def _side(running: Running | None) -> Side | None:
@@ -192,44 +128,38 @@ def _side(running: Running | None) -> Side | None:
 
 
 def _notes(session: HostSession, running: Running | None) -> list[str]:
-    return [] if running else [f"no SGLang server is running on {session.host.name} now"]
+    label = engine(session.host.engine).label
+    return [] if running else [f"no {label} server is running on {session.host.name} now"]
 
 
-def _entry_of(argv: list[str]) -> str | None:
-    found = find_entry(argv)
-    if found is None:
-        return None
-    import shlex
+async def plan_restart(session: HostSession, profile_name: str | None = None, stamp: str | None = None,
+                       drop_env: Collection[str] = (), enable: bool = False,
+                       drain: DrainOptions = DrainOptions()) -> RestartPlan:
+    """The plan for restarting ``session``'s host with a profile (the known-good one by default).
 
-    return shlex.join(argv[found[0]:found[1]])
-
-
-async def _plan_process(session: HostSession, name: str, profile: LaunchProfile, profile_s: Side, stamp: str,
-                        drop_env: set[str]) -> RestartPlan:
-    """Stop the running server's process group, launch the profile with setsid nohup."""
-    if drop_env:
-        raise UserError(f"--drop-env applies to a systemd unit's Environment=; {session.host.name} runs a process")
-    manager = session.manager
-    assert isinstance(manager, ProcessManager)  # PLANNERS chose this planner by the manager's kind
-    configured, _ = await configured_side(session)
-    running = await running_side(session, set(profile.env))
-    target = profile_s.flagset
-    if "python" not in profile.model_fields_set and running and (entry := _entry_of(running.info.argv)):
-        target.entry = entry
-    info = running.info if running else None
-    workdir = manager.config.workdir or (info.cwd if info else None)
-    steps = [Step("stopping", manager.stop_command(info))] if info else []
-    steps.append(Step("starting", manager.launch_command(target.entry_argv + render_argv(target), target.env, workdir),
-                      starts=True))
-    previous = Previous(info is not None, process=info, argv=list(info.argv) if info else [],
-                        env=running.side.flagset.env if running else {}, workdir=info.cwd if info else None,
-                        pid=info.pid if info else None)
-    plan = RestartPlan(session.host.name, name, "process", target, _diff([_side(running), configured, profile_s]), [],
-                       steps, [], previous, notes=_notes(session, running), lock=manager.lock_path(),
-                       rollback=manager.rollback_summary(previous))
-    return _with_lint(plan, await _lint(session, target))
-
-
-# The one place that knows which plan fits which service manager (ServiceManager.kind).
-Planner = Callable[["HostSession", str, "LaunchProfile", Side, str, set[str]], Awaitable[RestartPlan]]
-PLANNERS: dict[str, Planner] = {"systemd": _plan_systemd, "process": _plan_process}
+    ``stamp`` names the unit's backup (default: the time and this process's pid); ``drop_env`` names variables
+    of the unit's Environment= that the new unit leaves out (by default they are kept); ``enable`` enables the
+    unit once the server is ready (where the manager has such a thing); ``drain`` the gateway steps asked for.
+    """
+    name, model = profile_name or default_profile(session.host), launches(session.host.engine)
+    profile, profile_s = profile_side(session.host, name)
+    configured, launch = await configured_side(session)
+    running = await running_side(session, set(profile.env) | (set(configured.flagset.env) if configured else set()))
+    request = LaunchRequest(profile_s.flagset, keep_interpreter="python" not in profile.model_fields_set,
+                            running=running.info if running else None,
+                            running_env=running.side.flagset.env if running else {}, configured=launch,
+                            drop_env=frozenset(drop_env),
+                            stamp=stamp or f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}", enable=enable,
+                            launches=model)
+    service = await session.manager.plan_launch(request)
+    gateway, gateway_notes = await plan_drain(session, drain)
+    stopping = stop_notes(service.stop, running, session.host.sglang_version, bool(gateway and gateway.active)) \
+        if model.stop_facts else []
+    notes = _notes(session, running) + service.notes + gateway_notes + stopping
+    plan = RestartPlan(session.host.name, name, session.manager.kind, service.target,
+                       _diff([_side(running), configured, profile_s], model), [], service.steps, service.finish,
+                       service.previous, service.backup, service.new_unit, notes, shown_unit=service.shown_unit,
+                       lock=service.lock, env=service.env, rollback=service.rollback,
+                       enable_offer=service.enable_offer, stop=service.stop, facts=service.facts,
+                       written=service.written, drain=gateway, engine=session.host.engine)
+    return _with_lint(plan, await _lint(session, service.target, model))

@@ -55,12 +55,17 @@ def holder_name(profile: str) -> str:
 class Link:
     """The session seen by one restart; ``emit(step, message, detail)`` reports the connection's ups and downs."""
 
-    def __init__(self, session: HostSession, plan: RestartPlan, emit: StepEmit, reconnect_s: float) -> None:
+    def __init__(self, session: HostSession, plan: RestartPlan, emit: StepEmit, reconnect_s: float,
+                 held: HostLock | None = None) -> None:
         self.session, self.plan, self.emit, self.reconnect_s = session, plan, emit, reconnect_s
-        self.lock: HostLock | None = None
+        self.lock: HostLock | None = held
+        self.held = held is not None  # taken by the caller, who releases it
 
     async def take_lock(self) -> None:
         """The host's restart lock; HostLocked (a UserError: nothing was changed) when another restart has it."""
+        if self.held:
+            await self.hold_lock()
+            return
         if self.plan.lock is None:
             return
         from mtptui.remote.hostlock import HostLock
@@ -80,7 +85,7 @@ class Link:
             raise StepFailed(str(exc)) from None
 
     async def release(self) -> None:
-        if self.lock is not None:
+        if self.lock is not None and not self.held:
             await self.lock.release()
 
     async def reach(self) -> bool:

@@ -53,6 +53,7 @@ class RestartResult:
     changed: list[Ran] = field(default_factory=list)
     undone: list[Ran] = field(default_factory=list)
     end: EndState | None = None
+    gateway: dict[str, Any] | None = None  # what the gateway steps did (mtptui.ops.restart_drain.GatewayDrain)
 
     @property
     def ok(self) -> bool:
@@ -88,7 +89,8 @@ class RestartResult:
                 "backup": self.backup, "elapsed_s": round(self.elapsed_s, 2), "summary": self.summary(),
                 "changed": [r.to_json() for r in self.changed], "undone": [r.to_json() for r in self.undone],
                 "end_state": self.end.to_json() if self.end is not None else None,
-                "commands": list(self.commands), "events": [e.to_json() for e in self.events]}
+                "commands": list(self.commands), "events": [e.to_json() for e in self.events],
+                "gateway": self.gateway}
 
 
 def _listed(ran: list[Ran]) -> str:

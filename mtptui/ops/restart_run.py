@@ -21,14 +21,17 @@ from mtptui.errors import UserError
 from mtptui.ops.progress import Clock, RestartEvent
 from mtptui.ops.readonly import refuse_if_readonly
 from mtptui.ops.restart import RestartPlan, Step
+from mtptui.ops.restart_drain import DrainDecision, GatewayDrain
 from mtptui.ops.restart_link import READ_TRIES, Link, StepFailed, connection_trouble
 from mtptui.ops.restart_result import Ran, RestartResult
 from mtptui.ops.watch import WatchOutcome, WatchStatus, log_position, watch_start
+from mtptui.remote.bounded import DEFAULT_TIMEOUT_S as DEFAULT_HOST_S
 from mtptui.remote.errors import RemoteError
 from mtptui.remote.logsource import LogPosition, Start
 from mtptui.remote.steps import RestartStep
 
 if TYPE_CHECKING:
+    from mtptui.remote.hostlock import HostLock
     from mtptui.ops.connect import HostSession
     from mtptui.remote.transport import Completed
 
@@ -53,14 +56,19 @@ class Restarter:
     def __init__(self, session: HostSession, plan: RestartPlan, *, timeout_s: float = DEFAULT_TIMEOUT_S,
                  on_event: Callable[[RestartEvent], None] | None = None,
                  on_log: Callable[[bytes], None] | None = None, force: bool = False,
-                 rollback_timeout_s: float | None = None, reconnect_s: float = RECONNECT_S) -> None:
+                 rollback_timeout_s: float | None = None, reconnect_s: float = RECONNECT_S,
+                 held_lock: HostLock | None = None, on_drain_timeout: DrainDecision | None = None) -> None:
+        """``held_lock``: the host's restart lock, already taken by the caller (a tune holds it throughout);
+        ``on_drain_timeout``: asked whether to go on when the worker does not drain in time (None: stop there)."""
         self.session, self.plan = session, plan
         self.timeout_s, self.on_event, self.on_log, self.force = timeout_s, on_event, on_log, force
         self.rollback_timeout_s = rollback_timeout_s or timeout_s
         self.clock = Clock()
         self.result = RestartResult(plan.host, plan.profile, plan.manager, "started", backup=plan.backup)
         self.launch = "target"
-        self.link = Link(session, plan, self.emit, reconnect_s)
+        self.link = Link(session, plan, self.emit, reconnect_s, held_lock)
+        self.gateway = GatewayDrain(session, plan.drain, self.emit, on_drain_timeout) \
+            if plan.drain is not None and plan.drain.active else None
 
     def emit(self, step: RestartStep, message: str, detail: dict[str, Any] | None = None) -> None:
         event = RestartEvent(step, message, self.launch, self.clock(), detail or {})
@@ -86,10 +94,18 @@ class Restarter:
 
     async def _locked(self) -> None:
         stale = await self._stale()
-        outcome = WatchOutcome("failed", stale) if stale else await self._apply()
+        outcome = WatchOutcome("failed", stale) if stale else await self._drained_apply()
         if outcome.status == "ready":
             await self._finish()
-        elif outcome.status == "unreachable":
+            outcome = await self._back_in_gateway(outcome)
+        if outcome.status != "ready":
+            await self._not_ready(outcome)
+        await self._gateway_anyway()
+        if self.result.outcome != "unreachable":
+            await self._read_end()
+
+    async def _not_ready(self, outcome: WatchOutcome) -> None:
+        if outcome.status == "unreachable":
             self._unreachable(outcome.reason)
         elif not self.result.changed:
             self.result.outcome, self.result.reason = "aborted", outcome.reason
@@ -97,8 +113,6 @@ class Restarter:
         else:
             self.result.reason = outcome.reason
             await self._rollback(outcome)
-        if self.result.outcome != "unreachable":
-            await self._read_end()
 
     async def _stale(self) -> str | None:
         """Why the plan no longer describes the host (the unit or the server changed since), or None."""
@@ -115,6 +129,37 @@ class Restarter:
         if pid != previous.pid:
             return f"the server on {self.plan.host} changed since the plan was made; plan the restart again"
         return None
+
+    # The gateway steps (mtptui.ops.restart_drain) ---------------------------------------------------------
+
+    async def _drained_apply(self) -> WatchOutcome:
+        """Out of the gateway and idle first, when the plan has gateway steps; a worker taken out is put back
+        when the steps before the stop fail."""
+        if self.gateway is not None:
+            failed = await self.gateway.take_out()
+            if failed is not None:
+                self.emit("failed", f"the gateway steps did not complete: {failed}")
+                await self._gateway_anyway()
+                return WatchOutcome("failed", failed)
+        return await self._apply()
+
+    async def _back_in_gateway(self, outcome: WatchOutcome) -> WatchOutcome:
+        """The ready server back in the gateway, ready there, a canary answered; a failure is rolled back."""
+        if self.gateway is None:
+            return outcome
+        failed = await self.gateway.put_back(canary=True)
+        if failed is None:
+            return outcome
+        self.result.outcome = "started"
+        self.emit("failed", f"the server is ready, but the gateway steps did not complete: {failed}")
+        return WatchOutcome("failed", failed)
+
+    async def _gateway_anyway(self) -> None:
+        """Whatever happened, a worker taken out of the gateway is put back (a drained worker is never left out)."""
+        if self.gateway is not None:
+            if (failed := await self.gateway.put_back(canary=False)) is not None:
+                self.emit("warning", f"could not add the worker back to the gateway: {failed}")
+            self.result.gateway = self.gateway.report
 
     # Steps -------------------------------------------------------------------------------------------------
 
@@ -138,7 +183,8 @@ class Restarter:
         self.emit(step.step, step.command.what)
         self.result.commands.append(step.command.shown)
         try:
-            completed = await self.session.transport.run(step.command)
+            # a step (systemctl restart of a Type=notify unit) may take as long as the server's start
+            completed = await self.session.transport.run(step.command, timeout=max(self.timeout_s, DEFAULT_HOST_S))
         except RemoteError as exc:
             if not connection_trouble(exc):
                 raise StepFailed(str(exc)) from None
@@ -170,9 +216,9 @@ class Restarter:
             return WatchOutcome("unreachable", failed.reason)
         self.emit("starting", f"{what} is starting (pid {self.result.pid})", {"pid": self.result.pid})
         timeout_s = self.timeout_s if self.launch == "target" else self.rollback_timeout_s
-        outcome = await watch_start(self.session, position, start, self._alive, timeout_s, self.emit, self.on_log)
+        outcome = await watch_start(self.session, position, start, self._exited, timeout_s, self.emit, self.on_log)
         if outcome.status == "unreachable" and await self.link.reach():  # judge the server now it can be seen
-            outcome = await watch_start(self.session, None, start, self._alive, CATCH_UP_S, self.emit, self.on_log,
+            outcome = await watch_start(self.session, None, start, self._exited, CATCH_UP_S, self.emit, self.on_log,
                                         watch=outcome.watch)
         if outcome.status in ("timeout", "lost", "unreachable"):
             self.emit(outcome.status, f"{outcome.status}: {outcome.reason}")
@@ -181,8 +227,8 @@ class Restarter:
     async def _new_pid(self, launch_output: str) -> int | None:
         return await self.session.manager.started_pid(launch_output)
 
-    async def _alive(self) -> bool:
-        return await self.session.manager.still_running(self.result.pid)
+    async def _exited(self) -> str | None:
+        return await self.session.manager.exited(self.result.pid)
 
     # Ending ------------------------------------------------------------------------------------------------
 

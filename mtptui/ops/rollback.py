@@ -14,5 +14,4 @@ async def rollback_steps(session: HostSession, plan: RestartPlan, new_pid: int |
                          changed: Collection[str]) -> list[Step]:
     """Undo ``changed`` (the steps that ran or may have run), as the host's service manager says
     (mtptui.remote.systemd / process: ``rollback_steps``)."""
-    proposed = await session.manager.rollback_steps(plan.previous, new_pid, changed)
-    return [Step(step.step, step.command, starts=step.starts) for step in proposed]
+    return await session.manager.rollback_steps(plan.previous, new_pid, changed)

@@ -1,10 +1,11 @@
 """Watch a server start: follow its log from a position until ready, crashed, or a timeout.
 
-The log says how far it got (mtptui.ops.progress); a liveness check catches a server that dies without a
-word, and a quiet log releases an error the parser holds back for its traceback. A dropped connection is not the
-server's failure: the log follower reconnects with backoff for the whole watch and resumes where it was, a
-liveness check that cannot reach the host says nothing, and a watch that ends while the host is away ends
-``unreachable``, with where it stood, so it can go on (``watch=``) once the host is back.
+The log says how far it got (mtptui.ops.progress); the manager's liveness check (``exited``) catches a server
+that dies without a word, or one that systemd restarts by itself (``Restart=``), and a quiet log releases an
+error the parser holds back for its traceback. A dropped connection is not the server's failure: the log
+follower reconnects with backoff for the whole watch and resumes where it was, a liveness check that cannot
+reach the host says nothing, and a watch that ends while the host is away ends ``unreachable``, with where it
+stood, so it can go on (``watch=``) once the host is back.
 """
 
 from __future__ import annotations
@@ -12,14 +13,14 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Awaitable, Callable, Literal, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Sequence
 
 from mtptui.ops.progress import StartupTracker, StepEmit
 from mtptui.remote.errors import ConnectError, ConnectionLost, RemoteError
 from mtptui.remote.follow import Backoff, ConnectionStatus
 from mtptui.remote.logsource import FileLog, FilePosition, JournalDecoder, LogChunk, LogPosition, Start
 from mtptui.remote.shell import Command
-from mtptui.sglang.logparse import LogParser
+from mtptui.engines.registry import launches
 
 if TYPE_CHECKING:
     from mtptui.ops.connect import HostSession
@@ -29,6 +30,7 @@ GRACE_S = 1.5  # after the process is gone, time for its last lines to arrive
 
 
 WatchStatus = Literal["ready", "crashed", "timeout", "lost", "unreachable", "failed"]  # failed: a step did not complete
+Exited = Callable[[], Awaitable["str | None"]]  # None while the started server runs, else why not (the manager's)
 
 
 @dataclass
@@ -45,9 +47,10 @@ class Watch:
     """One start being watched: its parser and tracker, the log position reached, and whether the host answers."""
 
     def __init__(self, emit: StepEmit, on_log: Callable[[bytes], None] | None, position: LogPosition,
-                 start: Start) -> None:
-        self.tracker, self.on_log = StartupTracker(emit), on_log
-        self.parser = LogParser()
+                 start: Start, engine: str | None = None) -> None:
+        parser, state = launches(engine).watch()  # the engine's log: its parser and its phases
+        self.tracker, self.on_log = StartupTracker(emit, state), on_log
+        self.parser: Any = parser
         self.last_data = time.monotonic()
         self.failure: str | None = None
         self.position, self.start = position, start
@@ -101,32 +104,32 @@ async def _read(session: HostSession, watch: Watch, emit: StepEmit) -> None:
         await follower.stop()
 
 
-async def _check(watch: Watch, alive: Callable[[], Awaitable[bool]]) -> None:
+async def _check(watch: Watch, exited: Exited) -> None:
     while not watch.tracker.settled:
         await asyncio.sleep(POLL_S)
         if watch.parser.pending is not None and time.monotonic() - watch.last_data > POLL_S:
             watch.flush()
         try:
-            running = await alive()
+            why = await exited()
         except (ConnectionLost, ConnectError) as exc:
             watch.unreachable = str(exc)
             continue
         except RemoteError:  # an answer that says nothing about the server
             continue
         watch.unreachable = None
-        if not running:
+        if why is not None:
             await asyncio.sleep(GRACE_S)
             watch.flush()
-            watch.tracker.crash("the server exited before it was ready")
+            watch.tracker.crash(why)  # the log's own crash line, when it had one, stays the reason
 
 
-async def watch_start(session: HostSession, position: LogPosition, start: Start, alive: Callable[[], Awaitable[bool]],
+async def watch_start(session: HostSession, position: LogPosition, start: Start, exited: Exited,
                       timeout_s: float, emit: StepEmit, on_log: Callable[[bytes], None] | None = None,
                       watch: Watch | None = None) -> WatchOutcome:
     """Follow the log from ``position`` (or ``start``) until the server is ready, crashed, or ``timeout_s``;
     with ``watch``, go on from where that watch stood."""
-    watch = watch or Watch(emit, on_log, position, start)
-    tasks = [asyncio.ensure_future(_read(session, watch, emit)), asyncio.ensure_future(_check(watch, alive))]
+    watch = watch or Watch(emit, on_log, position, start, session.host.engine)
+    tasks = [asyncio.ensure_future(_read(session, watch, emit)), asyncio.ensure_future(_check(watch, exited))]
     try:
         await asyncio.wait(tasks, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
     finally:

@@ -93,6 +93,7 @@ class LogFollower:
         self.on_status = on_status
         self.status = ConnectionStatus("connecting")
         self._stopped = asyncio.Event()
+        self._retry = asyncio.Event()  # set by retry_now: cut the wait before the next attempt short
         self._stream: Stream | None = None
 
     def _set(self, status: ConnectionStatus) -> ConnectionStatus:
@@ -159,10 +160,18 @@ class LogFollower:
         return f"the reader of the {self.source.describe()} exited (status {self._last_exit}){why}", True
 
     async def _sleep(self, delay: float) -> None:
+        """The backoff's wait; ended early by ``stop()`` or ``retry_now()`` (also when asked just before it)."""
+        stopped, retry = asyncio.ensure_future(self._stopped.wait()), asyncio.ensure_future(self._retry.wait())
         try:
-            await asyncio.wait_for(self._stopped.wait(), delay)
-        except asyncio.TimeoutError:
-            pass
+            await asyncio.wait({stopped, retry}, timeout=delay, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+            retry.cancel()
+            self._retry.clear()
+
+    def retry_now(self) -> None:
+        """Try to connect again now instead of at the end of the backoff (the operator asked)."""
+        self._retry.set()
 
     async def stop(self) -> None:
         """End ``events()``: the current reader is closed and no reconnection is tried."""

@@ -16,6 +16,12 @@ FIELDS = ("index", "name", "utilization.gpu", "memory.used", "memory.total", "te
 QUERY = ["nvidia-smi", f"--query-gpu={','.join(FIELDS)}", "--format=csv,noheader,nounits"]
 NOT_FOUND_STATUS = 127  # what a POSIX shell exits with for a command it cannot find
 UNITS = (" MiB", " %", " W", " C")  # printed after numbers when ``nounits`` is left out
+QUERY_OUTPUT_LIMIT = 1048576  # a few hundred bytes a GPU: more is a driver printing garbage, cut off on the host
+
+
+def query_command() -> Command:
+    """QUERY as a command for a host, its output bounded."""
+    return Command.of(QUERY, "query the GPUs", output_limit=QUERY_OUTPUT_LIMIT)
 
 
 @dataclass(frozen=True)
@@ -31,10 +37,6 @@ class GpuStat:
     temperature_c: float | None = None
     power_w: float | None = None
     power_limit_w: float | None = None
-
-    @property
-    def memory_used_gb(self) -> float | None:
-        return None if self.memory_used_mib is None else self.memory_used_mib / 1024
 
     @property
     def memory_pct(self) -> float | None:
@@ -97,7 +99,7 @@ def reading_of(status: int | None, out: str, err: str) -> GpuReading:
 
 async def read_gpus(transport: Transport, timeout_s: float = 15) -> GpuReading:
     """One poll of the host's GPUs (a RemoteError when the transport itself fails)."""
-    result = await transport.run(Command.of(QUERY, "query the GPUs"), timeout=timeout_s)
+    result = await transport.run(query_command(), timeout=timeout_s)
     return reading_of(result.exit_status, result.out, result.err)
 
 

@@ -24,17 +24,27 @@ if TYPE_CHECKING:
 
 # argv: LOCKFILE HOLDER. Prints "locked PID" and a heartbeat while it holds the lock; "busy WHO" (exit 75) when
 # another process holds it.
-# An existing lock file is locked even on a read-only or full disk (opened for reading); the holder's note is
-# written into it where the disk allows.
+# The lock is taken only on a regular file: a missing one is made by mktemp and hard-linked into place (ln never
+# replaces what is there), a symbolic link or anything else at the path is refused, and the file opened is checked
+# to be the one at the path (a link swapped in between is caught). The holder's note is written through the open
+# descriptor (/dev/fd/9), never through the path. An existing lock file is locked even on a read-only or full
+# disk (opened for reading); the note is written where the disk allows.
 LOCK = r"""lock=$1; holder=$2
 command -v flock >/dev/null 2>&1 || { echo "flock(1) is not installed (util-linux)" >&2; exit 127; }
+refuse() { echo "refusing the lock file $lock: it is $1 (mtptui locks only a regular file it created)" >&2; exit 2; }
 mkdir -p -- "$(dirname -- "$lock")" 2>/dev/null || :
-{ command exec 9>>"$lock"; } 2>/dev/null || command exec 9<"$lock" || exit 2
+if [ ! -e "$lock" ] && [ ! -h "$lock" ] && t=$(mktemp -- "$lock.XXXXXXXX" 2>/dev/null); then
+  chmod 644 -- "$t"; ln -P -T -- "$t" "$lock" 2>/dev/null || :; rm -f -- "$t"
+fi
+[ ! -h "$lock" ] || refuse "a symbolic link"
+[ -f "$lock" ] || refuse "not a regular file"
+{ command exec 9<>"$lock"; } 2>/dev/null || command exec 9<"$lock" || exit 2
+[ "$(stat -c %d:%i -- "$lock")" = "$(stat -L -c %d:%i -- /dev/fd/9)" ] || refuse "replaced while it was opened"
 if ! flock -n 9; then
-  printf 'busy %s\n' "$(head -c 600 -- "$lock" | tr -d '\n')"
+  printf 'busy %s\n' "$(head -c 600 <&9 | tr -d '\n')"
   exit 75
 fi
-printf '%s, pid %s on the host, since %s\n' "$holder" "$$" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" 2>/dev/null > "$lock"
+printf '%s, pid %s on the host, since %s\n' "$holder" "$$" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" 2>/dev/null > /dev/fd/9
 echo "locked $$"
 while sleep 1 9>&-; do echo . || exit 0; done
 """.strip()

@@ -9,6 +9,7 @@ import asyncio
 import os
 import signal
 
+from mtptui.remote.bounded import GRACE_S, finish, guarded_line, host_timeout
 from mtptui.remote.errors import RemoteError
 from mtptui.remote.shell import Command
 from mtptui.remote.transport import Completed
@@ -62,31 +63,32 @@ class LocalTransport:
     async def forward_port(self, host: str, port: int) -> tuple[str, int]:
         return host, port  # already here
 
-    async def _spawn(self, command: Command, stdin: int | None) -> asyncio.subprocess.Process:
+    async def _spawn(self, line: str, stdin: int | None) -> asyncio.subprocess.Process:
         try:
             return await asyncio.create_subprocess_exec(
-                "/bin/sh", "-c", command.line, stdin=stdin, stdout=asyncio.subprocess.PIPE,
+                "/bin/sh", "-c", line, stdin=stdin, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, start_new_session=True, env=os.environ.copy())
         except OSError as exc:
             raise RemoteError(f"cannot run a shell on this machine: {exc.strerror or exc}") from None
 
     async def run(self, command: Command, timeout: float | None = None) -> Completed:
         stdin = asyncio.subprocess.PIPE if command.input is not None else asyncio.subprocess.DEVNULL
-        process = await self._spawn(command, stdin)
+        seconds = host_timeout(timeout)
+        process = await self._spawn(guarded_line(command, seconds), stdin)
         try:
-            out, err = await asyncio.wait_for(process.communicate(command.input), timeout)
+            out, err = await asyncio.wait_for(process.communicate(command.input), seconds + GRACE_S)
         except asyncio.TimeoutError:
             await _kill_group(process)
-            raise RemoteError(f"{command.what or command.line} timed out after {timeout:g} s on this machine") from None
+            raise RemoteError(f"{command.what or command.line} timed out after {seconds:g} s on this machine") from None
         except asyncio.CancelledError:  # the caller went away (e.g. the app quit): the command goes too
             await asyncio.shield(_kill_group(process))
             raise
         code = process.returncode
         status = code if code is not None and code >= 0 else None
-        return Completed(command.line, status, out, err)
+        return finish(command, Completed(command.line, status, out, err), seconds, self.label)
 
     async def open_stream(self, command: Command) -> LocalStream:
-        return LocalStream(await self._spawn(command, asyncio.subprocess.DEVNULL))
+        return LocalStream(await self._spawn(command.line, asyncio.subprocess.DEVNULL))
 
     async def close(self) -> None:
         return None

@@ -3,8 +3,12 @@
 A file is read by a small Python reader on the host (``python3 -c FILE_READER``) that resumes at an exact
 (inode, byte offset) and frames every piece of data with the offset it starts at, so truncation and rotation are
 seen for what they are. The journal is read with ``journalctl -u UNIT -f -o json``, whose entries carry their
-cursor; resuming uses ``--after-cursor``. (``--show-cursor`` only prints a cursor when journalctl exits, which
-a follow never does, so the per-entry cursor of the JSON output is what makes the resume exact.)
+cursor. Resuming uses ``--cursor`` and drops the first entry when it is the one already delivered: the entry may
+be gone (``journalctl --vacuum-files`` deleted the archived file holding it), and ``--after-cursor`` would then
+skip the next one unseen. (``--show-cursor`` only prints a cursor when journalctl exits, which a follow never
+does, so the per-entry cursor of the JSON output is what makes the resume exact.) journald's own note that its
+rate limit dropped messages of the unit (``Suppressed N messages from UNIT``) is a chunk with ``gap``: the log
+has a hole there, and no server wrote that line.
 """
 
 from __future__ import annotations
@@ -20,11 +24,13 @@ from mtptui.remote.shell import Command
 # 2 s of quiet is a heartbeat: writing to a connection that died ends the reader (SIGPIPE) instead of leaking it.
 # A file missing at the start ends the reader with NO_SUCH_FILE, unless WAIT is 1 (a restart creates it).
 # MARK (hex) is the last bytes before OFFSET: the file at PATH holds the position only if it holds them there.
-# Rotation: a file is read to its end before the reader moves on. Renamed away (logrotate's create), it is still
-# open, or found again by its inode; truncated in place (copytruncate, or a size that shrank), its rest is in the
-# copy beside it (NAME*), found by MARK. Such a rest is framed with the copy's inode at the same offset (the log
-# goes on, it is not a new file). After a rotated file, the next one is the rotated file modified next (two
-# rotations while the connection was down), else the file at PATH, each from 0.
+# Rotation: a file is read to its end before the reader moves on, and it moves on only once the next file has
+# data: a server started with nohup keeps writing the file renamed away (logrotate's create without a signal it
+# heeds), and its lines go on there. Renamed away, a file is still open, or found again by its inode; truncated
+# in place (copytruncate, or a size that shrank), its rest is in the copy beside it (NAME*), found by MARK. Such
+# a rest is framed with the copy's inode at the same offset (the log goes on, it is not a new file). After a
+# rotated file, the next one is the rotated file modified next (two rotations while the connection was down),
+# else the file at PATH, each from 0.
 NO_SUCH_FILE = 66
 MARK_BYTES = 64  # as in FILE_READER
 # The program text travels in the follow command, word for word: E501 is waived for it, not wrapped.
@@ -93,6 +99,11 @@ def after(done):
         except OSError:
             pass
     return None
+def written(name):
+    try:
+        return os.stat(name).st_size > 0
+    except OSError:
+        return False
 def reopen():
     global ino, off, mark
     try:
@@ -146,6 +157,12 @@ while True:
         continue
     if moved:
         nxt = after(os.fstat(f.fileno()))
+        if nxt is None and not written(path):
+            idle += 1
+            if idle % 20 == 0:
+                frame()
+            time.sleep(0.1)
+            continue
         f.close()
         f, ino, off, mark = nxt, -1, 0, b""
         if nxt:
@@ -180,9 +197,15 @@ LogPosition = Union[FilePosition, JournalPosition, None]
 
 @dataclass(frozen=True)
 class Start:
-    """Where to begin when there is no position yet: ``lines`` before the end, or everything (None)."""
+    """Where to begin when there is no position yet: ``lines`` before the end, or everything (None); ``since``
+    a time in journalctl's words (``2026-11-29 14:30:00``, ``-30min``, ``@EPOCH``): only a journal has times."""
 
     lines: int | None = 0
+    since: str | None = None
+
+    @classmethod
+    def since_time(cls, when: str) -> "Start":
+        return cls(None, when)
 
     @classmethod
     def end(cls) -> "Start":
@@ -201,12 +224,15 @@ class Start:
 class LogChunk:
     """Log bytes in order; ``position`` is where the log stands after them (the resume point).
 
-    ``reset`` marks a discontinuity: the file was truncated or replaced, so these bytes start a new file.
+    ``reset`` marks a discontinuity: the file was truncated or replaced, so these bytes start a new file. ``gap``
+    is how many lines are missing here (journald's rate limit dropped them); ``data`` then says so. A chunk from
+    no followed log (a recorded or synthetic feed) has no ``position``.
     """
 
     data: bytes
-    position: LogPosition
+    position: LogPosition = None
     reset: bool = False
+    gap: int | None = None
 
 
 class FrameDecoder:
@@ -239,11 +265,16 @@ class FrameDecoder:
         return LogChunk(payload, self.expected, reset=expected is not None and not follows)
 
 
-class JournalDecoder:
-    """Decodes ``journalctl -o json`` lines into message lines with their cursor."""
+DROPPED = "a596d6fe7bfa4994828e72309e95d61e"  # MESSAGE_ID of journald's "Suppressed N messages from UNIT"
 
-    def __init__(self) -> None:
+
+class JournalDecoder:
+    """Decodes ``journalctl -o json`` lines into message lines with their cursor; ``skip`` is the cursor of the
+    entry already delivered (a resume by ``--cursor`` starts with it when it still exists)."""
+
+    def __init__(self, skip: str | None = None) -> None:
         self.buffer = bytearray()
+        self.skip = skip
 
     def feed(self, data: bytes) -> list[LogChunk]:
         self.buffer += data
@@ -257,10 +288,19 @@ class JournalDecoder:
                 entry = json.loads(line)
             except ValueError:
                 continue
-            cursor = entry.get("__CURSOR")
-            if cursor:
-                chunks.append(LogChunk(_message(entry.get("MESSAGE")), JournalPosition(cursor)))
+            cursor, skip, self.skip = entry.get("__CURSOR"), self.skip, None
+            if cursor and cursor != skip:
+                chunks.append(_chunk(entry, JournalPosition(cursor)))
         return chunks
+
+
+def _chunk(entry: dict[str, object], position: JournalPosition) -> LogChunk:
+    dropped = str(entry.get("N_DROPPED") or "")
+    if entry.get("MESSAGE_ID") == DROPPED and dropped.isdigit():
+        unit = str(entry.get("MESSAGE") or "").rpartition(" from ")[2] or "the unit"
+        note = f"journald dropped {dropped} lines of {unit} here (its rate limit)\n"
+        return LogChunk(note.encode(), position, gap=int(dropped))
+    return LogChunk(_message(entry.get("MESSAGE")), position)
 
 
 def _message(value: object) -> bytes:
@@ -279,6 +319,8 @@ class FileLog:
     path: str
     python: str = "python3"
 
+    has_times = False  # a file's lines carry the server's own timestamps, which the reader does not read
+
     def command(self, position: LogPosition, start: Start, wait: bool = False) -> Command:
         """The reader; ``wait`` waits for a missing file instead of ending with NO_SUCH_FILE."""
         inode, offset = (position.inode, position.offset) if isinstance(position, FilePosition) else (0, 0)
@@ -294,7 +336,8 @@ class FileLog:
         return self.path
 
 
-JSON_ENTRIES = ("-o", "json", "--output-fields=MESSAGE")  # one JSON object per entry, with its __CURSOR
+# one JSON object per entry, with its __CURSOR (and what tells journald's note of dropped lines apart)
+JSON_ENTRIES = ("-o", "json", "--output-fields=MESSAGE,MESSAGE_ID,N_DROPPED")
 
 
 @dataclass(frozen=True)
@@ -303,6 +346,7 @@ class JournalLog:
 
     unit: str
     prefix: tuple[str, ...] = ()
+    has_times = True  # journalctl --since
 
     def journalctl(self, *options: str) -> list[str]:
         """``journalctl -u UNIT OPTIONS --no-pager`` through the prefix: every journal read is built here."""
@@ -310,7 +354,9 @@ class JournalLog:
 
     def command(self, position: LogPosition, start: Start, wait: bool = False) -> Command:
         if isinstance(position, JournalPosition):
-            where = ["--after-cursor", position.cursor]
+            where = ["--cursor", position.cursor]  # the decoder drops that entry itself (module doc)
+        elif start.since is not None:
+            where = ["-n", "all", "--since", start.since]
         else:
             where = ["-n", "all" if start.lines is None else str(start.lines)]
         return Command.of([*self.journalctl("-f", *JSON_ENTRIES), *where], f"follow the journal of {self.unit}")
@@ -324,7 +370,7 @@ class JournalLog:
         return Command.of(self.journalctl("-n", "1", "-o", "cat"), f"read the journal of {self.unit}")
 
     def decoder(self, position: LogPosition) -> JournalDecoder:
-        return JournalDecoder()
+        return JournalDecoder(position.cursor if isinstance(position, JournalPosition) else None)
 
     def describe(self) -> str:
         return f"journal of {self.unit}"

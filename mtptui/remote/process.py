@@ -8,24 +8,30 @@ byte offsets of a follower stay valid across restarts.
 
 from __future__ import annotations
 
+import copy
 import posixpath
 from typing import TYPE_CHECKING, Collection
 
 from mtptui.config.models import ProcessServer
 from mtptui.errors import UserError
 from mtptui.remote.procinfo import ProcessInfo, find_servers, read_process
+from mtptui.remote.service_state import ServiceState
 from mtptui.remote.shell import (APPEND, BACKGROUND, ERR_TO_OUT, FROM, LAST_BACKGROUND_PID, OR, THEN, Command,
                                  script)
+from mtptui.remote.steps import PreviousRun, ServicePlan, ServiceStep, StopPolicy
 from mtptui.remote.transport import Transport
-from mtptui.remote.unitfile import UnitFile
-
-from mtptui.remote.steps import ServiceStep
+from mtptui.remote.unitfile import ConfiguredLaunch, UnitFile
 
 if TYPE_CHECKING:
-    from mtptui.remote.steps import PreviousRun
+    from mtptui.remote.steps import LaunchRequest
+    from mtptui.sglang.flags.flagset import FlagSet
+
+STOP_TIMEOUT_S = 30.0  # TERM, then KILL this much later (a hand-started server, or one outside its unit)
 
 # argv: PGID TICKS (tenths of a second before KILL). Exit 0 once no live process is left in the group.
-# `env -- kill` is the system kill: dash's builtin takes no negative pid (process group).
+# `env -- kill` is the system kill: dash's builtin takes no negative pid (process group). The signal is given as
+# `-TERM`, never `-s TERM`: procps-ng 4.0's kill then reads a small group id (`-- -46`, as in a container's own
+# PID namespace) as a signal and prints its usage instead of signalling the group.
 # Its text is part of the command a restart plan shows, word for word: E501 is waived for it, not wrapped.
 STOP_GROUP = r"""pg=$1; ticks=$2
 members() {
@@ -36,25 +42,35 @@ members() {
   done
   return 1
 }
-env -- kill -s TERM -- "-$pg" 2>/dev/null
+env -- kill -TERM -- "-$pg" 2>/dev/null
 i=0
 while members; do
   i=$((i+1))
-  if [ "$i" -eq "$ticks" ]; then echo "sent KILL to process group $pg" >&2; env -- kill -s KILL -- "-$pg" 2>/dev/null; fi
+  if [ "$i" -eq "$ticks" ]; then echo "sent KILL to process group $pg" >&2; env -- kill -KILL -- "-$pg" 2>/dev/null; fi
   if [ "$i" -gt $((ticks+50)) ]; then echo "process group $pg is still running after KILL" >&2; exit 1; fi
   sleep 0.1
 done
 """.strip()  # noqa: E501
 
-# argv: PIDFILE WORKDIR COMMAND... ("" for no pid file / no workdir). Runs inside setsid nohup.
-LAUNCH = r"""if [ -n "$1" ]; then echo $$ > "$1" || exit 1; fi
+# argv: PIDFILE WORKDIR COMMAND... ("" for no pid file / no workdir). Runs inside setsid nohup. The pid file is
+# written to a file mktemp made beside it and renamed over it (mv -T): a link planted at its path is replaced,
+# never followed. Where its directory is not writable, only an existing regular file is written in place.
+LAUNCH = r"""if [ -n "$1" ]; then
+  if t=$(mktemp -- "$1.XXXXXXXX" 2>/dev/null); then
+    { echo $$ > "$t" && chmod 644 -- "$t" && mv -f -T -- "$t" "$1"; } || { rm -f -- "$t"; exit 1; }
+  elif [ -f "$1" ] && [ ! -h "$1" ]; then echo $$ > "$1" || exit 1
+  else echo "cannot write the pid file $1" >&2; exit 1
+  fi
+fi
 if [ -n "$2" ]; then cd -- "$2" || exit 1; fi
 shift 2
 exec "$@"
 """.strip()
 
-# argv: PIDFILE. Prints the pid it holds when that process is alive (not a zombie).
-READ_PIDFILE = r"""read -r p < "$1" 2>/dev/null || exit 0
+# argv: PIDFILE. Prints the pid it holds when that process is alive (not a zombie); only a regular file is read
+# (a FIFO planted there would never answer).
+READ_PIDFILE = r"""[ -f "$1" ] || exit 0
+read -r p < "$1" 2>/dev/null || exit 0
 case "$p" in ''|*[!0-9]*) exit 0;; esac
 read -r l < "/proc/$p/stat" 2>/dev/null || exit 0
 set -- ${l##*)}
@@ -88,7 +104,7 @@ async def find_by_command_line(transport: Transport, port: int | None,
     if len(found) > 1:
         pids = ", ".join(str(info.pid) for info in found)
         where = f" on port {port}" if port else ""
-        raise UserError(f"{len(found)} SGLang servers run{where} on {transport.label} (pids {pids}); set "
+        raise UserError(f"{len(found)} servers run{where} on {transport.label} (pids {pids}); set "
                         f"server.pid_file to say which one mtptui manages")
     return found[0] if found else None
 
@@ -100,22 +116,56 @@ class ProcessManager:
     prefix: tuple[str, ...] = ()  # a hand-started server is the login user's
     inherits_login_environment = True  # started from a login shell, it sees that shell's PYTHONPATH
 
-    def __init__(self, transport: Transport, config: ProcessServer, stop_timeout_s: float = 30.0,
+    def __init__(self, transport: Transport, config: ProcessServer, stop_timeout_s: float = STOP_TIMEOUT_S,
                  port: int | None = None) -> None:
         self.transport, self.config = transport, config
         self.stop_timeout_s = stop_timeout_s
         self.port = port
 
-    async def state(self) -> str:
+    async def state(self) -> ServiceState:
         info = await self.find()
-        return "running" if info is not None and info.alive else "not running"
+        if info is not None and info.alive:
+            return ServiceState("running", "running", info.pid)
+        return ServiceState("stopped", "not running")
 
     async def server_process(self) -> ProcessInfo | None:
         return await self.find()
 
     async def describe(self) -> tuple[str, str]:
-        info = await self.find()
-        return (f"process pid {info.pid}", "running") if info else ("process", "not running")
+        state = await self.state()
+        return f"process pid {state.pid}" if state.pid else "process", state.words
+
+    async def configured(self) -> ConfiguredLaunch | None:
+        """``server.launch_command``, else the unit file this server replaced (``server.unit_file``), else None."""
+        if self.config.launch_command:
+            return ConfiguredLaunch("command:server.launch_command", command=self.config.launch_command)
+        reference = await self.reference_unit()
+        return ConfiguredLaunch(f"unit:{reference.path}", unit=reference) if reference else None
+
+    async def plan_launch(self, request: LaunchRequest) -> ServicePlan:
+        """Stop the running server's process group, launch the target with setsid nohup."""
+        if request.drop_env:
+            raise UserError(f"--drop-env applies to a systemd unit's Environment=; {self.transport.label} runs a "
+                            f"hand-started process")
+        target, info = self._target(request), request.running
+        workdir = self.config.workdir or (info.cwd if info else None)
+        steps = [ServiceStep("stopping", self.stop_command(info))] if info else []
+        steps.append(ServiceStep("starting", self.launch_command(request.launches.words(target), target.env,
+                                                                 workdir), starts=True))
+        previous = PreviousRun(info is not None, process=info, argv=list(info.argv) if info else [],
+                               env=dict(request.running_env), workdir=info.cwd if info else None,
+                               pid=info.pid if info else None)
+        return ServicePlan(target, steps, previous, self.rollback_summary(previous),
+                           StopPolicy(self.stop_timeout_s,
+                                      f"TERM to its process group, KILL {self.stop_timeout_s:g} s later", "group"),
+                           lock=self.lock_path())
+
+    def _target(self, request: LaunchRequest) -> FlagSet:
+        """The profile's launch, with the running server's interpreter unless the profile names one."""
+        model = request.launches
+        entry = model.entry(request.running.argv) if request.running and request.keep_interpreter else None
+        target: FlagSet = model.with_entry(request.target, entry) if entry else copy.copy(request.target)
+        return target
 
     async def current_run(self, unit_path: str | None) -> tuple[str | None, int | None]:
         info = await self.find()
@@ -128,8 +178,10 @@ class ProcessManager:
         found = await self.find()  # the launch's output was lost with the connection: the pid file says
         return found.pid if found else None
 
-    async def still_running(self, pid: int | None) -> bool:
-        return pid is not None and await read_process(self.transport, pid) is not None
+    async def exited(self, pid: int | None) -> str | None:
+        if pid is not None and await read_process(self.transport, pid) is not None:
+            return None
+        return "the server exited before it was ready"
 
     def service_label(self, pid: int | None) -> str:
         return f"process pid {pid}" if pid else "process"
@@ -200,10 +252,13 @@ class ProcessManager:
         if not path:
             return None
         text = (await self.transport.run(Command.of(["cat", "--", path], f"read {path}"))).check(f"reading {path}").out
-        return UnitFile(path, text, text)
+        return UnitFile(path, text, text, name=posixpath.basename(path))
 
     async def alive(self, pid: int) -> bool:
         return await read_process(self.transport, pid) is not None
+
+    async def restart_lock(self) -> str | None:
+        return self.lock_path()
 
     def lock_path(self) -> str:
         """The restart lock: a dot file beside the pid file (else the log file)."""

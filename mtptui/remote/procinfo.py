@@ -1,7 +1,7 @@
 """What a running process is: its argv (/proc/PID/cmdline), environment (/proc/PID/environ), cwd, group and
 start time (/proc/PID/stat field 22, in clock ticks after the boot time ``btime`` of /proc/stat).
 
-``read_process`` reads them in one round trip; ``find_servers`` lists the SGLang servers running on a host.
+``read_process`` reads them in one round trip; ``find_servers`` lists the inference servers running on a host.
 A zombie counts as not running (containers without an init leave them behind).
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass, field
 
+from mtptui.engines.registry import server_pattern
 from mtptui.remote.shell import Command, script
 from mtptui.remote.transport import Transport
 
@@ -29,15 +30,16 @@ while read -r key value _; do [ "$key" = btime ] && echo "$value"; done < /proc/
 getconf CLK_TCK 2>/dev/null || echo 100
 """.strip()
 
-# No argv. Prints "PID PPID" for every live process whose command line names an SGLang server.
+# No argv. Prints "PID PPID" for every live process whose command line names a server of an engine mtptui knows
+# (mtptui.engines.registry.server_pattern: SGLang's `-m sglang.launch_server`, `vllm serve`, ...).
 FIND_SERVERS = r"""for d in /proc/[0-9]*; do
   read -r stat < "$d/stat" 2>/dev/null || continue
   set -- ${stat##*)}
   [ "$1" = Z ] && continue
-  tr '\0' ' ' < "$d/cmdline" 2>/dev/null | grep -qE -e '-m sglang[.]launch_server( |$)|sglang serve( |$)' || continue
+  tr '\0' ' ' < "$d/cmdline" 2>/dev/null | grep -qE -e 'PATTERN' || continue
   echo "${d#/proc/} $2"
 done
-""".strip()
+""".strip().replace("PATTERN", server_pattern())
 
 #: Environment variables that shape a server (kept from /proc/PID/environ; the rest is the login's noise).
 SERVER_ENV_PREFIXES = ("SGLANG_", "SGL_", "CUDA_", "NCCL_", "TORCH_", "PYTORCH_", "HF_", "TRANSFORMERS_",
@@ -66,10 +68,12 @@ class ProcessInfo:
     def port(self) -> int | None:
         return server_port(self.argv)
 
-    def server_env(self, also: set[str] | frozenset[str] = frozenset()) -> dict[str, str]:
-        """The variables that shape a server: known prefixes, plus any name in ``also`` (a unit's, a profile's)."""
-        env = self.env or {}
-        return {k: v for k, v in env.items() if k in also or k.startswith(SERVER_ENV_PREFIXES)}
+    def server_env(self, also: set[str] | frozenset[str] = frozenset(),
+                   prefixes: tuple[str, ...] = ()) -> dict[str, str]:
+        """The variables that shape a server: known prefixes (and the engine's own ``prefixes``), plus any name in
+        ``also`` (a unit's, a profile's)."""
+        env, known = self.env or {}, SERVER_ENV_PREFIXES + prefixes
+        return {k: v for k, v in env.items() if k in also or k.startswith(known)}
 
 
 SGLANG_DEFAULT_PORT = 30000
@@ -124,9 +128,9 @@ async def read_process(transport: Transport, pid: int, prefix: tuple[str, ...] =
 
 
 async def find_servers(transport: Transport) -> list[tuple[int, int]]:
-    """(pid, ppid) of each live process whose command line starts an SGLang server."""
-    result = await transport.run(Command.of(script(FIND_SERVERS), "look for SGLang servers"))
-    result.check(f"looking for SGLang servers on {transport.label}")
+    """(pid, ppid) of each live process whose command line starts a server (SGLang's, vLLM's)."""
+    result = await transport.run(Command.of(script(FIND_SERVERS), "look for inference servers"))
+    result.check(f"looking for inference servers on {transport.label}")
     found = []
     for line in result.out.splitlines():
         pid, _, ppid = line.partition(" ")

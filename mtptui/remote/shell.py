@@ -53,9 +53,13 @@ TIED = ('exec 3<&0\n'
         'exit "$s"\n')
 
 
+DEFAULT_OUTPUT_LIMIT = 16 * 1048576
+"""Bytes of stdout a command may print (mtptui.remote.bounded cuts it there, on the host)."""
+
+
 @dataclass(frozen=True)
 class Command:
-    """A command for a host: its words, optional stdin, and whether it changes the host.
+    """A command for a host: its words, optional stdin, whether it changes the host, and how much it may print.
 
     ``line`` is exactly what the shell receives; dry runs print ``shown``, the same line with secret values
     masked, so what is shown is what runs, secrets apart.
@@ -65,11 +69,12 @@ class Command:
     what: str = ""
     input: bytes | None = None
     changes_host: bool = False
+    output_limit: int = DEFAULT_OUTPUT_LIMIT
 
     @classmethod
     def of(cls, words: Iterable[Word | int], what: str = "", *, input: bytes | None = None,
-           changes_host: bool = False) -> "Command":
-        return cls(tuple(w if isinstance(w, Op) else str(w) for w in words), what, input, changes_host)
+           changes_host: bool = False, output_limit: int = DEFAULT_OUTPUT_LIMIT) -> "Command":
+        return cls(tuple(w if isinstance(w, Op) else str(w) for w in words), what, input, changes_host, output_limit)
 
     @property
     def line(self) -> str:

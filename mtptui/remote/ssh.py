@@ -1,10 +1,11 @@
 """SSHTransport: commands on the GPU host over one asyncssh connection, reconnected when it drops.
 
-Honours ``~/.ssh/config`` as operators write it (aliases, HostName, User, Port, IdentityFile, ProxyCommand through
-asyncssh's own config support; UserKnownHostsFile and ProxyJump through mtptui.remote.sshconfig, so every hop's
-key is checked the same way), uses the SSH agent and the configured identity file, sends keepalives, and
-verifies the host key against the known_hosts file (mtptui.remote.hostkeys); verification can never be turned
-off, not even by ssh_config. No password is ever asked for or stored.
+Honours ``~/.ssh/config`` as operators write it (aliases, HostName, User, Port, IdentityFile through asyncssh's own
+config support; UserKnownHostsFile and ProxyJump through mtptui.remote.sshconfig, so every hop's key is checked the
+same way; ProxyCommand through mtptui.remote.proxy, so cancelling a connection never hangs), uses the SSH agent
+and the configured identity file, sends keepalives, and verifies the host key against the known_hosts file
+(mtptui.remote.hostkeys); verification can never be turned off, not even by ssh_config.
+No password is ever asked for or stored.
 """
 
 from __future__ import annotations
@@ -16,11 +17,14 @@ from typing import Any
 
 from mtptui.config.models import SSHConfig
 from mtptui.errors import ConfigError
+from mtptui.remote.bounded import GRACE_S, finish, guarded_line, host_timeout
 from mtptui.remote.errors import ConnectError, ConnectionLost, LoginRefused, RemoteError
 from mtptui.remote.hostkeys import AcceptHostKey, HostKeyQuestion, KnownHosts, SeenKey, ask, host_port
+from mtptui.remote.proxy import ProxyProcess
 from mtptui.remote.shell import Command
 from mtptui.remote.sshconfig import SSHConfigView, read_ssh_config, split_hop
 from mtptui.remote.transport import Completed
+from mtptui.text import visible
 
 KEEPALIVE_COUNT_MAX = 3
 
@@ -105,6 +109,7 @@ class SSHTransport:
         self._conn: Any = None
         self._tunnel = tunnel  # a connection to reach the host through (a ProxyJump hop), None for direct
         self._hops: list[SSHTransport] = []
+        self._proxy: ProxyProcess | None = None  # the running ProxyCommand of the live connection
         self._lock = asyncio.Lock()
         self._forwards: dict[tuple[str, int], tuple[Any, int]] = {}  # (host, port) -> (connection, local port)
         user = config.user or self.view.user
@@ -158,6 +163,7 @@ class SSHTransport:
         """The live connection, opening it when there is none (or the last one dropped)."""
         async with self._lock:
             if self._conn is None or self.closed:
+                self._stop_proxy()
                 self._conn = await self._open()
                 self.closed = False
                 self.connections += 1
@@ -187,11 +193,42 @@ class SSHTransport:
             raise ConnectError(f"cannot connect to {self.label}: identity file {path} does not exist", retriable=False)
 
     async def _attempt(self) -> Any:
-        import asyncssh
-
         self._check_identity()
         tunnel = await self._through()
         options = self._options() if tunnel is None else {**self._options(), "tunnel": tunnel}
+        if tunnel is None and self.view.proxy_command:
+            options["sock"] = self._start_proxy().sock
+        try:
+            return await self._connect_checked(options)
+        except ConnectError as exc:
+            said = self._stop_proxy()
+            if said and exc.retriable:
+                raise ConnectError(f"{exc}; its ProxyCommand said {visible(said)!r}") from None
+            raise
+        except BaseException:
+            self._stop_proxy()
+            raise
+
+    def _start_proxy(self) -> ProxyProcess:
+        try:
+            self._proxy = ProxyProcess.start(self.view.proxy_command)
+        except OSError as exc:
+            raise ConnectError(f"cannot connect to {self.label}: cannot run its ProxyCommand "
+                               f"{self.view.proxy_command[0]!r} ({exc.strerror or exc})", retriable=False) from None
+        return self._proxy
+
+    def _stop_proxy(self) -> str:
+        """Stop the ProxyCommand of the last connection, if one runs; what it said on stderr."""
+        proxy, self._proxy = self._proxy, None
+        if proxy is None:
+            return ""
+        said = proxy.said()
+        proxy.stop()
+        return said
+
+    async def _connect_checked(self, options: dict[str, Any]) -> Any:
+        import asyncssh
+
         try:
             return await asyncssh.connect(self.config.target, **options)
         except asyncssh.HostKeyNotVerifiable as exc:
@@ -220,18 +257,21 @@ class SSHTransport:
         import asyncssh
 
         conn = await self.connect()
+        seconds = host_timeout(timeout)
         try:
-            result = await asyncio.wait_for(
-                conn.run(command.line, input=command.input, encoding=None, check=False), timeout)
+            result = await asyncio.wait_for(conn.run(guarded_line(command, seconds), input=command.input,
+                                                     encoding=None, check=False), seconds + GRACE_S)
         except asyncio.TimeoutError:
-            raise RemoteError(f"{command.what or command.line} timed out after {timeout:g} s on {self.label}") from None
+            raise RemoteError(f"{command.what or command.line} timed out after {seconds:g} s on {self.label} (no "
+                              f"answer)") from None
         except (asyncssh.Error, OSError) as exc:
             self.closed = True
             raise ConnectionLost(f"lost the connection to {self.label}: {_reason(exc)}") from None
         if result.exit_status is None and self.closed:
             raise ConnectionLost(f"lost the connection to {self.label}")
         status = result.exit_status if result.exit_status is not None and result.exit_status >= 0 else None
-        return Completed(command.line, status, result.stdout or b"", result.stderr or b"")
+        return finish(command, Completed(command.line, status, result.stdout or b"", result.stderr or b""), seconds,
+                      self.label)
 
     async def open_stream(self, command: Command) -> SSHStream:
         import asyncssh
@@ -265,6 +305,7 @@ class SSHTransport:
             conn.close()
             await conn.wait_closed()
         self.closed = True
+        self._stop_proxy()
         await self._close_hops()
 
 

@@ -11,6 +11,9 @@ from typing import Any, Awaitable, Callable
 SERVER_INFO_PATHS = ("/server_info", "/get_server_info")  # the current name first, then the older one
 MODELS_PATH = "/v1/models"
 METRICS_PATH = "/metrics"
+HEALTH_PATH = "/health"
+# What mtptui polls (and /health, which monitors poll): uvicorn writes each request as an access line into the log.
+POLL_PATHS = (METRICS_PATH, *SERVER_INFO_PATHS, HEALTH_PATH)
 
 GetJson = Callable[[str], Awaitable[tuple[int, Any]]]
 

@@ -53,12 +53,22 @@ _ERRORS = {  # request errors, the same texts in both releases
                       "requests, the operation will not be performed.)\n"),
     "ready": "The server is fired up and ready to roll!",
 }
+_ADAPTIVE = {  # adaptive speculative decoding (mtptui.sglang.adaptive): the same lines in both releases
+    "adaptive_disabled": "speculative_adaptive disabled: {}. Falling back to static speculative params.",
+    "adaptive_init": "AdaptiveSpeculativeParams initialized: steps={}, candidate_steps={}",
+    "adaptive_built": "Built adaptive runtime state steps={}: elapsed={:.2f}s, mem={:.2f}GB",
+    "adaptive_updated": "Adaptive spec params updated: steps {} -> {} (ema_accept_len={:.2f})",
+    "adaptive_switch": "Switch adaptive runtime state: steps {} -> {}, draft_tokens {} -> {}",
+}
 _TEXTS_0512 = {  # texts that differ between the releases, and log lines
     "temperature_negative": "temperature must be non-negative, got {}.",
     "capture_bs": "Capture cuda graph bs {}",
     "draft_capture_begin": "Capture draft cuda graph begin. This can take up to several minutes. avail mem={:.2f} GB",
     "draft_capture_end": ("Capture draft cuda graph end. Time elapsed: {:.2f} s. mem usage={:.2f} GB. "
                           "avail mem={:.2f} GB."),
+    "adaptive_added": ("Adding initial speculative_num_steps={} to candidate_steps={} so the pre-built runtime "
+                       "state is reused."),
+    **_ADAPTIVE,
 }
 _TEXTS_0523 = {
     "temperature_negative": "temperature must be a non-negative finite number, got {}.",
@@ -66,6 +76,9 @@ _TEXTS_0523 = {
                             "avail mem={:.2f} GB"),
     "draft_capture_end": ("Capture draft decode CUDA graph end. elapsed={:.2f} s, mem usage={:.2f} GB, "
                           "avail mem={:.2f} GB."),
+    "adaptive_not_candidate": ("--speculative-num-steps={} is not in the adaptive config candidate_steps {}. "
+                               "Pass one of those values."),
+    **_ADAPTIVE,
 }
 _INFO_0512 = ("status", "max_total_num_tokens", "max_req_input_len", "internal_states", "version")
 _INFO_0523 = ("launch_command", "status", "max_total_num_tokens", "max_req_input_len", "hicache_object_layout",
@@ -106,9 +119,6 @@ class Surface:
 
     def has_metric(self, name: str) -> bool:
         return metric_name(name) in self.metrics
-
-    def has_route(self, path: str, method: str = "GET") -> bool:
-        return method in self.routes.get(path, ())
 
     def text(self, key: str, *values: object) -> str:
         """SGLang's text for ``key`` with ``values`` in its placeholders."""

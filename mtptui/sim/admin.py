@@ -6,12 +6,13 @@ from __future__ import annotations
 import time
 from datetime import datetime, timezone
 
+from mtptui.sim.jsonbody import Json
 from mtptui.sim.runtime import Runtime
 
 SECTIONS = ("core", "memory", "spec", "lora", "disagg", "queues")
 
 
-def _core(rt: Runtime) -> dict:
+def _core(rt: Runtime) -> Json:
     engine, plan = rt.engine, rt.boot.memory
     use = engine.pool_use()
     pending = sum(r.prompt_tokens for r in engine.waiting)
@@ -23,7 +24,7 @@ def _core(rt: Runtime) -> dict:
             "max_running_requests": rt.boot.max_running}
 
 
-def load(rt: Runtime, include: set[str]) -> dict:
+def load(rt: Runtime, include: set[str]) -> Json:
     """One DP rank's load with the optional sections asked for (``include``)."""
     entry = _core(rt)
     plan = rt.boot.memory
@@ -39,7 +40,7 @@ def load(rt: Runtime, include: set[str]) -> dict:
     return entry
 
 
-def loads(rt: Runtime, include: str | None) -> dict:
+def loads(rt: Runtime, include: str | None) -> Json:
     wanted = set(SECTIONS) if not include or "all" in include.split(",") else {s.strip() for s in include.split(",")}
     entries = [load(rt, wanted)]
     aggregate = {"total_running_reqs": sum(e["num_running_reqs"] for e in entries),
@@ -64,7 +65,7 @@ def loads_prometheus(rt: Runtime) -> str:
     return "\n".join(lines) + "\n"
 
 
-def get_load(rt: Runtime) -> list[dict]:
+def get_load(rt: Runtime) -> list[Json]:
     """The deprecated ``/get_load`` shape, from the same figures."""
     core = _core(rt)
     return [{"dp_rank": 0, "num_reqs": core["num_running_reqs"] + core["num_waiting_reqs"],
@@ -86,7 +87,7 @@ def flush_cache(rt: Runtime) -> bool:
     return True
 
 
-def model_card(rt: Runtime, model: str) -> tuple[int, dict]:
+def model_card(rt: Runtime, model: str) -> tuple[int, Json]:
     """``/v1/models/{model}``: the card of the served model, or 404 for any other name."""
     if model != rt.boot.settings.served_model_name:
         return 404, {"error": {"message": f"The model '{model}' does not exist", "type": "invalid_request_error",

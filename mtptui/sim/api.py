@@ -18,6 +18,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 
 from mtptui.sglang.surface import METRICS_CONTENT_TYPE
+from mtptui.sglang.surface_shutdown import shutdown_of
 from mtptui.sim import admin, info
 from mtptui.sim.chat import complete_chat, parse_chat, start_chat, stream_chat
 from mtptui.sim.completions import complete_completion, parse_completion, start_completion, stream_completion
@@ -86,6 +87,9 @@ class SimApi:
         """503 until warmed up; then a one-token generation, and 200 once the scheduler has answered anything:
         SGLang checks after sleeping a second, so a healthy answer takes a second or more."""
         rt = self.rt
+        if rt.status == "draining":
+            rt.log.main(shutdown_of(self.surface.version).text("health_refused"))
+            return Response(status_code=503)
         if not rt.ready:
             return Response(status_code=503)
         probe = rt.new_request("health", 1, 1, health=True)
@@ -138,6 +142,7 @@ class SimApi:
         return Response(status_code=200 if self.rt.ready else 503)
 
     async def metrics(self, request: HttpRequest) -> Response:
+        assert self.rt.metrics is not None  # routed only with --enable-metrics (routes())
         return Response(self.rt.metrics.render(), media_type=METRICS_CONTENT_TYPE)
 
     async def sim_requests(self, request: HttpRequest) -> Response:
@@ -159,8 +164,9 @@ class SimApi:
         return routes
 
 
-async def _http_error(request: HttpRequest, exc: HTTPException) -> Response:
+async def _http_error(request: HttpRequest, exc: Exception) -> Response:
     """FastAPI's answer to an unknown route or method: ``{"detail": ...}``."""
+    assert isinstance(exc, HTTPException)  # registered for HTTPException only (build_app)
     return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=getattr(exc, "headers", None))
 
 

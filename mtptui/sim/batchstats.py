@@ -37,11 +37,11 @@ class BatchStats:
         self.last_prefill_tokens = 0
         self.last_gen_throughput = 0.0
         self.last_spec: tuple[float, float] | None = None  # (accept length, accept rate) of the last decode log
-        self.iv_tokens = self.iv_steps = self.iv_correct = 0
+        self.iv_tokens = self.iv_steps = self.iv_correct = self.iv_proposed = 0
         self.cum_accepted = self.cum_steps = 0
         self.last_publish = time.monotonic()
         if metrics is not None:
-            self._publish_startup()
+            self._publish_startup(metrics)
 
     @property
     def avg_spec_accept_length(self) -> float | None:
@@ -63,11 +63,13 @@ class BatchStats:
         self.log.rank(0, msg.prefill_batch(new_seq, new_tokens, cached, self._usage(use, False), use.running,
                                            use.queued, 0, False, throughput))
 
-    def step(self, tokens: int, correct: int) -> None:
-        """One request's share of a decode step: ``tokens`` accepted, ``correct`` of its drafts right."""
+    def step(self, tokens: int, correct: int, proposed: int = 0) -> None:
+        """One request's share of a decode step: ``tokens`` accepted, ``correct`` of its ``proposed`` drafts right
+        (drafts per round: the accept rate's denominator, which moves with adaptive speculation)."""
         self.iv_tokens += tokens
         self.iv_steps += 1
         self.iv_correct += correct
+        self.iv_proposed += proposed
 
     def end_step(self, use: PoolUse) -> None:
         """After a whole decode step: log and publish every ``--decode-log-interval`` steps."""
@@ -81,8 +83,7 @@ class BatchStats:
         self.last_decode_log = now
         spec = None
         if self.boot.settings.speculative and self.iv_steps:
-            per_round = self.boot.decode.drafts_per_round
-            spec = (self.iv_tokens / self.iv_steps, self.iv_correct / (self.iv_steps * per_round))
+            spec = (self.iv_tokens / self.iv_steps, self.iv_correct / self.iv_proposed if self.iv_proposed else 0.0)
             self.cum_accepted += self.iv_tokens
             self.cum_steps += self.iv_steps
             self.last_spec = spec
@@ -90,19 +91,19 @@ class BatchStats:
         self.log.rank(0, msg.decode_batch(use.running, self._usage(use, True), spec, graph,
                                           self.last_gen_throughput, use.queued))
         self._publish(use, spec, graph)
-        self.iv_tokens = self.iv_steps = self.iv_correct = 0
+        self.iv_tokens = self.iv_steps = self.iv_correct = self.iv_proposed = 0
 
     def idle(self, use: PoolUse, every_s: float) -> None:
         """While idle, the gauges are republished every ``every_s``: nothing running, no throughput."""
         if self.metrics is not None and time.monotonic() - self.last_publish >= every_s * 0.999:
             self._publish(use, None, False, throughput=0.0)
 
-    def _publish_startup(self) -> None:
+    def _publish_startup(self, metrics: SimMetrics) -> None:
         boot, plan = self.boot, self.boot.memory
-        self.metrics.set(max_total_num_tokens=plan.tokens, context_len=boot.context_len,
-                         spec_num_steps=boot.settings.spec_steps, spec_num_draft_tokens=boot.settings.spec_draft_tokens,
-                         weight_memory_usage_gb=plan.weights_gb + plan.draft_weights_gb,
-                         kv_cache_memory_usage_gb=2 * (plan.k_gb + plan.draft_k_gb))
+        metrics.set(max_total_num_tokens=plan.tokens, context_len=boot.context_len,
+                    spec_num_steps=boot.settings.spec_steps, spec_num_draft_tokens=boot.settings.spec_draft_tokens,
+                    weight_memory_usage_gb=plan.weights_gb + plan.draft_weights_gb,
+                    kv_cache_memory_usage_gb=2 * (plan.k_gb + plan.draft_k_gb))
 
     def _publish(self, use: PoolUse, spec: tuple[float, float] | None, graph: bool,
                  throughput: float | None = None) -> None:
@@ -120,3 +121,5 @@ class BatchStats:
                          mamba_usage=use.mamba / plan.mamba.size if plan.mamba else None)
         if spec is not None:
             self.metrics.set(spec_accept_length=spec[0], spec_accept_rate=spec[1])
+        if self.boot.settings.speculative:  # the steps running now (0.5.23's gauges follow adaptive switches)
+            self.metrics.set(spec_num_steps=self.boot.decode.steps, spec_num_draft_tokens=self.boot.decode.draft_tokens)

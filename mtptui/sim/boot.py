@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from mtptui.sglang.surface import Surface, surface_of
 from mtptui.sim.decode import DecodeModel
@@ -22,6 +22,17 @@ class ContextTooLong(ValueError):
 
 
 @dataclass
+class StartupTimings:
+    """Startup durations (s) as 0.5.23's /server_info reports them, filled in as the phases run."""
+
+    load_weight: float = 0.0
+    kv_cache_allocation: float = 0.0
+    scheduler_e2e: float = 0.0
+    tokenizer_e2e: float | None = None  # once warm-up is done (until then /server_info shows scheduler_e2e)
+    cuda_graph: dict[str, float] = field(default_factory=dict)  # capture time by graph phase (decode, draft_extend)
+
+
+@dataclass
 class Boot:
     """The server's derived configuration: what the startup log reports and the engine runs with."""
 
@@ -33,9 +44,9 @@ class Boot:
     mem_fraction: float
     capture_bs: list[int]
     memory: MemoryPlan
-    decode: DecodeModel
+    decode: DecodeModel  # replaced when adaptive speculation switches steps (mtptui.sim.adaptive)
     kv_dtype: str
-    timings: dict = field(default_factory=dict)  # startup durations (s) as 0.5.23's /server_info reports them
+    timings: StartupTimings = field(default_factory=StartupTimings)
 
     @property
     def surface(self) -> Surface:
@@ -86,7 +97,8 @@ def build_boot(settings: SimSettings, gpu_mem_gb: float = 48.0) -> Boot:
     inputs = MemoryInputs(gpu_mem_gb, settings.tp_size, float(fraction), context_len, req_rows,
                           settings.mamba_ratio, settings.spec_draft_tokens if settings.speculative else 0,
                           tuple(capture_bs), kv_bytes, 4 if settings.mamba_ssm_dtype == "float32" else 2)
-    decode = DecodeModel(settings.spec_steps, settings.spec_topk, settings.spec_draft_tokens) \
-        if settings.speculative else DecodeModel()
+    knobs = DecodeModel(acceptance=settings.acceptance, verify_slowdown=settings.verify_slowdown)
+    decode = replace(knobs, steps=settings.spec_steps, topk=settings.spec_topk,
+                     draft_tokens=settings.spec_draft_tokens) if settings.speculative else knobs
     return Boot(settings, model, gpu_mem_gb, context_len, chunked, float(fraction), capture_bs,
                 plan_memory(model, inputs), decode, _KV_DTYPE.get(settings.kv_cache_dtype, model.dtype))

@@ -15,6 +15,7 @@ from typing import AsyncIterator
 
 from mtptui.sim import oai
 from mtptui.sim.choices import cancel_unfinished, merged, outputs, submit
+from mtptui.sim.jsonbody import Json
 from mtptui.sim.request import Output, Request
 from mtptui.sim.runtime import Runtime
 from mtptui.sim.textgen import count_prompt_tokens
@@ -27,7 +28,7 @@ __all__ = ["BadRequest", "ChatParams", "outputs", "parse_chat", "split_text", "s
 
 @dataclass
 class ChatParams:
-    messages: list[dict]
+    messages: list[Json]
     model: str
     stream: bool
     include_usage: bool
@@ -43,7 +44,7 @@ class ChatParams:
     n: int = 1
 
 
-def _messages(body: dict) -> list[dict]:
+def _messages(body: Json) -> list[Json]:
     if "messages" not in body:
         raise missing("messages", body)
     messages = body["messages"]
@@ -57,14 +58,14 @@ def _messages(body: dict) -> list[dict]:
     return messages
 
 
-def _thinking(body: dict, rt: Runtime) -> bool:
+def _thinking(body: Json, rt: Runtime) -> bool:
     kwargs = body.get("chat_template_kwargs") or {}
     if body.get("reasoning_effort") == "none":
         return False
     return rt.thinking_model and kwargs.get("enable_thinking", True) is not False
 
 
-def parse_chat(body: dict, rt: Runtime) -> ChatParams:
+def parse_chat(body: Json, rt: Runtime) -> ChatParams:
     """The request as SGLang's pydantic model reads it (the parts the simulator uses); BadRequest if invalid."""
     messages = _messages(body)
     max_new = number(body, "max_completion_tokens", int) or number(body, "max_tokens", int)
@@ -113,7 +114,7 @@ def split_text(output: Output, separate: bool) -> tuple[str, str]:
     return reasoning, "".join(p.text for p in output.pieces if p.kind == "content")
 
 
-def _usage(params: ChatParams, rt: Runtime, requests: list[Request], outs: list[Output]) -> dict:
+def _usage(params: ChatParams, rt: Runtime, requests: list[Request], outs: list[Output]) -> Json:
     """Usage over the choices: the prompt counted once, completion and reasoning tokens summed."""
     cached = requests[0].cached_tokens if rt.boot.settings.enable_cache_report else None
     reasoning = sum(o.reasoning_tokens for o in outs) if params.separate_reasoning else 0
@@ -121,7 +122,7 @@ def _usage(params: ChatParams, rt: Runtime, requests: list[Request], outs: list[
                      reasoning, cached)
 
 
-def _sglext(params: ChatParams, rt: Runtime, requests: list[Request]) -> dict | None:
+def _sglext(params: ChatParams, rt: Runtime, requests: list[Request]) -> Json | None:
     if not (params.spec_details and rt.boot.settings.speculative):
         return None
     details = [oai.spec_details(rt.boot.surface, r, rt.boot.decode.drafts_per_round) for r in requests]
@@ -164,7 +165,7 @@ async def stream_chat(params: ChatParams, requests: list[Request], rt: Runtime) 
         cancel_unfinished(requests, rt)
 
 
-async def complete_chat(params: ChatParams, requests: list[Request], rt: Runtime) -> dict:
+async def complete_chat(params: ChatParams, requests: list[Request], rt: Runtime) -> Json:
     reasoning: dict[int, list[str]] = {i: [] for i in range(len(requests))}
     content: dict[int, list[str]] = {i: [] for i in range(len(requests))}
     last: dict[int, Output] = {}

@@ -3,10 +3,28 @@
 from __future__ import annotations
 
 import asyncio
-from typing import AsyncIterator
+from typing import AsyncIterator, Protocol
 
 from mtptui.sim.request import Output, Request
-from mtptui.sim.runtime import Runtime
+
+
+class Queue(Protocol):
+    """The scheduler side a choice talks to (mtptui.sim.scheduler)."""
+
+    def submit(self, request: Request) -> None: ...
+
+    def cancel(self, request: Request) -> None: ...
+
+
+class Runtime(Protocol):
+    """What the choices of a request need of a server's runtime (any engine's)."""
+
+    @property
+    def engine(self) -> Queue: ...
+
+    def new_request(self, prompt_key: str, prompt_tokens: int, max_new_tokens: int | None, *,
+                    temperature: float = ..., thinking: bool = ..., ignore_eos: bool = ...,
+                    streaming: bool = ...) -> Request: ...
 
 
 async def outputs(request: Request) -> AsyncIterator[Output]:
@@ -18,7 +36,7 @@ async def outputs(request: Request) -> AsyncIterator[Output]:
             return
 
 
-async def _pump(index: int, request: Request, queue: asyncio.Queue) -> None:
+async def _pump(index: int, request: Request, queue: asyncio.Queue[tuple[int, Output]]) -> None:
     async for output in outputs(request):
         await queue.put((index, output))
 
@@ -29,7 +47,7 @@ async def merged(requests: list[Request]) -> AsyncIterator[tuple[int, Output]]:
         async for output in outputs(requests[0]):
             yield 0, output
         return
-    queue: asyncio.Queue = asyncio.Queue()
+    queue: asyncio.Queue[tuple[int, Output]] = asyncio.Queue()
     tasks = [asyncio.create_task(_pump(i, r, queue)) for i, r in enumerate(requests)]
     remaining = len(requests)
     try:
@@ -49,12 +67,14 @@ def cancel_unfinished(requests: list[Request], rt: Runtime) -> None:
             rt.engine.cancel(request)
 
 
-def submit(rt: Runtime, prompt_key: str, prompt_tokens: int, max_new: int | None, count: int,
-           **options) -> list[Request]:
+def submit(rt: Runtime, prompt_key: str, prompt_tokens: int, max_new: int | None, count: int, *,
+           temperature: float = 0.0, thinking: bool = False, ignore_eos: bool = False,
+           streaming: bool = False) -> list[Request]:
     """``count`` requests for one prompt (its choices), submitted to the engine."""
     requests = []
     for _ in range(count):
-        request = rt.new_request(prompt_key, prompt_tokens, max_new, **options)
+        request = rt.new_request(prompt_key, prompt_tokens, max_new, temperature=temperature, thinking=thinking,
+                                 ignore_eos=ignore_eos, streaming=streaming)
         rt.engine.submit(request)
         requests.append(request)
     return requests

@@ -12,6 +12,7 @@ from typing import AsyncIterator
 
 from mtptui.sim import oai
 from mtptui.sim.choices import cancel_unfinished, merged, submit
+from mtptui.sim.jsonbody import Json
 from mtptui.sim.request import Output, Request
 from mtptui.sim.runtime import Runtime
 from mtptui.sim.validation import BadRequest, length_error, missing, number, validation_error
@@ -32,7 +33,7 @@ class CompletionParams:
     n: int
 
 
-def _prompts(body: dict, rt: Runtime) -> list[str]:
+def _prompts(body: Json, rt: Runtime) -> list[str]:
     if "prompt" not in body:
         raise missing("prompt", body)
     prompt = body["prompt"]
@@ -46,7 +47,7 @@ def _prompts(body: dict, rt: Runtime) -> list[str]:
     return prompts
 
 
-def _max_tokens(body: dict, rt: Runtime) -> int:
+def _max_tokens(body: Json, rt: Runtime) -> int:
     value = number(body, "max_tokens", int, DEFAULT_MAX_TOKENS)
     if value <= 0:
         text = rt.boot.surface.text("completion_max_tokens")
@@ -55,7 +56,7 @@ def _max_tokens(body: dict, rt: Runtime) -> int:
     return value
 
 
-def parse_completion(body: dict, rt: Runtime) -> CompletionParams:
+def parse_completion(body: Json, rt: Runtime) -> CompletionParams:
     options = body.get("stream_options") or {}
     prompts = _prompts(body, rt)
     return CompletionParams(prompts=prompts, model=str(body.get("model") or "default"), stream=bool(body.get("stream")),
@@ -83,12 +84,12 @@ def _text(output: Output) -> str:
     return "".join(p.text for p in output.pieces)
 
 
-def _usage(params: CompletionParams, rt: Runtime, requests: list[Request], last: dict[int, Output]) -> dict:
+def _usage(params: CompletionParams, rt: Runtime, requests: list[Request], last: dict[int, Output]) -> Json:
     prompt = sum(r.prompt_tokens for i, r in enumerate(requests) if i % params.n == 0)
     return oai.usage(rt.boot.surface, prompt, sum(o.completion_tokens for o in last.values()))
 
 
-def _choice(index: int, text: str, output: Output) -> dict:
+def _choice(index: int, text: str, output: Output) -> Json:
     return {"index": index, "text": text, "logprobs": None, "finish_reason": output.finish_reason,
             "matched_stop": output.matched_stop}
 
@@ -112,7 +113,7 @@ async def stream_completion(params: CompletionParams, requests: list[Request], r
         cancel_unfinished(requests, rt)
 
 
-async def complete_completion(params: CompletionParams, requests: list[Request], rt: Runtime) -> dict:
+async def complete_completion(params: CompletionParams, requests: list[Request], rt: Runtime) -> Json:
     texts: dict[int, list[str]] = {i: [] for i in range(len(requests))}
     last: dict[int, Output] = {}
     try:

@@ -17,7 +17,9 @@ CAPTURE_FAILED_HELP = [
     "Open an issue on GitHub https://github.com/sgl-project/sglang/issues/new/choose ",
 ]
 
-_LAUNCH = [
+Frame = tuple[str, int, str, str | None]  # (quoted path, line, function, source line or none)
+
+_LAUNCH: list[Frame] = [
     ('"<frozen runpy>"', 198, "_run_module_as_main", None),
     ('"<frozen runpy>"', 88, "_run_code", None),
     (f'"{SITE}/launch_server.py"', 24, "<module>", "server_args = prepare_server_args(sys.argv[1:])"),
@@ -27,7 +29,7 @@ _LAUNCH = [
     ('"<string>"', 318, "__init__", None),
     (f'"{SITE}/srt/server_args.py"', 655, "__post_init__", "self._handle_speculative_decoding()"),
 ]
-_SCHEDULER = [
+_SCHEDULER: list[Frame] = [
     (f'"{SITE}/srt/managers/scheduler.py"', 3114, "run_scheduler_process",
      "scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, moe_ep_rank, pp_rank, dp_rank)"),
     (f'"{SITE}/srt/managers/scheduler.py"', 352, "__init__", "self.init_model_worker()"),
@@ -35,7 +37,7 @@ _SCHEDULER = [
     (f'"{SITE}/srt/managers/tp_worker.py"', 247, "__init__", "self._model_runner = ModelRunner("),
     (f'"{SITE}/srt/model_executor/model_runner.py"', 380, "__init__", "self.initialize(min_per_gpu_memory)"),
 ]
-_PHASE_FRAMES = {
+_PHASE_FRAMES: dict[str, list[Frame]] = {
     "weights": [(f'"{SITE}/srt/model_executor/model_runner.py"', 461, "initialize", "self.load_model()"),
                 (f'"{SITE}/srt/model_executor/model_runner.py"', 905, "load_model",
                  "self.model = get_model(")],
@@ -49,7 +51,7 @@ _PHASE_FRAMES = {
 }
 
 
-def _render(frames: list[tuple[str, int, str, str | None]], last: list[str]) -> list[str]:
+def _render(frames: list[Frame], last: list[str]) -> list[str]:
     lines = ["Traceback (most recent call last):"]
     for path, line, func, code in frames:
         lines.append(f"  File {path}, line {line}, in {func}")

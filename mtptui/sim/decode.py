@@ -17,7 +17,13 @@ setting, so a tuner's arms differ by their settings, not by luck.
 
 Step time: the target's verify of every running request's draft tokens (a cost per request and a smaller one per
 verified token: the batch effects, which make deep drafts costlier at high concurrency), one draft forward per
-step, and a fixed cost of speculation.
+step, and a fixed cost of speculation. What the draft source accepts and costs by position is its
+``drafter`` (mtptui.sim.drafting; default the mission's MTP head, whose numbers are the constants below).
+
+Two test knobs (``mtptui sim --sim-acceptance F --sim-verify-slowdown S``, or $MTPTUI_SIM_ACCEPTANCE and
+$MTPTUI_SIM_VERIFY_SLOWDOWN in the server's environment): ``acceptance`` multiplies the probability of every
+draft position (0.2: a workload the draft head barely predicts, which makes adaptive speculation shift down);
+``verify_slowdown`` multiplies the target's verify time (a slower kernel that keeps accept length as it is).
 """
 
 from __future__ import annotations
@@ -25,23 +31,40 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
+from typing import Mapping
+
+from mtptui.errors import UserError
+from mtptui.sim.drafting import MTP_HEAD, Drafter
 
 TARGET_STEP_S = 1 / 22  # one target forward of one token at batch size 1
 VERIFY_TOKEN_SLOPE = 0.01  # each further token verified in the step (any request's) costs this share of it
 BATCH_SLOPE = 0.04  # each further running request (its KV and mamba state) costs this share of it
-SPEC_FIXED_S = 0.001818  # verify bookkeeping per step with speculation
-DRAFT_STEP_S = 0.002273  # one MTP draft forward (memory-bound: flat in the batch size)
-ACCEPT_BY_POSITION = (0.75, 0.70, 0.60, 0.12, 0.07, 0.04, 0.025, 0.015, 0.009, 0.005)
+SPEC_FIXED_S = MTP_HEAD.fixed_s  # verify bookkeeping per step with speculation
+DRAFT_STEP_S = MTP_HEAD.token_s  # one MTP draft forward (memory-bound: flat in the batch size)
+ACCEPT_BY_POSITION = MTP_HEAD.chain
 JITTER = 0.02  # relative standard deviation of a step's duration
 WARMUP_EXTRA = 2.0  # the first decode steps after start pay JIT / graph warm-up
 WARMUP_STEPS = 6.0  # decay constant of that extra cost, in steps
+ACCEPTANCE_ENV, VERIFY_SLOWDOWN_ENV = "MTPTUI_SIM_ACCEPTANCE", "MTPTUI_SIM_VERIFY_SLOWDOWN"
 
 
-def _position(k: int) -> float:
-    """P(the first k drafts are all accepted) at topk 1, k >= 1."""
-    if k <= len(ACCEPT_BY_POSITION):
-        return ACCEPT_BY_POSITION[k - 1]
-    return ACCEPT_BY_POSITION[-1] * 0.6 ** (k - len(ACCEPT_BY_POSITION))
+def _knob(env: Mapping[str, str], name: str) -> float:
+    """A positive number from the server's environment (a test knob), 1 when unset."""
+    text = env.get(name)
+    if text is None:
+        return 1.0
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if value <= 0:
+        raise UserError(f"{name} must be a positive number, not {text!r}")
+    return value
+
+
+def env_knobs(env: Mapping[str, str]) -> tuple[float, float]:
+    """(acceptance, verify_slowdown) from the server's environment."""
+    return _knob(env, ACCEPTANCE_ENV), _knob(env, VERIFY_SLOWDOWN_ENV)
 
 
 @dataclass(frozen=True)
@@ -51,6 +74,9 @@ class DecodeModel:
     steps: int = 0
     topk: int = 1
     draft_tokens: int = 0
+    drafter: Drafter = MTP_HEAD
+    acceptance: float = 1.0
+    verify_slowdown: float = 1.0
 
     @property
     def speculative(self) -> bool:
@@ -78,8 +104,9 @@ class DecodeModel:
         widen = 1 + 0.25 * (self.topk - 1)
         total = 1.0
         for k in range(1, depth + 1):
-            conditional = _position(k) / (_position(k - 1) if k > 1 else 1.0)
-            total *= 1 - (1 - conditional) ** widen
+            position = self.drafter.position
+            conditional = position(k) / (position(k - 1) if k > 1 else 1.0)
+            total *= min(1.0, (1 - (1 - conditional) ** widen) * self.acceptance)
         return total
 
     def correct(self, draw: float) -> int:
@@ -100,11 +127,12 @@ class DecodeModel:
     def step_seconds(self, batch_size: int) -> float:
         """Mean duration of one decode (or draft + verify) step for ``batch_size`` running requests."""
         batch = max(1, batch_size)
-        verify = TARGET_STEP_S * (1 + BATCH_SLOPE * (batch - 1)
-                                  + VERIFY_TOKEN_SLOPE * (batch * self.verified_tokens - 1))
+        verify = TARGET_STEP_S * self.verify_slowdown * (1 + BATCH_SLOPE * (batch - 1)
+                                                         + VERIFY_TOKEN_SLOPE * (batch * self.verified_tokens - 1))
         if not self.speculative:
             return verify
-        return verify + SPEC_FIXED_S + DRAFT_STEP_S * self.steps * (1 + 0.1 * (self.topk - 1))
+        drafting = self.drafter.token_s * self.steps * (1 + 0.1 * (self.topk - 1))
+        return verify + self.drafter.fixed_s + drafting
 
     def sample_step(self, batch_size: int, steps_since_start: int, rng: random.Random) -> float:
         """One step's duration: the mean, warm-up right after start, and a little jitter."""

@@ -16,9 +16,7 @@ import math
 import os
 import time
 from pathlib import Path
-from typing import Callable
-
-from mtptui.sim.boot import Boot
+from typing import Callable, Protocol, Sequence, TypedDict
 
 ENV = "MTPTUI_SIM_GPU_STATE"
 EVERY_S = 0.5
@@ -27,7 +25,49 @@ BUSY_S, HEAT_S = 2.0, 60.0  # time constants of the averages
 Load = Callable[[], tuple[int, int]]  # (running, queued) requests
 
 
-def rank_memory_mib(boot: Boot, up: bool = True) -> list[float]:
+class GpuSample(TypedDict):
+    """One write of the state file (the fields the stand-in nvidia-smi reads)."""
+
+    pid: int
+    written: float
+    memory_used_mib: list[float]
+    busy: float
+    batch: float
+    heat: float
+
+
+class RankFree(Protocol):
+    """What one rank's memory plan says: the CUDA context, free memory at start and after the startup."""
+
+    @property
+    def baseline_gb(self) -> float: ...
+
+    @property
+    def begin(self) -> float: ...
+
+    @property
+    def final(self) -> float | None: ...
+
+
+class MemoryPlanned(Protocol):
+    @property
+    def ranks(self) -> Sequence[RankFree]: ...
+
+
+class GpuPlan(Protocol):
+    """A simulated server's boot facts the state file needs (any engine's)."""
+
+    @property
+    def gpu_mem_gb(self) -> float: ...
+
+    @property
+    def max_running(self) -> int: ...
+
+    @property
+    def memory(self) -> MemoryPlanned: ...
+
+
+def rank_memory_mib(boot: GpuPlan, up: bool = True) -> list[float]:
     """MiB each rank holds: once the server is up, the GPU's memory less what the startup left free; before,
     the CUDA context alone (the startup's phases are not followed)."""
     if not up:
@@ -46,18 +86,18 @@ def smooth(previous: float, sample: float, dt: float, tau: float) -> float:
 class GpuStateWriter:
     """Rewrites the state file until cancelled; ``load`` is None until the scheduler runs (startup: idle)."""
 
-    def __init__(self, path: Path, boot: Boot, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, path: Path, boot: GpuPlan, clock: Callable[[], float] = time.time) -> None:
         self.path, self.boot, self.clock = path, boot, clock
         self.load: Load | None = None
         self.busy = self.batch = self.heat = 0.0
         self._last: float | None = None
 
     @classmethod
-    def from_env(cls, boot: Boot) -> "GpuStateWriter | None":
+    def from_env(cls, boot: GpuPlan) -> "GpuStateWriter | None":
         path = os.environ.get(ENV)
         return cls(Path(path), boot) if path else None
 
-    def sample(self) -> dict:
+    def sample(self) -> GpuSample:
         now = self.clock()
         dt = EVERY_S if self._last is None else max(now - self._last, 1e-3)
         self._last = now
@@ -84,7 +124,11 @@ class GpuStateWriter:
                 self.write()
                 await asyncio.sleep(EVERY_S)
         finally:
-            try:
-                self.path.unlink()
-            except OSError:
-                pass
+            self.remove()
+
+    def remove(self) -> None:
+        """The server is ending: the stand-in nvidia-smi shows idle GPUs again."""
+        try:
+            self.path.unlink()
+        except OSError:
+            pass

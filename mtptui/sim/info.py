@@ -5,24 +5,25 @@ from __future__ import annotations
 import time
 
 from mtptui.sim.boot import Boot
+from mtptui.sim.jsonbody import Json
 from mtptui.sim.runtime import Runtime
 
 
 GRAPH_PHASES = ("prefill", "decode", "target_verify", "draft_prefill", "draft_decode", "draft_extend")
 
 
-def _graph_phases(values: dict) -> dict:
+def _graph_phases(values: dict[str, float]) -> dict[str, float]:
     """0.5.23's per-phase dicts (graph memory, capture time): every phase, rounded to 3 decimals."""
     return {phase: round(values.get(phase, 0.0), 3) for phase in GRAPH_PHASES}
 
 
-def _graph_memory(rt: Runtime) -> dict:
+def _graph_memory(rt: Runtime) -> dict[str, float]:
     rank0, spec = rt.boot.memory.ranks[0], rt.boot.settings.speculative
     return {"target_verify" if spec else "decode": rank0.target_graph_gb,
             "draft_decode": rank0.draft_graph_gb * 0.6, "draft_extend": rank0.draft_graph_gb * 0.4}
 
 
-def _memory_usage(rt: Runtime) -> dict:
+def _memory_usage(rt: Runtime) -> Json:
     plan, rank0 = rt.boot.memory, rt.boot.memory.ranks[0]
     weight = plan.weights_gb + plan.draft_weights_gb
     kvcache = 2 * (plan.k_gb + plan.draft_k_gb) + (plan.mamba.total_gb if plan.mamba else 0.0)
@@ -33,17 +34,18 @@ def _memory_usage(rt: Runtime) -> dict:
             "token_capacity": plan.tokens, "token_capacity_swa": None, "graph": _graph_phases(_graph_memory(rt))}
 
 
-def startup_time(rt: Runtime, tokenizer: bool) -> dict:
+def startup_time(rt: Runtime, tokenizer: bool) -> Json:
     """0.5.23's startup durations in seconds (not a timestamp); the engine's adds the tokenizer's own."""
     t = rt.boot.timings
-    out = {"load_weight": t.get("load_weight", 0.0), "kv_cache_allocation": t.get("kv_cache_allocation", 0.0),
-           "scheduler_e2e": t.get("scheduler_e2e", 0.0), "cuda_graph": _graph_phases(t.get("cuda_graph", {}))}
+    out: Json = {"load_weight": t.load_weight, "kv_cache_allocation": t.kv_cache_allocation,
+                 "scheduler_e2e": t.scheduler_e2e, "cuda_graph": _graph_phases(t.cuda_graph)}
     if tokenizer:
-        out["tokenizer_e2e"] = t.get("tokenizer_e2e", out["scheduler_e2e"])
+        out["tokenizer_e2e"] = t.tokenizer_e2e if t.tokenizer_e2e is not None else t.scheduler_e2e
     return out
 
 
-def resolved(boot: Boot, host: str | None = None, port: int | None = None, seed: int | None = None) -> dict:
+def resolved(boot: Boot, host: str | None = None, port: int | None = None,
+             seed: int | None = None) -> dict[str, object]:
     """Every ServerArgs field after resolution (NEXTN as EAGLE, sizes SGLang chose): what the server runs with.
     The ``server_args=`` log line and /server_info both show these."""
     s = boot.settings
@@ -61,6 +63,11 @@ def resolved(boot: Boot, host: str | None = None, port: int | None = None, seed:
     if s.speculative:
         args.update(speculative_algorithm=s.spec_algorithm, speculative_num_steps=s.spec_steps,
                     speculative_eagle_topk=s.spec_topk, speculative_num_draft_tokens=s.spec_draft_tokens)
+    if "speculative_adaptive" in args:
+        args["speculative_adaptive"] = s.adaptive
+    if s.version == "0.5.12.post1" and s.speculative and s.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE") and \
+            (s.spec_topk > 1 or s.env.get("SGLANG_ENABLE_SPEC_V2", "1").strip().lower() in ("0", "false")):
+        args["disable_overlap_schedule"] = True  # spec v1 (sglang-flags.md §2.3)
     for key in ("mamba_scheduler_strategy", "mamba_radix_cache_strategy"):
         if key in args:
             args[key] = s.mamba_strategy
@@ -69,7 +76,7 @@ def resolved(boot: Boot, host: str | None = None, port: int | None = None, seed:
     return args
 
 
-def resolved_args(rt: Runtime) -> dict:
+def resolved_args(rt: Runtime) -> dict[str, object]:
     return resolved(rt.boot, rt.host, rt.port, rt.seed)
 
 
@@ -78,9 +85,12 @@ def reported_version(rt: Runtime) -> str:
     return rt.boot.settings.env.get("MTPTUI_SIM_VERSION") or rt.boot.settings.version
 
 
-def _internal_state(rt: Runtime, args: dict) -> dict:
+def _internal_state(rt: Runtime, args: dict[str, object]) -> dict[str, object]:
     engine, new = rt.engine, rt.boot.settings.version != "0.5.12.post1"
     state = dict(args)
+    if rt.boot.settings.speculative:  # the scheduler's own server args: an adaptive switch writes into them
+        state.update(speculative_num_steps=rt.boot.decode.steps,
+                     speculative_num_draft_tokens=rt.boot.decode.draft_tokens)
     if new:
         state.update(world_size=rt.boot.settings.tp_size, startup_time=startup_time(rt, False))
     state.update(effective_max_running_requests_per_dp=rt.boot.max_running,
@@ -90,11 +100,11 @@ def _internal_state(rt: Runtime, args: dict) -> dict:
     return state
 
 
-def server_info(rt: Runtime) -> dict:
+def server_info(rt: Runtime) -> Json:
     """The version's /server_info: server args, scheduler info, internal states, version (and 0.5.23's extras)."""
     args, boot = resolved_args(rt), rt.boot
-    scheduler = {"status": "ready", "max_total_num_tokens": boot.memory.tokens,
-                 "max_req_input_len": min(boot.context_len - 1, boot.memory.tokens - 1) - 5}
+    scheduler: Json = {"status": "ready", "max_total_num_tokens": boot.memory.tokens,
+                       "max_req_input_len": min(boot.context_len - 1, boot.memory.tokens - 1) - 5}
     if boot.settings.version == "0.5.12.post1":
         return {**args, **scheduler, "internal_states": [_internal_state(rt, args)], "version": reported_version(rt)}
     scheduler.update(startup_time=startup_time(rt, False), hicache_object_layout=None)
@@ -103,9 +113,9 @@ def server_info(rt: Runtime) -> dict:
             "version": reported_version(rt), "frontend": "python"}
 
 
-def model_info(rt: Runtime) -> dict:
+def model_info(rt: Runtime) -> Json:
     s, model = rt.boot.settings, rt.boot.model
-    info = {
+    info: Json = {
         "model_path": s.model_path, "tokenizer_path": s.model_path, "is_generation": True,
         "preferred_sampling_params": None, "weight_version": "default", "has_image_understanding": False,
         "has_audio_understanding": False, "model_type": model.model_type, "architectures": [model.arch],
@@ -116,7 +126,7 @@ def model_info(rt: Runtime) -> dict:
     return info
 
 
-def models(rt: Runtime) -> dict:
+def models(rt: Runtime) -> Json:
     name = rt.boot.settings.served_model_name
     card = {"id": name, "object": "model", "created": int(time.time()), "owned_by": "sglang", "root": name,
             "parent": None, "max_model_len": rt.boot.context_len}

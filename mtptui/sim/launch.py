@@ -13,13 +13,14 @@ import signal
 import sys
 
 from mtptui.errors import UserError
+from mtptui.sglang.adaptive import TIERED
 from mtptui.sglang.flags import FlagError, FlagSet, check_launch, parse_argv
 from mtptui.sglang.versions import DEFAULT_VERSION
 from mtptui.sim import crash
 from mtptui.sim.boot import ContextTooLong, build_boot
 from mtptui.sim.messages import VERSIONS
 from mtptui.sim.model import lookup
-from mtptui.sim.settings import SimSettings, from_flagset
+from mtptui.sim.settings import SimSettings, as_int, from_flagset
 
 DEFERRED = "ValueError: Speculative decoding for"  # raised by a scheduler after the weights are loaded
 
@@ -61,22 +62,30 @@ def settings_for(argv: list[str], version: str) -> SimSettings | int:
         return report_failure(str(exc), version)
     settings = from_flagset(flagset, lookup(flagset.model_path or "").arch)
     settings.argv = list(argv)
+    config = settings.resolved_args.get("speculative_adaptive_config")
+    if settings.adaptive and settings.adaptive_start is None and version in TIERED:  # read while resolving
+        return report_failure(f"FileNotFoundError: [Errno 2] No such file or directory: {config!r}", version)
     return settings
 
 
 def run_sim(argv: list[str], *, host: str = "127.0.0.1", port: int | None = None, seed: int = 0,
-            speed: float = 1.0, version: str = DEFAULT_VERSION, gpu_mem_gb: float = 48.0) -> int:
-    """Run the simulated server in the foreground; returns the exit status (or dies like SGLang)."""
+            speed: float = 1.0, version: str = DEFAULT_VERSION, gpu_mem_gb: float = 48.0,
+            knobs: dict[str, float | None] | None = None) -> int:
+    """Run the simulated server in the foreground; returns the exit status (or dies like SGLang). ``knobs``:
+    the test knobs of mtptui.sim.decode (acceptance, verify_slowdown), over the environment's."""
     from mtptui.sim.server import StartupFailed, serve
 
     settings = settings_for(argv, version)
     if isinstance(settings, int):
         return settings
+    for name, value in (knobs or {}).items():
+        if value is not None:
+            setattr(settings, name, value)
     try:
         boot = build_boot(settings, gpu_mem_gb)
     except ContextTooLong as exc:
         return report_failure(f"ValueError: {exc}", version)
-    port = port or int(settings.resolved_args.get("port") or 30000)
+    port = port or as_int(settings.resolved_args.get("port") or 30000)
     try:
         return asyncio.run(serve(boot, host=host, port=port, seed=seed, speed=speed))
     except StartupFailed:

@@ -11,9 +11,10 @@ length), and the closed bar ends with ``\\n`` (0.5.12+ bar formats carry no newl
 
 from __future__ import annotations
 
+import logging
 import sys
 import time
-from typing import TextIO
+from typing import Any, Callable, TextIO, TypedDict
 
 SHARD_BAR_FORMAT = "{desc}: {percentage:3.0f}% Completed | {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}]"
 _BLOCKS = " " + "".join(chr(c) for c in range(0x258F, 0x2587, -1))  # " ▏▎▍▌▋▊▉█", tqdm's UTF-8 charset
@@ -27,7 +28,18 @@ def format_interval(seconds: float) -> str:
     return f"{hours:d}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
-def _meter_parts(n: int, total: int, elapsed: float) -> dict[str, str]:
+class _Meter(TypedDict):
+    """tqdm's ``format_meter`` fields the bar formats use."""
+
+    n_fmt: str
+    total_fmt: str
+    elapsed: str
+    remaining: str
+    rate_fmt: str
+    percentage: float
+
+
+def _meter_parts(n: int, total: int, elapsed: float) -> _Meter:
     rate = n / elapsed if n and elapsed > 0 else None
     if rate is None:
         rate_fmt, remaining = "?it/s", "?"
@@ -61,7 +73,7 @@ class LogWriter:
     """Writes log lines with SGLang's prefixes to a stream (stderr), flushing each write (a log file is tailed live)."""
 
     def __init__(self, tp_size: int = 1, *, stream: TextIO | None = None, log_ms: bool = False,
-                 level: str = "info", clock=time.time) -> None:
+                 level: str = "info", clock: Callable[[], float] = time.time) -> None:
         self.tp_size = tp_size
         self.stream = stream or sys.stderr
         self.log_ms = log_ms
@@ -90,7 +102,7 @@ class LogWriter:
         if LEVELS[level] >= self.level:
             self.write(self.stamp(f" TP{rank}" if self.tp_size > 1 else "") + message + "\n")
 
-    def each_rank(self, message_of, level: str = "info") -> None:
+    def each_rank(self, message_of: Callable[[int], str], level: str = "info") -> None:
         for rank in range(self.tp_size):
             self.rank(rank, message_of(rank), level)
 
@@ -104,20 +116,26 @@ class LogWriter:
         self._bar_len = 0
 
 
-def uvicorn_log_config(level: str = "info") -> dict:
+def uvicorn_log_config(level: str = "info") -> dict[str, Any]:
     """uvicorn's LOGGING_CONFIG with SGLang's formats (``set_uvicorn_logging_configs``): access lines to stdout,
     the rest to stderr."""
-    fmt = "[%(asctime)s] %(levelprefix)s %(message)s"
-    access = '[%(asctime)s] %(levelprefix)s %(client_addr)s - "%(request_line)s" %(status_code)s'
+    return uvicorn_logging(level, "[%(asctime)s] %(levelprefix)s %(message)s",
+                           '[%(asctime)s] %(levelprefix)s %(client_addr)s - "%(request_line)s" %(status_code)s',
+                           "%Y-%m-%d %H:%M:%S", False)
+
+
+def uvicorn_logging(level: str, fmt: str, access: str, datefmt: str | None, colours: bool | None) -> dict[str, Any]:
+    """A uvicorn logging config (engine-neutral): access lines to stdout, the rest to stderr, in these formats
+    (``colours`` None: uvicorn's own choice, colour on a terminal)."""
     level = level.upper()
     return {
         "version": 1,
         "disable_existing_loggers": False,
         "formatters": {
-            "default": {"()": "uvicorn.logging.DefaultFormatter", "fmt": fmt,
-                        "datefmt": "%Y-%m-%d %H:%M:%S", "use_colors": False},
-            "access": {"()": "uvicorn.logging.AccessFormatter", "fmt": access,
-                       "datefmt": "%Y-%m-%d %H:%M:%S", "use_colors": False},
+            "default": {"()": "uvicorn.logging.DefaultFormatter", "fmt": fmt, "datefmt": datefmt,
+                        "use_colors": colours},
+            "access": {"()": "uvicorn.logging.AccessFormatter", "fmt": access, "datefmt": datefmt,
+                       "use_colors": colours},
         },
         "handlers": {
             "default": {"formatter": "default", "class": "logging.StreamHandler", "stream": "ext://sys.stderr"},
@@ -129,3 +147,15 @@ def uvicorn_log_config(level: str = "info") -> dict:
             "uvicorn.access": {"handlers": ["access"], "level": level, "propagate": False},
         },
     }
+
+
+class AccessFilter(logging.Filter):
+    """Drops uvicorn's access lines whose request path ``skip`` names (each engine's own flag and rule)."""
+
+    def __init__(self, skip: Callable[[str], bool]) -> None:
+        super().__init__()
+        self.skip = skip
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args if isinstance(record.args, tuple) else ()
+        return not self.skip(str(args[2]) if len(args) > 2 else "")

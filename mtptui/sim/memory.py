@@ -176,7 +176,14 @@ def _walk_after_pools(plan: MemoryPlan, spec: ModelSpec, inputs: MemoryInputs, p
             r.after_draft_pool = r.after_draft_weights - 2 * plan.draft_k_gb
             r.draft_graph_gb = draft_graph
             r.final = r.after_draft_pool - draft_graph
-    if any(r.after_capture < SLACK_GB for r in plan.ranks):
+    if any(reached(r.after_capture) < SLACK_GB for r in plan.ranks):
         plan.failure = "capture"
-    elif inputs.draft_tokens and any(r.final < SLACK_GB * 0.5 for r in plan.ranks):
+    elif inputs.draft_tokens and any(reached(r.final) < SLACK_GB * 0.5 for r in plan.ranks):
         plan.failure = "draft"
+
+
+def reached(free_gb: float | None) -> float:
+    """The free memory after a phase the plan reached (startup logs a phase only once the plan got there)."""
+    if free_gb is None:
+        raise RuntimeError("the memory plan never reached this startup phase")
+    return free_gb

@@ -14,6 +14,7 @@ from typing import AsyncIterator
 
 from mtptui.sim import oai
 from mtptui.sim.choices import cancel_unfinished, merged, submit
+from mtptui.sim.jsonbody import Json
 from mtptui.sim.request import Request
 from mtptui.sim.runtime import Runtime
 from mtptui.sim.validation import BadRequest, length_error, sampling
@@ -21,7 +22,7 @@ from mtptui.sim.validation import BadRequest, length_error, sampling
 DEFAULT_MAX_NEW_TOKENS = 128
 
 
-def _prompts(body: dict, rt: Runtime) -> tuple[list[tuple[str, int]], bool]:
+def _prompts(body: Json, rt: Runtime) -> tuple[list[tuple[str, int]], bool]:
     """(prompt key, prompt tokens) per prompt, and whether the request is a batch."""
     text, ids = body.get("text"), body.get("input_ids")
     if isinstance(text, str):
@@ -54,17 +55,17 @@ def start_generate(body: object, rt: Runtime) -> tuple[list[Request], bool]:
     return requests, batch or len(requests) > 1
 
 
-def meta_info(request: Request, rt: Runtime, finish_reason: str | None) -> dict:
-    finish = None
+def meta_info(request: Request, rt: Runtime, finish_reason: str | None) -> Json:
+    finish: Json | None = None
     if finish_reason == "length":
         finish = {"type": "length", "length": request.completion_tokens}
     elif finish_reason == "stop":
         finish = {"type": "stop", "matched": request.matched_stop}
     elif finish_reason == "abort":
         finish = {"type": "abort", "message": "Abort before the request finished."}
-    info = {"id": request.rid, "finish_reason": finish, "prompt_tokens": request.prompt_tokens,
-            "weight_version": "default", "completion_tokens": request.completion_tokens,
-            "cached_tokens": request.cached_tokens}
+    info: Json = {"id": request.rid, "finish_reason": finish, "prompt_tokens": request.prompt_tokens,
+                  "weight_version": "default", "completion_tokens": request.completion_tokens,
+                  "cached_tokens": request.cached_tokens}
     if finish is not None:
         info["e2e_latency"] = time.monotonic() - request.arrival
         if rt.boot.settings.speculative and request.verify_ct:
@@ -76,14 +77,14 @@ def meta_info(request: Request, rt: Runtime, finish_reason: str | None) -> dict:
     return info
 
 
-async def generate_events(requests: list[Request], rt: Runtime, batch: bool) -> AsyncIterator[tuple[int, dict]]:
+async def generate_events(requests: list[Request], rt: Runtime, batch: bool) -> AsyncIterator[tuple[int, Json]]:
     """(choice index, event) as the outputs arrive; a batch's events carry their ``index``."""
     texts = [""] * len(requests)
     try:
         async for index, output in merged(requests):
             texts[index] += "".join(p.text for p in output.pieces)
-            event = {"text": texts[index], "output_ids": [],
-                     "meta_info": meta_info(requests[index], rt, output.finish_reason)}
+            event: Json = {"text": texts[index], "output_ids": [],
+                           "meta_info": meta_info(requests[index], rt, output.finish_reason)}
             if batch:
                 event["index"] = index
             yield index, event
@@ -97,9 +98,9 @@ async def stream_generate(requests: list[Request], rt: Runtime, batch: bool) -> 
     yield "data: [DONE]\n\n"
 
 
-async def complete_generate(requests: list[Request], rt: Runtime, batch: bool) -> dict | list[dict]:
+async def complete_generate(requests: list[Request], rt: Runtime, batch: bool) -> Json | list[Json]:
     """The final event of each request: one object, or a list for a batch."""
-    last: dict[int, dict] = {}
+    last: dict[int, Json] = {}
     async for index, event in generate_events(requests, rt, batch):
         event.pop("index", None)
         last[index] = event

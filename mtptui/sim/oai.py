@@ -12,6 +12,7 @@ import json
 import time
 
 from mtptui.sglang.surface import Surface
+from mtptui.sim.jsonbody import Json
 from mtptui.sim.request import Request
 
 
@@ -19,20 +20,20 @@ def dumps(obj: object) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
-def usage(surface: Surface, prompt: int, completion: int, reasoning: int = 0, cached: int | None = None) -> dict:
+def usage(surface: Surface, prompt: int, completion: int, reasoning: int = 0, cached: int | None = None) -> Json:
     """UsageInfo: 0.5.12 reports cached tokens only when some were cached; 0.5.23 also reasoning details."""
-    details = None
+    details: Json | None = None
     if cached is not None and (cached > 0 or surface.reasoning_details):
         details = {"cached_tokens": cached}
-    body = {"prompt_tokens": prompt, "total_tokens": prompt + completion, "completion_tokens": completion,
-            "prompt_tokens_details": details, "reasoning_tokens": reasoning}
+    body: Json = {"prompt_tokens": prompt, "total_tokens": prompt + completion, "completion_tokens": completion,
+                  "prompt_tokens_details": details, "reasoning_tokens": reasoning}
     if surface.reasoning_details:
         body["completion_tokens_details"] = {"reasoning_tokens": reasoning} if reasoning else None
     return body
 
 
-def delta(role: str | None = None, content: str | None = None, reasoning: str | None = None) -> dict:
-    body: dict = {"reasoning_content": reasoning}
+def delta(role: str | None = None, content: str | None = None, reasoning: str | None = None) -> Json:
+    body: Json = {"reasoning_content": reasoning}
     if role is not None:
         body["role"] = role
     if content is not None:
@@ -40,31 +41,32 @@ def delta(role: str | None = None, content: str | None = None, reasoning: str | 
     return body
 
 
-def chunk(rid: str, model: str, choices: list[dict], usage_info: dict | None = None) -> str:
+def chunk(rid: str, model: str, choices: list[Json], usage_info: Json | None = None) -> str:
     """One ``data: ...`` text chunk of a chat completion stream (SGLang's fast path)."""
-    body = {"id": rid, "object": "chat.completion.chunk", "created": int(time.time()), "model": model,
-            "choices": choices}
+    body: Json = {"id": rid, "object": "chat.completion.chunk", "created": int(time.time()), "model": model,
+                  "choices": choices}
     if usage_info is not None:
         body["usage"] = usage_info
     return f"data: {dumps(body)}\n\n"
 
 
-def model_chunk(rid: str, model: str, usage_info: dict | None = None, sglext: dict | None = None,
+def model_chunk(rid: str, model: str, usage_info: Json | None = None, sglext: Json | None = None,
                 obj: str = "chat.completion.chunk") -> str:
     """A choice-less chunk as pydantic dumps it (the usage and sglext chunks)."""
-    body = {"id": rid, "object": obj, "created": int(time.time()), "model": model, "choices": [], "usage": usage_info}
+    body: Json = {"id": rid, "object": obj, "created": int(time.time()), "model": model, "choices": [],
+                  "usage": usage_info}
     if sglext is not None:
         body["sglext"] = sglext
     return f"data: {dumps(body)}\n\n"
 
 
-def stream_choice(message: dict, finish_reason: str | None = None, matched_stop: int | None = None,
-                  index: int = 0) -> dict:
+def stream_choice(message: Json, finish_reason: str | None = None, matched_stop: int | None = None,
+                  index: int = 0) -> Json:
     return {"index": index, "delta": message, "logprobs": None, "finish_reason": finish_reason,
             "matched_stop": matched_stop}
 
 
-def error_body(message: str, err_type: str = "BadRequestError", code: int = 400) -> dict:
+def error_body(message: str, err_type: str = "BadRequestError", code: int = 400) -> Json:
     return {"object": "error", "message": message, "type": err_type, "param": None, "code": code}
 
 
@@ -72,10 +74,10 @@ def stream_error(message: str, err_type: str = "BadRequestError", code: int = 40
     return f"data: {dumps({'error': error_body(message, err_type, code)})}\n\n"
 
 
-def spec_details(surface: Surface, request: Request, drafts_per_round: int) -> dict:
+def spec_details(surface: Surface, request: Request, drafts_per_round: int) -> Json:
     """``sglext.spec_tokens_details`` of a finished request (per request, end of stream; 0.5.23 only)."""
     proposed = request.verify_ct * drafts_per_round
-    values = {
+    values: Json = {
         "spec_accept_rate": request.correct_drafts / proposed if proposed else 0.0,
         "spec_accept_length": request.completion_tokens / request.verify_ct if request.verify_ct else 0.0,
         "spec_cap_length": 0.0, "spec_block_accept_length": 0.0,
@@ -86,16 +88,17 @@ def spec_details(surface: Surface, request: Request, drafts_per_round: int) -> d
     return {name: values[name] for name in surface.spec_details_fields}
 
 
-def completion(rid: str, model: str, choices: list[dict], usage_info: dict, sglext: dict | None = None,
-               obj: str = "chat.completion") -> dict:
-    """A non-streaming ``chat.completion`` (or ``text_completion``) body."""
-    body = {"id": rid, "object": obj, "created": int(time.time()), "model": model, "choices": choices,
-            "usage": usage_info, "metadata": {"weight_version": "default"}}
+def completion(rid: str, model: str, choices: list[Json], usage_info: Json | None, sglext: Json | None = None,
+               obj: str = "chat.completion") -> Json:
+    """A non-streaming ``chat.completion`` (or ``text_completion``) body; also the body of a streamed text chunk,
+    whose ``usage`` is null unless ``continuous_usage_stats``."""
+    body: Json = {"id": rid, "object": obj, "created": int(time.time()), "model": model, "choices": choices,
+                  "usage": usage_info, "metadata": {"weight_version": "default"}}
     if sglext is not None:
         body["sglext"] = sglext
     return body
 
 
-def chat_choice(index: int, message: dict, finish_reason: str | None, matched_stop: int | None) -> dict:
+def chat_choice(index: int, message: Json, finish_reason: str | None, matched_stop: int | None) -> Json:
     return {"index": index, "message": message, "logprobs": None, "finish_reason": finish_reason,
             "matched_stop": matched_stop}

@@ -39,7 +39,7 @@ class Request:
     streaming: bool = False
     draws: StepDraws | None = None  # None: each step drawn from the engine's generator (mtptui.sim.decode)
     arrival: float = 0.0
-    outputs: asyncio.Queue = field(default_factory=asyncio.Queue)
+    outputs: asyncio.Queue[Output] = field(default_factory=asyncio.Queue)
     completion_tokens: int = 0
     reasoning_tokens: int = 0
     verify_ct: int = 0
@@ -107,7 +107,7 @@ class Request:
         self.finish_reason = "abort"
         self.flush(now)
 
-    def truth(self, itl: bool = False) -> dict:
+    def truth(self, itl: bool = False) -> dict[str, object]:
         """Server-side facts about the request, for /sim/requests (``itl``: every inter-token latency observed)."""
         decode_s = (self.last_token_at - self.first_token_at) if self.first_token_at and self.last_token_at else None
         rate = (self.completion_tokens - 1) / decode_s if decode_s and self.completion_tokens > 1 else None

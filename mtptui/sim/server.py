@@ -2,7 +2,8 @@
 
 The port is bound (not yet listening) before anything else, so a second instance fails at once; clients
 get "connection refused" until uvicorn starts, as with the real server, and 503 from /health until the
-warm-up request is done. SIGTERM and SIGINT stop everything cleanly and free the port.
+warm-up request is done. Once it serves, SIGTERM drains it as its SGLang release does (mtptui.sim.shutdown);
+before that, and on SIGINT, it stops at once and frees the port.
 """
 
 from __future__ import annotations
@@ -13,75 +14,50 @@ import os
 import random
 import signal
 import socket
+from types import FrameType
 
 import httpx
 import uvicorn
+from starlette.applications import Starlette
 
-from mtptui.errors import UserError
 from mtptui.sim import messages as msg
 from mtptui.sim.api import build_app
 from mtptui.sim.boot import Boot
 from mtptui.sim.engine import Engine
 from mtptui.sim.gpu_state import GpuStateWriter
-from mtptui.sim.logfmt import LogWriter, uvicorn_log_config
+from mtptui.sim.interrupt import unless_stopped
+from mtptui.sim.listen import hold_port, start_listening
+from mtptui.sim.logfmt import AccessFilter, LogWriter, uvicorn_log_config
 from mtptui.sim.metrics import SimMetrics
 from mtptui.sim.runtime import Runtime
-from mtptui.sim.startup import Pacer, StartupFailed, run_startup
+from mtptui.sim.shutdown import ShutdownWatch
+from mtptui.sim.pacing import Pacer
+from mtptui.sim.startup import StartupFailed, run_startup
 
 WARMUP_PROMPT = "The capital city of France is"
 UVICORN_START_S = 3.5
 
 
-def port_taken(host: str, port: int) -> UserError:
-    return UserError(f"cannot listen on {host}:{port}: the port is already in use")
-
-
-def hold_port(host: str, port: int) -> socket.socket:
-    """Bind the server socket now (listening starts with uvicorn); a taken port is a UserError.
-
-    Created with ``IPPROTO_TCP`` as ``loop.create_server`` does: asyncio sets TCP_NODELAY only on sockets whose
-    ``proto`` says TCP, and an accepted socket inherits it. With proto 0 the first small write after the
-    headers (the first SSE chunk) waited for the client's delayed ACK, ~20-40 ms on every kept-alive request.
-    """
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        if exc.errno in (98, 48):  # EADDRINUSE on Linux / macOS
-            raise port_taken(host, port) from None
-        raise UserError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
-    return sock
-
-
-class _AccessFilter(logging.Filter):
-    """``--uvicorn-access-log-exclude-prefixes``: drop access lines for these paths."""
-
-    def __init__(self, prefixes: list[str]) -> None:
-        super().__init__()
-        self.prefixes = tuple(prefixes)
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        args = record.args if isinstance(record.args, tuple) else ()
-        path = str(args[2]) if len(args) > 2 else ""
-        return not (self.prefixes and path.startswith(self.prefixes))
-
-
 class SimUvicorn(uvicorn.Server):
-    """uvicorn with SGLang's "Uvicorn running on" line for a pre-bound socket and a clean signal exit."""
+    """uvicorn with SGLang's "Uvicorn running on" line for a pre-bound socket and SGLang's signal handling: a
+    SIGTERM once the server serves drains it (mtptui.sim.shutdown), anything else stops it at once."""
 
     def __init__(self, config: uvicorn.Config, runtime: Runtime) -> None:
         super().__init__(config)
         self.runtime = runtime
+        self.watch: ShutdownWatch | None = None
 
-    async def startup(self, sockets=None) -> None:
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets=sockets)
         if sockets:
             self._log_started_message(sockets)
 
-    def handle_exit(self, sig, frame) -> None:
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if sig == signal.SIGTERM and self.watch is not None and self.runtime.status in ("up", "draining"):
+            self.watch.sigterm()
+            return
+        if self.watch is not None:
+            self.watch.ending = True  # a stop at once: its children going with it is no crash
         self.should_exit = True
         self.runtime.status = "stopping"
         self.runtime.engine.stop()
@@ -100,35 +76,28 @@ async def warmup(rt: Runtime, server: SimUvicorn, pace: Pacer) -> None:
             await client.post("/generate", json={"text": WARMUP_PROMPT,
                                                  "sampling_params": {"temperature": 0, "max_new_tokens": 8}})
     rt.status = "up"
-    rt.boot.timings["tokenizer_e2e"] = pace.total
+    rt.boot.timings.tokenizer_e2e = pace.total
     rt.log.main(msg.READY)
 
 
-def _uvicorn_config(rt: Runtime, app) -> uvicorn.Config:
+def _uvicorn_config(rt: Runtime, app: Starlette) -> uvicorn.Config:
     settings = rt.boot.settings
     level = (settings.log_level_http or settings.log_level or "info").lower()
     config = uvicorn.Config(app, host=rt.host, port=rt.port, log_config=uvicorn_log_config(level),
                             timeout_graceful_shutdown=3, lifespan="on", ws="none")
-    if settings.access_exclude:
-        logging.getLogger("uvicorn.access").addFilter(_AccessFilter(settings.access_exclude))
+    if settings.access_exclude:  # --uvicorn-access-log-exclude-prefixes
+        prefixes = tuple(settings.access_exclude)
+        logging.getLogger("uvicorn.access").addFilter(AccessFilter(lambda path: path.startswith(prefixes)))
     return config
 
 
 async def _startup(boot: Boot, log: LogWriter, pace: Pacer) -> bool:
     """The startup log; False when SIGTERM/SIGINT arrived first."""
-    loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, task.cancel)
-    try:
+    async def log_and_wait() -> None:
         await run_startup(boot, log, pace)
         await pace.sleep(UVICORN_START_S)
-        return True
-    except asyncio.CancelledError:
-        return False
-    finally:
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.remove_signal_handler(sig)
+
+    return await unless_stopped(log_and_wait())
 
 
 async def serve(boot: Boot, *, host: str, port: int, seed: int, speed: float) -> int:
@@ -142,10 +111,7 @@ async def serve(boot: Boot, *, host: str, port: int, seed: int, speed: float) ->
         pace = Pacer(speed, random.Random(seed))
         if not await _startup(boot, log, pace):
             return 0
-        try:
-            sock.listen(2048)
-        except OSError:
-            raise port_taken(host, port) from None
+        start_listening(sock, host, port)
         return await _serve(boot, log, pace, sock, host, port, seed, gpu_state)
     finally:
         sock.close()
@@ -162,10 +128,14 @@ async def _serve(boot: Boot, log: LogWriter, pace: Pacer, sock: socket.socket, h
     if gpu_state is not None:
         gpu_state.load = lambda: (len(engine.running), len(engine.waiting))
     server = SimUvicorn(_uvicorn_config(rt, build_app(rt)), rt)
-    tasks = [asyncio.create_task(engine.run()), asyncio.create_task(warmup(rt, server, pace))]
+    server.watch = ShutdownWatch(rt, pace.speed, stop_server=lambda: setattr(server, "should_exit", True),
+                                 before_kill=gpu_state.remove if gpu_state is not None else None)
+    tasks = [asyncio.create_task(engine.run()), asyncio.create_task(warmup(rt, server, pace)),
+             asyncio.create_task(server.watch.run())]
     try:
         await server.serve(sockets=[sock])
     finally:
+        server.watch.close()
         engine.stop()
         for task in tasks:
             task.cancel()

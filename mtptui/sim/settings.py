@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from mtptui.sglang.adaptive import CONFIG_FLAG as ADAPTIVE_CONFIG, FLAG as ADAPTIVE, AdaptiveStart
 from mtptui.sglang.flags import Effective, FlagSet, resolve_effective
 from mtptui.sglang.flags.effective import resolve_spec
+from mtptui.sim.decode import env_knobs
 
 _DEST_RENAMES = {"tensor_parallel_size": "tp_size", "data_parallel_size": "dp_size",
                  "pipeline_parallel_size": "pp_size", "expert_parallel_size": "ep_size"}
@@ -29,6 +31,11 @@ class SimSettings:
     spec_steps: int = 0
     spec_topk: int = 1
     spec_draft_tokens: int = 0
+    adaptive: bool = False  # --speculative-adaptive, as SGLang leaves it after its checks
+    adaptive_start: AdaptiveStart | None = None
+    adaptive_error: str | None = None  # what the worker dies of when it reads the config file (0.5.12.post1)
+    acceptance: float = 1.0  # test knobs of mtptui.sim.decode
+    verify_slowdown: float = 1.0
     max_running_requests: int | None = None
     mem_fraction_static: float | None = None
     context_length: int | None = None
@@ -61,9 +68,25 @@ class SimSettings:
         return self.spec_algorithm is not None
 
 
-def _value(effective: dict[str, Effective], name: str, default=None):
+def _value(effective: dict[str, Effective], name: str, default: object = None) -> object:
     found = effective.get(name)
     return found.value if found is not None and found.value is not None else default
+
+
+def _numeric(value: object) -> int | float | str:
+    """A numeric flag's value (the flag table has parsed it: a number, or its text)."""
+    if not isinstance(value, (int, float, str)):
+        raise TypeError(f"not a number: {value!r}")
+    return value
+
+
+def as_int(value: object) -> int:
+    """A numeric flag's (or resolved ServerArgs field's) value as int."""
+    return int(_numeric(value))
+
+
+def _optional_int(value: object) -> int | None:
+    return None if value is None else as_int(value)
 
 
 def _resolved_args(fs: FlagSet) -> dict[str, object]:
@@ -80,11 +103,13 @@ def _spec_fields(fs: FlagSet, model_arch: str | None) -> dict[str, object]:
     if spec.algorithm is None:
         return {}
     values = {name: e.value for name, e in spec.values.items()}
-    steps = int(values.get("--speculative-num-steps") or 0)
-    return {"spec_algorithm": spec.algorithm, "spec_steps": steps,
-            "spec_topk": int(values.get("--speculative-eagle-topk") or 1),
-            "spec_draft_tokens": int(values.get("--speculative-num-draft-tokens") or steps + 1),
-            "warnings": [text for _, text in spec.warnings]}
+    steps = as_int(values.get("--speculative-num-steps") or 0)
+    return {"spec_algorithm": spec.algorithm, "spec_steps": steps, "adaptive": bool(values.get(ADAPTIVE)),
+            "adaptive_start": spec.adaptive,
+            "adaptive_error": next((text for flag, text in spec.warnings if flag == ADAPTIVE_CONFIG), None),
+            "spec_topk": as_int(values.get("--speculative-eagle-topk") or 1),
+            "spec_draft_tokens": as_int(values.get("--speculative-num-draft-tokens") or steps + 1),
+            "warnings": [text for flag, text in spec.warnings if flag != ADAPTIVE_CONFIG]}
 
 
 def _mamba_strategy(fs: FlagSet, effective: dict[str, Effective]) -> str:
@@ -103,10 +128,11 @@ def from_flagset(fs: FlagSet, model_arch: str | None = None, environ: dict[str, 
         version=fs.version, model_path=fs.model_path or "", argv=[],
         served_model_name=get("--served-model-name") or fs.model_path or "",
         tp_size=int(get("--tp-size", 1)),
-        max_running_requests=_value(effective, "--max-running-requests", get("--max-running-requests")),
+        max_running_requests=_optional_int(_value(effective, "--max-running-requests",
+                                                  get("--max-running-requests"))),
         mem_fraction_static=get("--mem-fraction-static"), context_length=get("--context-length"),
         chunked_prefill_size=get("--chunked-prefill-size"), max_prefill_tokens=int(get("--max-prefill-tokens", 16384)),
-        mamba_ratio=float(_value(effective, "--mamba-full-memory-ratio", 0.9)),
+        mamba_ratio=float(_numeric(_value(effective, "--mamba-full-memory-ratio", 0.9))),
         mamba_strategy=_mamba_strategy(fs, effective),
         decode_log_interval=max(1, int(get("--decode-log-interval", 40))),
         reasoning_parser=get("--reasoning-parser"), tool_call_parser=get("--tool-call-parser"),
@@ -125,4 +151,5 @@ def from_flagset(fs: FlagSet, model_arch: str | None = None, environ: dict[str, 
     )
     for name, value in _spec_fields(fs, model_arch).items():
         setattr(settings, name, value)
+    settings.acceptance, settings.verify_slowdown = env_knobs(settings.env)
     return settings

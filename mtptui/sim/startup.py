@@ -6,14 +6,11 @@ durations printed inside messages (``elapsed=``, tqdm timers) stay the realistic
 
 from __future__ import annotations
 
-import asyncio
-import random
-from dataclasses import dataclass
-
 from mtptui.sim import crash, messages as msg
 from mtptui.sim.boot import Boot
-from mtptui.sim.logfmt import LogWriter, plain_bar, shard_bar
-from mtptui.sim.memory import DRIVER_GB
+from mtptui.sim.logfmt import LogWriter, plain_bar
+from mtptui.sim.memory import DRIVER_GB, reached
+from mtptui.sim.pacing import Pacer, shard_progress
 
 SHARD_S = 1.82  # seconds per safetensors shard, multi-thread loading on this host
 DIST_INIT_S = 4.4
@@ -24,22 +21,6 @@ MTP_LOAD_S = 0.19
 
 class StartupFailed(Exception):
     """The server died during startup; its last words are already in the log."""
-
-
-@dataclass
-class Pacer:
-    """Sleeps realistic durations divided by ``speed``, with a little seeded jitter."""
-
-    speed: float
-    rng: random.Random
-    total: float = 0.0  # realistic seconds slept so far (what the startup took on the real host)
-
-    def jitter(self, seconds: float) -> float:
-        return seconds * self.rng.uniform(0.93, 1.07)
-
-    async def sleep(self, seconds: float) -> None:
-        self.total += max(0.0, seconds)
-        await asyncio.sleep(max(0.0, seconds) / max(self.speed, 1e-6))
 
 
 def server_args_line(boot: Boot) -> str:
@@ -77,21 +58,16 @@ async def load_weights(boot: Boot, log: LogWriter, pace: Pacer) -> None:
     ranks, plan = boot.memory.ranks, boot.memory
     await pace.sleep(0.4)
     log.each_rank(lambda r: msg.weight_begin(ranks[r].begin))
-    total, elapsed = boot.model.shards, 0.0
+    total = boot.model.shards
     shard_gb = plan.weights_gb / total
     fits = total if plan.failure != "weights" else min(total - 1, int((ranks[0].begin - 0.3) // shard_gb))
-    log.bar(shard_bar("Multi-thread loading shards", 0, total, 0.0))
-    for done in range(1, fits + 1):
-        step = pace.jitter(SHARD_S)
-        await pace.sleep(step)
-        elapsed += step
-        log.bar(shard_bar("Multi-thread loading shards", done, total, elapsed))
+    elapsed = await shard_progress(pace, log.bar, "Multi-thread loading shards", total, fits, SHARD_S)
     log.bar_close()
     if plan.failure == "weights":
         raise fail(log, boot, "weights", [crash.oom_line(shard_gb, ranks[0].begin - shard_gb * fits,
                                                           boot.gpu_mem_gb - DRIVER_GB)])
     log.each_rank(lambda r: msg.weight_end(elapsed + 0.3, boot.model.arch, ranks[r].after_weights, plan.weights_gb))
-    boot.timings["load_weight"] = elapsed + 0.3
+    boot.timings.load_weight = elapsed + 0.3
 
 
 def check_hybrid_strategy(boot: Boot, log: LogWriter) -> None:
@@ -108,7 +84,7 @@ def check_hybrid_strategy(boot: Boot, log: LogWriter) -> None:
 async def allocate_pools(boot: Boot, log: LogWriter, pace: Pacer) -> None:
     plan, version = boot.memory, boot.settings.version
     await pace.sleep(0.9)
-    boot.timings["kv_cache_allocation"] = 0.9
+    boot.timings.kv_cache_allocation = 0.9
     if plan.failure == "pool":
         raise fail(log, boot, "pool", ["RuntimeError: Not enough memory. Please try to increase "
                                        "--mem-fraction-static. Current value: "
@@ -119,7 +95,7 @@ async def allocate_pools(boot: Boot, log: LogWriter, pace: Pacer) -> None:
         if plan.mamba is not None:
             log.rank(rank.rank, msg.mamba_cache(plan.mamba, boot.settings.speculative))
         log.rank(rank.rank, msg.kv_cache(version, boot.kv_dtype, plan.tokens, plan.k_gb))
-        log.rank(rank.rank, msg.pool_end(rank.after_pools))
+        log.rank(rank.rank, msg.pool_end(reached(rank.after_pools)))
 
 
 async def capture_graphs(boot: Boot, log: LogWriter, pace: Pacer) -> None:
@@ -128,27 +104,29 @@ async def capture_graphs(boot: Boot, log: LogWriter, pace: Pacer) -> None:
     plan, version = boot.memory, boot.settings.version
     spec = boot.settings.speculative
     role, per_req = ("target verify", boot.settings.spec_draft_tokens) if spec else ("target decode", 1)
-    log.each_rank(lambda r: msg.capture_begin(version, role, plan.ranks[r].after_pools, per_req, boot.capture_bs))
+    log.each_rank(lambda r: msg.capture_begin(version, role, reached(plan.ranks[r].after_pools), per_req,
+                                                        boot.capture_bs))
     if "capture_bs" in boot.surface.texts:  # 0.5.12: the graph runner lists its batch sizes, on rank 0
         log.rank(0, boot.surface.text("capture_bs", boot.capture_bs))
     elapsed = await _capture_bar(boot, log, pace)
-    boot.timings.setdefault("cuda_graph", {})["target_verify" if spec else "decode"] = elapsed
+    boot.timings.cuda_graph["target_verify" if spec else "decode"] = elapsed
     if plan.failure == "capture":
         raise fail(log, boot, "capture", [
-            "Exception: Capture cuda graph failed: " + crash.oom_line(0.5, plan.ranks[0].after_capture,
+            "Exception: Capture cuda graph failed: " + crash.oom_line(0.5, reached(plan.ranks[0].after_capture),
                                                                       boot.gpu_mem_gb - DRIVER_GB).split(": ", 1)[1],
             *crash.CAPTURE_FAILED_HELP])
     log.each_rank(lambda r: msg.capture_end(version, role, elapsed, plan.ranks[r].target_graph_gb,
-                                            plan.ranks[r].after_capture, boot.capture_bs))
+                                            reached(plan.ranks[r].after_capture), boot.capture_bs))
 
 
 async def _capture_bar(boot: Boot, log: LogWriter, pace: Pacer) -> float:
     rank0, sizes = boot.memory.ranks[0], list(reversed(boot.capture_bs))
-    drop = (rank0.after_pools - (rank0.after_capture or rank0.after_pools)) / len(sizes)
+    pools = reached(rank0.after_pools)
+    drop = (pools - (rank0.after_capture or pools)) / len(sizes)
     elapsed = 0.0
     log.bar(plain_bar("", 0, len(sizes), 0.0))
     for index, bs in enumerate(sizes):
-        desc = msg.capture_desc(bs, rank0.after_pools - drop * index)
+        desc = msg.capture_desc(bs, pools - drop * index)
         log.bar(plain_bar(desc, index, len(sizes), elapsed))
         step = pace.jitter(CAPTURE_BS_S)
         await pace.sleep(step)
@@ -165,18 +143,18 @@ async def load_draft(boot: Boot, log: LogWriter, pace: Pacer) -> None:
     plan, ranks, version = boot.memory, boot.memory.ranks, boot.settings.version
     draft_arch = boot.model.mtp_arch or f"{boot.model.arch}MTP"
     await pace.sleep(0.4)
-    log.each_rank(lambda r: msg.weight_begin(ranks[r].after_capture))
+    log.each_rank(lambda r: msg.weight_begin(reached(ranks[r].after_capture)))
     await pace.sleep(MTP_LOAD_S)
-    if plan.failure == "draft" and ranks[0].after_draft_weights < 0.15:
-        raise fail(log, boot, "draft", [crash.oom_line(plan.draft_weights_gb, ranks[0].after_capture,
+    if plan.failure == "draft" and reached(ranks[0].after_draft_weights) < 0.15:
+        raise fail(log, boot, "draft", [crash.oom_line(plan.draft_weights_gb, reached(ranks[0].after_capture),
                                                        boot.gpu_mem_gb - DRIVER_GB)])
-    log.each_rank(lambda r: msg.weight_end(MTP_LOAD_S, draft_arch, ranks[r].after_draft_weights,
+    log.each_rank(lambda r: msg.weight_end(MTP_LOAD_S, draft_arch, reached(ranks[r].after_draft_weights),
                                            plan.draft_weights_gb))
-    boot.timings["load_weight"] = boot.timings.get("load_weight", 0.0) + MTP_LOAD_S
+    boot.timings.load_weight += MTP_LOAD_S
     await pace.sleep(0.3)
     for rank in ranks:
         log.rank(rank.rank, msg.kv_cache(version, boot.kv_dtype, plan.tokens, plan.draft_k_gb))
-        log.rank(rank.rank, msg.pool_end(rank.after_draft_pool))
+        log.rank(rank.rank, msg.pool_end(reached(rank.after_draft_pool)))
     await _capture_draft(boot, log, pace)
 
 
@@ -186,18 +164,41 @@ async def _capture_draft(boot: Boot, log: LogWriter, pace: Pacer) -> None:
     if not boot.capture_bs:
         return
     s, rank0, bs = boot.settings, boot.memory.ranks[0], boot.capture_bs
-    stages = (("draft decode", s.spec_topk, 0.6), ("draft extend", s.spec_draft_tokens, 0.4))
+    stages: tuple[tuple[str, int, float], ...] = (("draft decode", s.spec_topk, 0.6),
+                                                  ("draft extend", s.spec_draft_tokens, 0.4))
     if not msg.new_format(s.version) and s.spec_steps <= 1:
         stages = stages[1:]
-    avail = rank0.after_draft_pool
+    avail = reached(rank0.after_draft_pool)
     for role, per_req, share in stages:
         log.rank(0, msg.capture_begin(s.version, role, avail, per_req, bs))
         elapsed = pace.jitter(DRAFT_CAPTURE_BS_S * len(bs))
         await pace.sleep(elapsed)
-        boot.timings.setdefault("cuda_graph", {})[role.replace(" ", "_")] = elapsed
+        boot.timings.cuda_graph[role.replace(" ", "_")] = elapsed
         usage = rank0.draft_graph_gb * share
         avail -= usage
         log.rank(0, msg.capture_end(s.version, role, elapsed, usage, avail, bs))
+
+
+async def build_adaptive(boot: Boot, log: LogWriter, pace: Pacer) -> None:
+    """The worker's adaptive controller (rank 0): its first line, then a runtime state (the graphs of every
+    stage) for each other candidate; a config file the worker cannot use kills it (0.5.12.post1 reads it here)."""
+    s = boot.settings
+    if not (s.speculative and s.adaptive):
+        return
+    start = s.adaptive_start
+    if start is None:
+        raise fail(log, boot, "adaptive", [s.adaptive_error or "FileNotFoundError: [Errno 2] No such file or "
+                                           f"directory: {s.resolved_args.get('speculative_adaptive_config')!r}"])
+    if start.added:
+        log.rank(0, boot.surface.text("adaptive_added", start.steps, [c for c in start.candidates if c != start.steps]))
+    first = start.slots[0]
+    log.rank(0, boot.surface.text("adaptive_init", start.steps if start.steps in first.candidates else
+                                  first.candidates[len(first.candidates) // 2], list(first.candidates)))
+    for steps in start.candidates:
+        if steps != start.steps:
+            elapsed = pace.jitter(DRAFT_CAPTURE_BS_S * max(len(boot.capture_bs), 1))
+            await pace.sleep(elapsed)
+            log.rank(0, boot.surface.text("adaptive_built", steps, elapsed, 0.02 * len(boot.capture_bs)))
 
 
 async def run_startup(boot: Boot, log: LogWriter, pace: Pacer) -> None:
@@ -211,7 +212,8 @@ async def run_startup(boot: Boot, log: LogWriter, pace: Pacer) -> None:
     if boot.memory.failure == "draft":
         raise fail(log, boot, "capture", ["Exception: Capture cuda graph failed: CUDA out of memory.",
                                           *crash.CAPTURE_FAILED_HELP])
+    await build_adaptive(boot, log, pace)
     await pace.sleep(0.4)
-    boot.timings["scheduler_e2e"] = pace.total
+    boot.timings.scheduler_e2e = pace.total
     log.rank(0, msg.capacity(boot.memory.tokens, boot.chunked_prefill, boot.settings.max_prefill_tokens,
-                             boot.max_running, boot.context_len, boot.memory.ranks[0].final))
+                             boot.max_running, boot.context_len, reached(boot.memory.ranks[0].final)))

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterator
 
+from mtptui.sim.jsonbody import Json
+
 THINK_START, THINK_END = "<think>", "</think>"
 
 _REASONING = (
@@ -125,12 +127,17 @@ def generate(rng: random.Random, thinking: bool) -> Iterator[Piece]:
 _PROMPT_PIECE = re.compile(r"\s*\w+|\s*[^\w\s]|\s+")
 
 
+def text_pieces(text: str) -> list[str]:
+    """A text cut into tokens by the same word-ish rule the generator uses."""
+    return _PROMPT_PIECE.findall(text)
+
+
 def count_text_tokens(text: str) -> int:
     """Tokens of a text by the same word-ish rule the generator uses."""
-    return len(_PROMPT_PIECE.findall(text))
+    return len(text_pieces(text))
 
 
-def count_prompt_tokens(messages: list[dict]) -> int:
+def count_prompt_tokens(messages: list[Json]) -> int:
     """Chat-template tokens: <|im_start|>role\\n ... <|im_end|>\\n per message, then the assistant header."""
     total = 3
     for message in messages:

@@ -8,11 +8,12 @@ the serving layer's own checks (``Messages cannot be empty.``) and the tokenizer
 
 from __future__ import annotations
 
-import json
+from typing import overload
 
 from starlette.requests import Request as HttpRequest
 
 from mtptui.sglang.surface import Surface
+from mtptui.sim.jsonbody import Json, json_object
 
 
 class BadRequest(Exception):
@@ -23,7 +24,7 @@ class BadRequest(Exception):
         self.err_type = err_type
 
 
-def validation_error(errors: list[dict]) -> BadRequest:
+def validation_error(errors: list[Json]) -> BadRequest:
     """FastAPI's RequestValidationError as SGLang's handler words it (``str(exc)`` then ``exc.errors()``)."""
     count = len(errors)
     head = f"{count} validation error{'s' if count != 1 else ''}:\n" + "\n".join(f"  {e!r}" for e in errors)
@@ -40,27 +41,31 @@ def wrong_type(field: str, value: object, kind: str) -> BadRequest:
                               "msg": f"Input should be {names[kind]}", "input": value}])
 
 
-async def json_body(request: HttpRequest, surface: Surface) -> dict:
+async def json_body(request: HttpRequest, surface: Surface) -> Json:
     """The JSON object of a request to an OpenAI route; BadRequest as FastAPI and SGLang say it."""
     media = request.headers.get("content-type", "").lower().split(";", 1)[0].strip()
     if media != "application/json":
         raise validation_error([{"loc": ["header", "content-type"], "msg": surface.text("media_type"),
                                  "type": "value_error"}])
-    raw = await request.body()
-    try:
-        body = json.loads(raw or b"")
-    except ValueError as exc:
-        raise validation_error([{"type": "json_invalid", "loc": ("body", getattr(exc, "pos", 0)),
-                                 "msg": "JSON decode error", "input": {},
-                                 "ctx": {"error": getattr(exc, "msg", str(exc))}}]) from None
-    if not isinstance(body, dict):
-        raise validation_error([{"type": "model_attributes_type", "loc": ("body",),
-                                 "msg": "Input should be a valid dictionary or object to extract fields from",
-                                 "input": body}])
+    body, errors = json_object(await request.body())
+    if body is None:
+        raise validation_error(errors)
     return body
 
 
-def number(body: dict, key: str, kind: type, default=None):
+@overload
+def number(body: Json, key: str, kind: type[int], default: int) -> int: ...
+
+
+@overload
+def number(body: Json, key: str, kind: type[int], default: None = None) -> int | None: ...
+
+
+@overload
+def number(body: Json, key: str, kind: type[float], default: float) -> float: ...
+
+
+def number(body: Json, key: str, kind: type[int] | type[float], default: float | None = None) -> float | None:
     """An int or float field as pydantic reads it (a whole-number float is an int; bool is no number)."""
     value = body.get(key)
     if value is None:

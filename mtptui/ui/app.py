@@ -9,18 +9,20 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from typing import Any
 
 from textual import events
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.widgets import Input
 
+from mtptui.engines.registry import dashboard
 from mtptui.ops.feed import Feed
 from mtptui.ui.commands import DomainCommands
 from mtptui.ui.context import AppContext, HostApp
 from mtptui.ui.keymap import load_keymap
 from mtptui.ui.layout import HEIGHTS, WIDTHS
 from mtptui.ui.messages import ActionRefused
+from mtptui.ui.plain import PlainNotify
 from mtptui.ui.screens.confirm import ConfirmScreen
 from mtptui.ui.screens import OPS_SCREENS
 from mtptui.ui.screens import ops_actions  # noqa: F401  (registers diff, flags, restore, restart)
@@ -29,7 +31,7 @@ from mtptui.ui.screens import tune as _tune  # noqa: F401  (registers the tune s
 from mtptui.ui.screens.dashboard import DashboardScreen
 from mtptui.ui.screens.help import HelpScreen
 from mtptui.ui.session import Clock, Session
-from mtptui.ui.themes import load_themes, resolve_theme
+from mtptui.ui.themes import install_themes
 
 
 UI_DIR = Path(__file__).resolve().parent
@@ -44,7 +46,7 @@ class QuitScreen(ConfirmScreen):
     """The confirm dialog of a quit while something runs (a second `q` there does not stack another)."""
 
 
-class MtpApp(HostApp):
+class MtpApp(PlainNotify, HostApp):  # every toast is text (mtptui.ui.plain)
     """mtptui's dashboard app."""
 
     TITLE = "mtptui"
@@ -68,12 +70,9 @@ class MtpApp(HostApp):
         super().__init__()
         self.feed = feed
         self.context = context
-        self.session = Session(clock)
+        self.session = Session(clock, engine=dashboard(context.host.engine if context.host else None))
         self.cursor_blink = cursor_blink
-        self.shipped_themes = load_themes()
-        for shipped in self.shipped_themes.values():
-            self.register_theme(shipped)
-        self.theme = resolve_theme(theme, self.available_themes)
+        self.shipped_themes = install_themes(self, theme)
         self._keymap = load_keymap() if keymap is None else keymap
 
     @property
@@ -88,6 +87,11 @@ class MtpApp(HostApp):
             self.set_keymap(self._keymap)
         if self.context.host_keys is not None:
             self.context.host_keys.app = self
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Every text input blinks its cursor as the app says (tests turn blinking off for a steady picture)."""
+        if isinstance(event.widget, Input):
+            event.widget.cursor_blink = self.cursor_blink
 
     async def on_unmount(self) -> None:
         """Close the feed and with it the host session: what mtptui started on the host ends with it."""
@@ -146,23 +150,49 @@ class MtpApp(HostApp):
         return None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Under --readonly the keys of actions that change the host are not offered (footer, help, palette)."""
-        if action == "ops" and self.readonly and parameters and OPS_SCREENS[str(parameters[0])].changes_host:
+        """Under --readonly the keys of actions that change the host are not offered (footer, help, palette);
+        while the host is not connected, neither are those that need it."""
+        entry = OPS_SCREENS.get(str(parameters[0])) if action == "ops" and parameters else None
+        if entry is not None and (self.readonly and entry.changes_host or entry.needs_host and self.offline):
             return False
         return True
 
+    @property
+    def offline(self) -> str | None:
+        """Why the host is not connected (the log connection's reason), or None while it is."""
+        return self.session.offline
+
     def on_key(self, event: events.Key) -> None:
-        """A key hidden by --readonly still answers when pressed: it says why nothing happens."""
-        if not self.readonly:
+        """A key hidden by --readonly or by a lost connection still answers when pressed: it says why."""
+        if not self.readonly and not self.offline:
             return
         for namespace, bindings in self.screen._modal_binding_chain:  # the focused widget first, as Textual does
             for binding in bindings.key_to_bindings.get(event.key, ()):
-                if binding.id in READONLY_REFUSED:
-                    self.refuse(READONLY_REFUSED[binding.id], f"Refused: {READONLY_REASONS[binding.id]} changes the "
-                                                             f"host, and mtptui runs with --readonly.")
+                if self._refused(binding):
                     return
                 if self._check_action_state(binding.action, namespace):
                     return  # an enabled binding nearer the focus took the key
+
+    def _refused(self, binding: Binding) -> bool:
+        """Say why a hidden key does nothing; True when it was such a key."""
+        if self.readonly and binding.id in READONLY_REFUSED:
+            self.refuse(READONLY_REFUSED[binding.id], f"Refused: {READONLY_REASONS[binding.id]} changes the "
+                                                     f"host, and mtptui runs with --readonly.")
+            return True
+        entry = OPS_SCREENS.get(binding.id or "")
+        if self.offline and entry is not None and entry.needs_host:
+            host = self.context.host.name if self.context.host else self.context.host_label
+            self.refuse(binding.id or "", f"Not connected to {host}: {self.offline}. C reconnects; "
+                                          f"`mtptui check {host}` says what is wrong.")
+            return True
+        return False
+
+    def action_help_quit(self) -> None:
+        """ctrl+c: say which keys quit, in plain words (Textual's own toast is markup, and toasts here are not)."""
+        keys = [self.get_key_display(active.binding) for active in self.active_bindings.values()
+                if active.binding.action in ("quit", "app.quit")]
+        keys = sorted(dict.fromkeys(keys), key=len)  # q before ^q
+        self.notify(f"Press {' or '.join(keys) or 'q'} to quit mtptui.", title="Do you want to quit?")
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
@@ -182,14 +212,6 @@ class MtpApp(HostApp):
                 self.push_screen(*made)
             elif made is not None:  # None: the factory did it itself (the restart flow)
                 self.push_screen(made)
-
-    def notify(self, message: str, *, title: str = "", **options: Any) -> None:
-        """Every toast: its text may come from a host (an error, a log line), so it is shown, never obeyed: no
-        terminal controls (mtptui.text.visible) and no Textual markup (a ``[@click=...]`` would be an action)."""
-        from mtptui.text import visible
-
-        options.setdefault("markup", False)
-        super().notify(visible(str(message)), title=visible(str(title)), **options)
 
     def refuse(self, action: str, reason: str) -> None:
         self.notify(reason, title="refused", severity="warning")

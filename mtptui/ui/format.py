@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from mtptui.text import visible
+
 EIGHTHS = " ▏▎▍▌▋▊▉█"
 NONE = "—"
 
@@ -41,3 +43,10 @@ def number(value: float | int | None, digits: int = 0) -> str:
     if value is None:
         return NONE
     return f"{value:,.{digits}f}" if isinstance(value, float) or digits else f"{value:,}"
+
+
+def offline_text(reason: str, host: str, width: int) -> str:
+    """``not connected: REASON · mtptui check HOST``; where that is too long, the hint before the reason (which
+    the line cuts), so the command to run is never the part cut off."""
+    full = visible(f"not connected: {reason} · mtptui check {host}")
+    return full if len(full) <= width else visible(f"not connected (mtptui check {host}): {reason}")

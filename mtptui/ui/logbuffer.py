@@ -8,9 +8,9 @@ lists the sequence numbers of the matching lines; without one every stored line 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass
-from typing import Iterable, NamedTuple
+from typing import Callable, Iterable, NamedTuple
 
 from mtptui.sglang.logparse.levels import ERROR, INFO, WARNING
 from mtptui.sglang.logparse.splitter import cut
@@ -18,6 +18,7 @@ from mtptui.sglang.logparse.splitter import cut
 __all__ = ["ERROR", "INFO", "MAX_LINE_CHARS", "WARNING", "LineFilter", "LogBuffer", "LogLine"]
 
 MAX_LINE_CHARS = 10_000  # longer lines are cut when stored: one 1 MB line must not defeat the bound
+LONG_KEPT = 16  # ... but the last few such lines are kept whole (as the parser passes them on, at most 64 KiB)
 
 
 class LogLine(NamedTuple):
@@ -63,9 +64,11 @@ class LogBuffer:
         self.levels: deque[int] = deque(maxlen=maxlen)
         self.first = 0
         self.filter: LineFilter | None = None
+        self.hide: Callable[[str], bool] | None = None  # lines hidden whatever the filter (mtptui's own polls)
         self.view: list[int] | None = None
         self.max_chars = 0
         self._progress: str | None = None
+        self.long: OrderedDict[int, str] = OrderedDict()  # seq → whole text of the last LONG_KEPT long lines
 
     @property
     def total(self) -> int:
@@ -77,6 +80,10 @@ class LogBuffer:
 
     def text(self, seq: int) -> str:
         return self.texts[seq - self.first]
+
+    def full_text(self, seq: int) -> str:
+        """The whole line, where the store cut it (the server_args line is ~11,000 characters) and still has it."""
+        return self.long.get(seq) or self.text(seq)
 
     def level(self, seq: int) -> int:
         return self.levels[seq - self.first]
@@ -103,14 +110,21 @@ class LogBuffer:
             self._progress = line.progress
             if len(self.texts) == self.maxlen:
                 self.first += 1
+            if text is not line.text:
+                self._keep_long(self.total, line.text)
             self.texts.append(text)
             self.levels.append(line.level)
             self.max_chars = max(self.max_chars, len(text))
-            if self.view is None or self.filter.matches(text):
+            if self.view is None or self.shows(text):
                 if self.view is not None:
                     self.view.append(self.total - 1)
                 added += 1
         return added, self._evicted(first_before)
+
+    def _keep_long(self, seq: int, text: str) -> None:
+        self.long[seq] = text
+        while len(self.long) > LONG_KEPT:
+            self.long.popitem(last=False)
 
     def _evicted(self, first_before: int) -> int:
         if self.view is None:
@@ -127,19 +141,29 @@ class LogBuffer:
         self.texts[-1], self.levels[-1] = text, level
         self.max_chars = max(self.max_chars, len(text))
         if self.view is not None:
-            now = self.filter.matches(text)
+            now = self.shows(text)
             if was and not now:
                 self.view.pop()
             elif now and not was:
                 self.view.append(seq)
 
+    def shows(self, text: str) -> bool:
+        return (self.filter is None or self.filter.matches(text)) and not (self.hide is not None and self.hide(text))
+
     def set_filter(self, line_filter: LineFilter | None) -> None:
         self.filter = line_filter
-        if line_filter is None:
+        self._select()
+
+    def set_hide(self, hide: Callable[[str], bool] | None) -> None:
+        self.hide = hide
+        self._select()
+
+    def _select(self) -> None:
+        if self.filter is None and self.hide is None:
             self.view = None
             return
-        first, matches = self.first, line_filter.matches
-        self.view = [first + i for i, text in enumerate(self.texts) if matches(text)]
+        first, shows = self.first, self.shows
+        self.view = [first + i for i, text in enumerate(self.texts) if shows(text)]
 
     def find(self, needle: str, start: int, forward: bool = True) -> int | None:
         """Index of the next visible line (after ``start``, or before it) containing ``needle``, wrapping."""
@@ -153,6 +177,14 @@ class LogBuffer:
             if needle in self.text(self.seq_at(index)).lower():
                 return index
         return None
+
+    def match_number(self, needle: str, index: int) -> int | None:
+        """1-based number of the visible line at ``index`` among the lines containing ``needle``; None when it
+        does not contain it."""
+        needle = needle.lower()
+        if not needle or not 0 <= index < len(self) or needle not in self.text(self.seq_at(index)).lower():
+            return None
+        return 1 + sum(needle in self.text(self.seq_at(i)).lower() for i in range(index))
 
     def count_matches(self, needle: str) -> int:
         """Visible lines containing ``needle`` (case-insensitive)."""

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from mtptui.ops.feed import Connection, GpuReading, HostStatus
+from mtptui.ops.feed import Connection, GatewayReading, GpuReading, HostStatus
 from mtptui.sglang.logparse import Event
 from mtptui.ui.logbuffer import LogLine
 
@@ -24,6 +24,13 @@ class LogBatch(Message, bubble=False):
     events: list[Event]
     dropped: int = 0
     holding: bool = False
+
+
+@dataclass
+class LogReread(Message, bubble=False):
+    """The log is read again from ``since`` (the journal since a time): the lines and figures so far go."""
+
+    since: str
 
 
 @dataclass
@@ -51,6 +58,13 @@ class GpusRead(Message, bubble=False):
     """One poll of nvidia-smi: the GPUs' figures, or why there are none (said once, not at every poll)."""
 
     reading: GpuReading
+
+
+@dataclass
+class GatewayRead(Message, bubble=False):
+    """The gateway's workers changed (mtptui.ops.gateway_poll), or the problem that keeps it from answering."""
+
+    reading: GatewayReading
 
 
 @dataclass
@@ -103,9 +117,12 @@ class ActionRefused(Message, bubble=False):
 
 @dataclass
 class RestartPlanned(Message, bubble=False):
-    """A restart plan is ready to be confirmed (mtptui.ops.restart.RestartPlan)."""
+    """A restart plan is ready to be confirmed (mtptui.ops.restart.RestartPlan); ``handback`` the plan handing a
+    hand-started server back to its unit instead (mtptui.ops.restart_handback), or why there is none."""
 
     plan: object
+    handback: object = None
+    handback_note: str | None = None
 
 
 @dataclass
@@ -120,6 +137,20 @@ class RestartFinished(Message, bubble=False):
     """The restart ended (mtptui.ops.restart_run.RestartResult): ready, rolled back, or rollback failed."""
 
     result: object
+
+
+@dataclass
+class RestartBegan(Message):
+    """The restart panel started a confirmed restart (bubbles to the dashboard: the "now" figures clear)."""
+
+    profile: str
+
+
+@dataclass
+class RestartEnded(Message):
+    """The restart panel's restart ended, however it ended (bubbles to the dashboard)."""
+
+    ok: bool
 
 
 @dataclass

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.table import Table
 from rich.text import Text
 
+from mtptui.sglang.flags.diff_text import shown_cell
 from mtptui.text import visible
-from mtptui.ops.restart_env import shown_changes
+from mtptui.ops.restart_text import service_facts
+from mtptui.remote.unitenv import shown_changes
 from mtptui.ops.restart_result import SERVER_STEPS
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
@@ -20,6 +22,8 @@ STEPS = (("stopping", "stopping"), ("starting", "starting"), ("loading", "loadin
          ("allocating", "allocating"), ("capturing_graphs", "capturing graphs"), ("warming_up", "warming up"),
          ("ready", "ready"))
 STEP_ORDER = {step: index for index, (step, _) in enumerate(STEPS)}
+GATEWAY_STEPS = (("gateway_remove", "out of gateway"), ("draining", "draining"), *STEPS,
+                 ("gateway_add", "back in gateway"), ("gateway_ready", "ready in gateway"), ("canary", "canary"))
 
 
 def side_title(label: str) -> str:
@@ -28,18 +32,51 @@ def side_title(label: str) -> str:
     return f"{kind} {rest.rsplit('/', 1)[-1]}" if rest else kind
 
 
+def diff_rows(diff) -> list[tuple[str, tuple[str, ...]]]:
+    """(name, value per side) of every differing flag and env var, as SGLang resolves them (visible text)."""
+    rows = [(visible(row.flag), tuple(visible(shown_cell(written, resolved)) for written, resolved in
+                                      zip(row.values, row.resolved))) for row in diff.rows]
+    rows += [(f"env {visible(env.var)}", tuple(visible(value) if value is not None else "unset"
+                                                for value in env.values)) for env in diff.env]
+    return rows
+
+
 def diff_table(diff) -> Table:
     """Differing flags and env vars, one column per side, values as SGLang resolves them (plain text: no markup)."""
     table = Table(box=None, padding=(0, 2), header_style="bold")
     table.add_column("flag", style="bold", no_wrap=True)
     for label in diff.sides:
         table.add_column(side_title(label), overflow="fold")
-    for row in diff.rows:
-        table.add_row(Text(visible(row.flag)), *(Text(visible(value)) for value in row.resolved))
-    for env in diff.env:
-        table.add_row(Text(f"env {visible(env.var)}"),
-                      *(Text(visible(value) if value is not None else "unset") for value in env.values))
+    for name, values in diff_rows(diff):
+        table.add_row(Text(name), *(Text(value) for value in values))
     return table
+
+
+def change_lines(diff) -> Text:
+    """The same changes as lines, ``flag: running → new`` (other sides in brackets), for a narrow dialog."""
+    titles = [side_title(label) for label in diff.sides]
+    text = Text.assemble((f"{titles[0]} → {titles[-1]}", "dim"))
+    for name, values in diff_rows(diff):
+        text.append(f"\n{name}: ", "bold")
+        text.append(f"{values[0]} → {values[-1]}")
+        for title, value in zip(titles[1:-1], values[1:-1]):
+            text.append(f"  ({title}: {value})", "dim")
+    return text
+
+
+class DiffChanges:
+    """The diff as a table where it fits the width it is drawn at, else as ``flag: running → new`` lines (at 80
+    columns a table of 3 columns fitted 3 of 8 rows and broke words mid-name)."""
+
+    def __init__(self, diff) -> None:
+        self.diff = diff
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        table = diff_table(self.diff)
+        if console.measure(table, options=options.update(width=10_000)).maximum <= options.max_width:
+            yield table
+        else:
+            yield change_lines(self.diff)
 
 
 def findings_text(findings) -> Text:
@@ -47,7 +84,7 @@ def findings_text(findings) -> Text:
     for finding in findings:
         style = SEVERITY_STYLE.get(finding.severity, "")
         text.append(f"{finding.severity}: ", style)
-        text.append(visible(f"{finding.flag + ' ' if finding.flag else ''}{finding.message}"))
+        text.append(visible(finding.said))
         if finding.fix:
             text.append(visible(f" Fix: {finding.fix}."), "italic")
         text.append("\n")
@@ -55,8 +92,18 @@ def findings_text(findings) -> Text:
     return text
 
 
-def commands_text(plan) -> Text:
+def gateway_text(lines: list[str], when: str) -> Text:
+    """The gateway steps (mtptui.ops.restart_drain) before the stop or once ready, as the dialog lists them."""
     text = Text()
+    for line in lines:
+        text.append(f"gateway{when}: ", "bold")
+        text.append(f"{visible(line)}\n")
+    return text
+
+
+def commands_text(plan) -> Text:
+    gateway = plan.drain
+    text = gateway_text(gateway.before(), "") if gateway else Text()
     for index, step in enumerate(plan.steps + plan.finish, start=1):
         later = " (once ready)" if step in plan.finish else ""
         text.append(f"{index}. {step.command.what}{later}\n", "bold")
@@ -66,6 +113,8 @@ def commands_text(plan) -> Text:
             if len(rest) > 1:
                 text.append(f"     … {len(rest) - 1} more script lines (mtptui restart --dry-run prints them)\n", "dim")
             text.append(f"     {rest[-1]}\n", "cyan")
+    if gateway:
+        text.append_text(gateway_text(gateway.after(), ", once ready"))
     return text
 
 
@@ -82,12 +131,15 @@ def lint_parts(plan) -> list[RenderableType]:
 
 
 def plan_body(plan, force: bool = False) -> RenderableType:
-    """What the confirm dialog shows: notes, the diff, lint, the exact commands, and what a rollback does."""
+    """What the confirm dialog shows: notes, the diff, lint, the exact commands, and what a rollback does (``e``
+    in the dialog also enables a unit that is not enabled)."""
     parts: list[RenderableType] = [Text(visible(f"Restart {plan.host} ({plan.manager}) with profile {plan.profile}."),
                                         "bold")]
     parts += [Text(visible(f"note: {note}"), "yellow") for note in plan.notes]
+    parts += [Text(visible(line), "yellow" if line.startswith("note:") else "dim")
+              for line in service_facts(plan, enable_hint="pressing e")]
     if plan.diff is not None and not plan.diff.empty:
-        parts += [Text("\nWhat changes", "bold underline"), diff_table(plan.diff)]
+        parts += [Text("\nWhat changes", "bold underline"), DiffChanges(plan.diff)]
     elif plan.diff is not None:
         parts.append(Text("\nNo flag changes: the server restarts with the same launch.", "dim"))
     if env := shown_changes(plan.env):
@@ -122,6 +174,11 @@ class RestartView:
     seen: set[str] = field(default_factory=set)
     tail: str | None = None
     end: str | None = None
+    gateway: bool = False  # the restart has gateway steps: out, draining before the stop; back, ready, canary after
+
+    @property
+    def steps(self) -> tuple[tuple[str, str], ...]:
+        return GATEWAY_STEPS if self.gateway else STEPS
 
     def apply(self, event) -> None:
         self.step, self.launch, self.message, self.at_s = event.step, event.launch, visible(event.message), event.at_s
@@ -152,15 +209,16 @@ class RestartView:
         return text
 
     def _steps(self) -> Text:
-        text = Text()
-        current = STEP_ORDER.get(self.step, -1) if self.launch == "target" else -1
-        for index, (step, label) in enumerate(STEPS):
+        text, steps = Text(), self.steps
+        order = {step: index for index, (step, _) in enumerate(steps)}
+        current = order.get(self.step, -1) if self.launch == "target" else -1
+        for index, (step, label) in enumerate(steps):
             if step == "loading" and self.shards:
                 label = f"loading shards {self.shards}"
             done = step in self.seen and index < current
             style = "bold reverse yellow" if index == current else "green" if done else "dim"
             text.append(f"{'✓ ' if done else ''}{label}", style)
-            if index < len(STEPS) - 1:
+            if index < len(steps) - 1:
                 text.append(" → ", "dim")
         return text
 

@@ -11,17 +11,19 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from mtptui.ops.feed import Connection, HostStatus
+from mtptui.engines.registry import Dashboard, dashboard
+from mtptui.ops.feed import Connection, GatewayReading, HostStatus
+from mtptui.ops.speculation_view import current
 from mtptui.sglang.logparse import Event
 from mtptui.sglang.logparse.timestamps import parse_ts
 from mtptui.sglang.state import ServerState, phases
-from mtptui.ui.gpu_history import GpuHistory
+from mtptui.sglang.state.decode import decoded
 from mtptui.sglang.state.serving import ServingStats
+from mtptui.speculation import LiveSpeculation
+from mtptui.ui.gpu_history import GpuHistory
 
 Clock = Callable[[], float]
-# Service states (systemd's is-active, the process manager's, a launcher's `exited (status N)`) in which no
-# server runs.
-DOWN_STATES = ("inactive", "failed", "deactivating", "not running", "exited", "not started")
+OFFLINE_STATES = ("reconnecting", "failed")  # the log connection's states in which nothing comes from the host
 
 
 @dataclass
@@ -30,6 +32,7 @@ class Changes:
 
     startup: bool = False
     decode: bool = False
+    speculation: bool = False  # a launch line or an adaptive start or switch
     phase_from: str | None = None
     errors: tuple[dict, ...] = ()
     warnings: int = 0
@@ -43,6 +46,7 @@ class ThroughputSeries:
         self.warm_up: deque[tuple[float, float]] = deque(maxlen=32)
         self.t0: float | None = None
         self.restarts: list[float] = []  # seconds at which a new startup began after decode batches
+        self.switches: deque[tuple[float, int, int]] = deque(maxlen=256)  # (seconds, from steps, to steps)
         self._last_ts: tuple[str | None, float | None] = (None, None)
 
     def seconds(self, ts: str | None) -> float | None:
@@ -55,7 +59,7 @@ class ThroughputSeries:
             self.t0 = value
         return value - self.t0
 
-    def add(self, ts: str | None, value: float | None, warm_up: bool, running: int | None) -> None:
+    def add(self, ts: str | None, value: float | None, warm_up: bool, running: int | bool | None) -> None:
         t = self.seconds(ts)
         if t is None or value is None:
             return
@@ -68,19 +72,60 @@ class ThroughputSeries:
 class Session:
     """Everything the panes show; ``apply`` takes parsed events and says what changed."""
 
-    def __init__(self, clock: Clock = time.time, spark_len: int = 120) -> None:
+    def __init__(self, clock: Clock = time.time, spark_len: int = 120, engine: Dashboard | None = None) -> None:
         self.clock = clock
+        self.engine = engine or dashboard(None)  # the host's engine: its log parser and its name
+        self.log_version: str | None = None  # the version the server's log names (its banner), if it does
         self.server = ServerState()
         self.host: HostStatus | None = None
         self.connection = Connection("connecting")
         self.throughput = ThroughputSeries()
         self.accept_len: deque[float] = deque(maxlen=spark_len)
         self.accept_rate: deque[float] = deque(maxlen=spark_len)
+        self.live_steps: deque[float] = deque(maxlen=spark_len)  # the draft steps running at each decode batch
+        self.per_position: list[float | None] | None = None  # acceptance per draft position, where the log has it
+        self._launch_spec: tuple[object, LiveSpeculation | None] = (None, None)
         self.serving = ServingStats()  # load, queue, pools and the samples the health line judges
         self.lines_seen = 0
         self.gpus = GpuHistory()  # live nvidia-smi figures (mtptui.ops.gpu_poll)
+        self.gateway: GatewayReading | None = None  # the gateway's last word (mtptui.ops.gateway_poll)
         self.error_held = False  # the feed holds an error back until its traceback ends (or the log goes quiet)
         self.previous_mean: float | None = None  # steady mean of the run before the last restart
+        self.awaiting_new = False  # a restart stopped the old process: no figure until the new one's log starts
+        self.last_byte_at: float | None = None  # clock() of the last log line or GPU reading from the host
+        self.now_cleared = False  # the "now" figures were cleared (a restart) and none came since
+
+    def new_process(self) -> None:
+        """A restart began: every "now" figure is cleared, and lines of the old process (it may still log while
+        it stops) give none until the log shows the new one's startup (or ``awaiting_new`` is dropped)."""
+        self.serving.clear_now()
+        self.accept_len.clear()
+        self.accept_rate.clear()
+        self.per_position = None
+        self.awaiting_new = self.now_cleared = True
+
+    @property
+    def version(self) -> str | None:
+        """The server's version: the host's word for it (its API or configuration), else its log's."""
+        return (self.host.version if self.host else None) or self.log_version
+
+    @property
+    def gen_now(self) -> float | None:
+        """The latest steady gen tok/s, unless a restart cleared it and the new process has decoded nothing."""
+        steady = self.throughput.steady
+        return steady[-1][1] if steady and not self.now_cleared else None
+
+    def reset_log(self) -> None:
+        """The log is read again from another place: what was parsed from it so far is not the log any more."""
+        self.server = ServerState()
+        self.throughput = ThroughputSeries()
+        self.serving = ServingStats()
+        self.accept_len.clear()
+        self.accept_rate.clear()
+        self.per_position = None
+        self.lines_seen = 0
+        self.error_held = False
+        self.previous_mean = None
 
     def apply(self, events: Iterable[Event]) -> Changes:
         changes = Changes(phase_from=self.server.phase)
@@ -90,18 +135,26 @@ class Session:
             self.server.apply(event)
             if self.server.startups != startups:
                 self.serving.new_startup()  # the judged samples are the new launch's from its first line on
+                self.awaiting_new = False
             if self.server.startups != startups and mean is not None:
                 self._restarted(event.ts, mean)
             if self.throughput.t0 is None:
                 self.throughput.seconds(event.ts)
             kind = event.kind
+            if self.awaiting_new and kind in ("decode", "prefill"):
+                continue  # the old process, still stopping: its figures are not the new one's
             if kind == "decode":
                 self._decode(event)
                 changes.decode = True
             elif kind == "error":
                 errors.append(self.server.last_error or {})
+            elif kind in ("server_args", "spec_adaptive", "spec_switch"):
+                changes.speculation = True
+                self._switched(event)
             elif kind == "warning":
                 changes.warnings += 1
+            elif kind == "server_version" and event.fields["version"]:
+                self.log_version = event.fields["version"]
             if kind in ("prefill", "http_access", "warning"):
                 self.serving.apply(event, self.throughput.seconds(event.ts))
             elif kind not in ("prefill", "http_access"):
@@ -110,33 +163,77 @@ class Session:
         return changes
 
     def _decode(self, event: Event) -> None:
+        self.now_cleared = False
         warm_up = self.server.decode.last_was_warm_up  # the state's rule: the first batch of each startup
         fields = event.fields
         self.serving.decode(fields, self.throughput.seconds(event.ts), warm_up)
-        self.throughput.add(event.ts, fields["gen_throughput"], warm_up, fields["running_req"])
-        if not warm_up and fields["running_req"]:
+        busy = decoded(fields)
+        self.throughput.add(event.ts, fields["gen_throughput"], warm_up, busy)
+        if not warm_up and busy:
             if fields["accept_len"] is not None:
                 self.accept_len.append(fields["accept_len"])
             if fields["accept_rate"] is not None:
                 self.accept_rate.append(fields["accept_rate"])
+            if fields.get("per_position"):
+                self.per_position = fields["per_position"]
+            steps = self.speculation_steps()
+            if steps is not None:
+                self.live_steps.append(float(steps))
+
+    def _switched(self, event: Event) -> None:
+        """An adaptive switch: marked on the throughput plot."""
+        at = self.throughput.seconds(event.ts)
+        if event.kind == "spec_switch" and at is not None:
+            self.throughput.switches.append((at, event.fields["from_steps"], event.fields["to_steps"]))
+
+    def speculation_steps(self) -> int | None:
+        """The draft steps running now, cheaply (the log's, else the API's): one sample of the sparkline."""
+        value = self.server.speculation.value() or (self.host.speculation if self.host else None)
+        return value.live_steps if value is not None else None
+
+    def speculation(self) -> LiveSpeculation | None:
+        """Configured vs live speculation (mtptui.ops.speculation_view), the launch's resolution kept per launch."""
+        launch = self.host.launch if self.host else None
+        if self._launch_spec[0] is not launch:
+            self._launch_spec = (launch, self.engine.launch_speculation(launch))
+        return current(self.server.speculation.value(), self._launch_spec[1],
+                       self.host.speculation if self.host else None)
 
     def _restarted(self, ts: str | None, mean: float) -> None:
         """A new startup after decode batches: mark it on the plot and keep the run before's steady mean."""
         self.previous_mean = mean
         self.accept_len.clear()  # acceptance of another launch: its mean is not this run's
         self.accept_rate.clear()
+        self.per_position = None
+        self.live_steps.clear()
         at = self.throughput.seconds(ts)
         if at is not None:
             self.throughput.restarts.append(at)
 
-    def server_down(self) -> str | None:
-        """"crashed" or "stopped" when the host says no server runs (whatever the log showed last), else None."""
-        state = self.host.service_state if self.host else ""
-        if not state.startswith(DOWN_STATES):
+    @property
+    def offline(self) -> str | None:
+        """Why the host is not connected (the log connection is retrying or gave up), else None."""
+        connection = self.connection
+        if connection.state not in OFFLINE_STATES:
             return None
-        failed = state.startswith("failed") or self.server.phase == phases.CRASHED or \
-            state.startswith("exited (status") and not state.startswith("exited (status 0)")
-        return "crashed" if failed else "stopped"
+        return connection.reason or connection.state
+
+    def quiet_s(self) -> float | None:
+        """Seconds since the last byte from the host (a log line or a GPU reading), None before the first."""
+        return None if self.last_byte_at is None else max(self.clock() - self.last_byte_at, 0.0)
+
+    def server_down(self) -> str | None:
+        """"crashed" or "stopped" when the host says no server runs (whatever the log showed last), else None.
+
+        A server its log shows was told to stop (SGLang's SIGTERM line) and that then died of no error stopped,
+        even when its manager calls it failed: SGLang 0.5.12.post1 ends every drain by SIGKILL to itself, which
+        systemd reports as ``failed (signal 9)``."""
+        phase = self.host.service_phase if self.host else "unknown"
+        if phase not in ("stopped", "failed"):
+            return None
+        if self.server.phase == phases.CRASHED:
+            return "crashed"
+        return "crashed" if phase == "failed" and not self.server.startup.stopping else "stopped"
 
     def uptime_s(self) -> float | None:
         """Seconds since the server started, from the host status; None when unknown."""

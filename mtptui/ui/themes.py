@@ -1,11 +1,17 @@
-"""Themes shipped in ``themes/*.toml`` (the repo's folder, or the copy packed into the wheel), as Textual themes."""
+"""Themes shipped in ``themes/*.toml`` (the repo's folder, or the copy packed into the wheel), as Textual themes.
+
+Only these are offered (``--theme``, ``t``, the palette): each sets the colours mtptui's panes are drawn with
+(``MTPTUI_VARIABLES`` beside the base colours), which Textual's built-in themes do not (with ``ansi-light`` the
+healthy line was green on green), so an app unregisters the built-in ones (``install_themes``).
+"""
 
 from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
+from textual.app import App
 from textual.theme import Theme
 
 from mtptui.errors import ConfigError, UserError
@@ -14,6 +20,7 @@ DEFAULT_THEME = "mtptui-dark"
 COLOR_FIELDS = ("primary", "secondary", "warning", "error", "success", "accent", "foreground", "background",
                 "surface", "panel", "boost")
 OTHER_FIELDS = {"name": str, "dark": bool, "luminosity_spread": float, "text_alpha": float, "variables": dict}
+MTPTUI_VARIABLES = ("border", "footer-key-foreground")  # what mtptui's own CSS reads beyond the base colours
 
 
 def theme_dirs() -> list[Path]:
@@ -32,8 +39,11 @@ def load_theme_file(path: Path) -> Theme:
     unknown = set(data) - set(COLOR_FIELDS) - set(OTHER_FIELDS)
     if unknown:
         raise ConfigError(f"{path}: unknown theme field(s): {', '.join(sorted(unknown))}")
-    if not isinstance(data.get("primary"), str):
-        raise ConfigError(f"{path}: a theme needs a primary color")
+    missing = [field for field in ("primary", "success", "warning", "error", "background") if
+               not isinstance(data.get(field), str)]
+    missing += [f"variables.{name}" for name in MTPTUI_VARIABLES if name not in (data.get("variables") or {})]
+    if missing:
+        raise ConfigError(f"{path}: a theme of mtptui sets {', '.join(missing)} (the colours its panes use)")
     for key, kind in OTHER_FIELDS.items():
         if key in data and not isinstance(data[key], kind):
             raise ConfigError(f"{path}: theme field {key!r} must be a {kind.__name__}")
@@ -63,7 +73,17 @@ def resolve_theme(name: str | None, available: Iterable[str]) -> str:
 
 
 def check_theme(name: str | None) -> None:
-    """A bad --theme is a one-sentence error before anything starts (shipped and Textual's built-in themes)."""
-    from textual.theme import BUILTIN_THEMES
+    """A bad --theme is a one-sentence error before anything starts (only the shipped themes are mtptui's)."""
+    resolve_theme(name, load_themes())
 
-    resolve_theme(name, [*load_themes(), *BUILTIN_THEMES])
+
+def install_themes(app: App[Any], name: str | None) -> dict[str, Theme]:
+    """Register the shipped themes, start with ``name`` (``--theme``), and unregister every other theme, so that
+    the palette's theme picker offers only themes that set mtptui's colours; the shipped themes by name."""
+    shipped = load_themes()
+    for theme in shipped.values():
+        app.register_theme(theme)
+    app.theme = resolve_theme(name, shipped)
+    for other in [other for other in app.available_themes if other not in shipped]:
+        app.unregister_theme(other)
+    return shipped

@@ -1,23 +1,32 @@
-"""The lab host: a GPU host that is reachable only over SSH, in a network namespace of its own.
+"""The lab host: a GPU host running systemd 252, reachable only over SSH, in a network namespace of its own.
 
     from tests.lab import lab, lab_systemd, lab_process  # noqa: F401  (fixtures)
 
-``Lab`` creates the network namespace ``mtplab-PID-N``, whose only interface is its own loopback, and starts a real
-OpenSSH sshd on the namespace's 127.0.0.1:22. The host side is the stand-in GPU host of ``tests.sshd``: its
-sessions see the stand-in ``systemctl``/``journalctl`` and the stand-in ``sglang`` package, so the simulated
-server is launched like SGLang (``python -m sglang.launch_server ...``) and listens on the namespace's
-127.0.0.1:30000, where nothing on the operator's side can reach it except through the SSH connection.
+``Lab`` creates the network namespace ``mtplab-PID-N``, whose only interface is its own loopback, and boots a
+real systemd machine in it (tests/lab/machine.py: ``systemd-nspawn --boot`` on an overlay of this machine's
+root, never systemd on the root itself). Its PID 1 is systemd, its journal is journald, and Debian's
+``ssh.service`` runs a real OpenSSH sshd on the namespace's 127.0.0.1:22. The server is the stand-in ``sglang``
+package (the simulated server, launched like SGLang: ``python -m sglang.launch_server ...``), started by the
+real unit ``/etc/systemd/system/sglang-qwen.service`` or by hand with nohup, on the namespace's 127.0.0.1:30000,
+where nothing on the operator's side can reach it except through the SSH connection. The container has a PID
+namespace of its own: a process-managed lab host finds only its own server by command line.
 
 The operator side is a private HOME (set as $HOME by the fixtures) whose ``~/.ssh/config`` names the alias
 ``gpu-lab``: ``HostName gpu.lab`` (a name no resolver knows), ``User``, ``IdentityFile``, ``UserKnownHostsFile``
-and ``ProxyCommand ip netns exec NS nc 127.0.0.1 22``, the way operators reach hosts behind a bastion. The host
-file says only ``target = "gpu-lab"``: everything else comes from ssh_config.
+and ``ProxyCommand ip netns exec NS nc 127.0.0.1 22``, the way operators reach hosts behind a bastion; and
+``gpu-lab-ops``, the same host as the non-root account ``mtpops`` (``Lab.sudoers`` writes its sudo rule). The
+host file says only ``target = "gpu-lab"``: everything else comes from ssh_config.
+
+What the container shares with this machine: the pytest tmp dir the lab lives in (read-write, same path, so
+the host's models, logs and pid files are files a test reads directly), the checkout, the venv and the test
+cache (read-only). ``Lab.path`` says where a file of the host's own disk is seen from here.
 
 The host's SGLang is ``Lab.version`` (the stand-in reads $MTPTUI_SIM_RELEASE): 0.5.12.post1, the mission's, for
 ``lab``; ``lab_each`` runs a module's tests once per supported version, and its host files say that version.
 
-Setup and teardown are idempotent: a namespace left by a test run that died is deleted at the next start, and
-``stop`` kills every process in the namespace by PID before deleting it. Needs root, iproute2 and netcat.
+Setup and teardown are idempotent: a lab left by a test run that died (its machine, mounts and namespace) is
+removed at the next start; ``stop`` shuts the machine down, unmounts it and deletes the namespace. Needs root,
+iproute2, netcat, util-linux and systemd-container (``make test`` installs them).
 """
 
 from __future__ import annotations
@@ -25,51 +34,38 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-from tests.sshd import MODEL, PROFILES, SSHD, UNIT_TEMPLATE, host_env, host_toml
+from tests.needs import need
+from tests.lab.hosts import (ALIAS, API_PORT, HOSTNAME, OPERATOR_ALIAS, UNIT, LabHost, lab_host_file, operator_env,
+                             ssh_config, start_server)
+from tests.lab.image import OPERATOR, SUDOERS, Image
+from tests.lab.machine import Machine, alive, delete_netns, kill_until_gone, missing, remove_stale
+from tests.lab.sshd import LabSSHD
+from tests.sglang_standins.venv import cache_root
+from tests.sshd import DEMO_SGLANG, MODEL, NETGUARD, PROFILES, ROOT, SYSTEM_PATH, keygen
 
-ALIAS = "gpu-lab"
-HOSTNAME = "gpu.lab"
-API_PORT = 30000
-UNIT = "sglang-qwen.service"
 NS_PREFIX = "mtplab-"
 _numbers = itertools.count(1)
+# Services of the image that run on a lab host whatever a test does (``reset`` leaves them alone).
+BASE_SERVICES = ("systemd-journald.service", "ssh.service")
+# What the tests put on the host's disk: the unit, its drop-ins and backups, mtptui's lock, enable links,
+# other units a test writes (``sglang-*``, ``mtptest-*``) and the operator's sudo rule. ``reset`` removes them.
+TEST_FILES = ("/etc/systemd/system/sglang-*", "/etc/systemd/system/.sglang-*", "/etc/systemd/system/mtptest-*",
+              "/etc/systemd/system/*.wants/sglang-*", "/etc/systemd/system/*.wants/mtptest-*", SUDOERS,
+              "/run/systemd/system/sglang-*", "/home/mtpops/units")
 
 
 def lab_missing() -> str | None:
     """Why the lab cannot run here, or None."""
-    if os.geteuid() != 0:
-        return "the lab host needs root (network namespaces); CI runs as root"
-    for tool in ("ip", "nc", "ssh-keygen"):
-        if shutil.which(tool) is None:
-            return f"the lab host needs {tool} (make test installs it)"
-    return None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _comm(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return ""
+    return missing()
 
 
 def namespaces() -> list[str]:
@@ -77,44 +73,42 @@ def namespaces() -> list[str]:
     return [line.split()[0] for line in out.splitlines() if line.strip()]
 
 
-def namespace_pids(ns: str) -> set[int]:
-    out = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True, check=False).stdout
-    return {int(word) for word in out.split()}
-
-
-def delete_namespace(ns: str) -> None:
-    """Kill every process in ``ns`` by PID, then delete it (nothing of it outlives this call)."""
-    for _ in range(50):
-        pids = namespace_pids(ns)
-        if not pids:
-            break
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        time.sleep(0.05)
-    subprocess.run(["ip", "netns", "delete", ns], capture_output=True, check=False)
-
-
-def delete_stale_namespaces() -> None:
-    """Namespaces of earlier test runs whose process is gone (a run killed before its teardown)."""
+def delete_stale_labs() -> list[str]:
+    """Machines and namespaces of earlier test runs whose process is gone (a run killed before its teardown)."""
+    removed = remove_stale(NS_PREFIX)
     for ns in namespaces():
-        if ns.startswith(NS_PREFIX):
-            owner = ns[len(NS_PREFIX):].split("-")[0]
-            if owner.isdigit() and not _alive(int(owner)):
-                delete_namespace(ns)
+        owner = ns[len(NS_PREFIX):].split("-")[0] if ns.startswith(NS_PREFIX) else ""
+        if owner.isdigit() and not alive(int(owner)):
+            delete_netns(ns)
+            removed.append(ns)
+    return removed
+
+
+def _read_only_binds() -> list[Path]:
+    """The checkout, the venv (when it lives elsewhere) and the test cache (the SGLang venvs host lint runs)."""
+    cache = cache_root()
+    cache.mkdir(parents=True, exist_ok=True)
+    paths = [ROOT, Path(sys.prefix).resolve(), cache.resolve()]
+    return [p for i, p in enumerate(paths) if not any(p == q or q in p.parents for q in paths[:i])]
 
 
 @dataclass
 class Lab:
-    """One lab host: a network namespace with sshd on its 127.0.0.1:22, and the operator's private HOME."""
+    """One lab host: a systemd machine in a network namespace, sshd on its 127.0.0.1:22, the operator's HOME.
+
+    ``shared`` are this machine's directories the host sees read-write at the same path (``root`` by default;
+    the fixtures share pytest's whole tmp dir, where tests keep what they give the host).
+    """
 
     root: Path
     speed: str = "200"
     version: str = "0.5.12.post1"
     ns: str = ""
-    sshd: SSHD | None = None
+    machine: Machine | None = None
+    sshd: LabSSHD | None = None
+    shared: tuple[Path, ...] = ()
+    teardown_s: float = 0.0
+    _base: set[int] = field(default_factory=set)
 
     @property
     def home(self) -> Path:
@@ -122,7 +116,7 @@ class Lab:
 
     @property
     def state(self) -> Path:
-        """The stand-in systemd's state on the host (units, journal)."""
+        """Where the simulated server's GPU state lives (the stand-in nvidia-smi reads it)."""
         return self.root / "host"
 
     @property
@@ -137,8 +131,13 @@ class Lab:
 
     @property
     def models(self) -> Path:
-        """Where model directories live on the host (the lab's own filesystem is this machine's)."""
+        """Where model directories live on the host (a directory it shares with this machine)."""
         return self.root / "models"
+
+    @property
+    def host_home(self) -> Path:
+        """The HOME of root's SSH sessions on the host (a shared directory, so a test sees what lands there)."""
+        return self.root / "host-home"
 
     @property
     def known_hosts(self) -> Path:
@@ -148,77 +147,155 @@ class Lab:
     def identity(self) -> Path:
         return self.home / ".ssh" / "id_lab"
 
+    @property
+    def boot_s(self) -> float:
+        return self.machine.boot_s if self.machine else 0.0
+
+    def session_env(self) -> dict[str, str]:
+        """The environment of an SSH session on the host (sshd's SetEnv), which ``run`` gives its commands too."""
+        return {"PATH": f"{self.bin}:{SYSTEM_PATH}", "PYTHONPATH": f"{DEMO_SGLANG}:{NETGUARD}:{ROOT}",
+                "MTPTUI_SIM_GPU_STATE": str(self.state / "gpu.json"), "MTPTUI_STANDIN_PYTHON": sys.executable,
+                "LC_ALL": "C.UTF-8", "MTPTUI_SIM_SPEED": self.speed, "MTPTUI_SIM_RELEASE": self.version,
+                "HOME": str(self.host_home)}
+
+    def unit_env(self) -> dict[str, str]:
+        """What every unit sees (DefaultEnvironment=): the stand-in sglang package and the simulated GPUs."""
+        env = self.session_env()
+        return {k: env[k] for k in ("PYTHONPATH", "MTPTUI_SIM_GPU_STATE", "MTPTUI_SIM_SPEED", "MTPTUI_SIM_RELEASE",
+                                    "LC_ALL")}
+
     def start(self) -> "Lab":
-        delete_stale_namespaces()
+        delete_stale_labs()
         self.ns = f"{NS_PREFIX}{os.getpid()}-{next(_numbers)}"
-        delete_namespace(self.ns)
+        delete_netns(self.ns)
         subprocess.run(["ip", "netns", "add", self.ns], check=True)
         subprocess.run(["ip", "-n", self.ns, "link", "set", "lo", "up"], check=True)
-        for path in (self.state, self.srv, self.bin, self.home / ".ssh"):
+        for path in (self.state, self.srv, self.bin, self.models, self.host_home, self.home / ".ssh",
+                     self.root / "keys"):
             path.mkdir(parents=True, exist_ok=True)
-        env = host_env(self.state)
-        env.update(PATH=f"{self.bin}:{env['PATH']}", MTPTUI_SIM_SPEED=self.speed, MTPTUI_SIM_RELEASE=self.version,
-                   HOME=str(self.root / "host-home"))
-        self.sshd = SSHD(self.root / "sshd", env=env, port=22, netns=self.ns, known_as=HOSTNAME)
-        self.sshd.start()
+        image = self._image()
+        self._searchable()
+        try:
+            self.machine = Machine.boot(self.ns, self.ns, binds=self.shared or (self.root,),
+                                        read_only=_read_only_binds(), prepare=image.write)
+        except BaseException:
+            delete_netns(self.ns)
+            raise
+        self.sshd = LabSSHD(self.machine)
+        self._base = self._base_pids()
         self._operator_home()
         return self
+
+    def _image(self) -> Image:
+        keys = self.root / "keys"
+        keygen(keys / "host_key")
+        client_pub = keygen(keys / "client_key")
+        return Image(os.urandom(16).hex(), keys / "host_key", client_pub, self.session_env(), self.unit_env(),
+                     reachable=[Path(sys.executable), *_read_only_binds(), self.root])
+
+    def _searchable(self) -> None:
+        """The lab's directories searchable by the host's operator account: pytest makes its tmp dirs 0700, and
+        the shared ones are this machine's own (their parents above are opened in the overlay only)."""
+        for shared in self.shared or (self.root,):
+            for directory in (self.root, *self.root.parents):
+                if directory == shared or shared in directory.parents:
+                    directory.chmod(directory.stat().st_mode & 0o7777 | 0o001)
 
     def _operator_home(self) -> None:
         ssh = self.home / ".ssh"
         ssh.chmod(0o700)
-        shutil.copy(self.sshd.client_key, self.identity)
+        shutil.copy(self.root / "keys" / "client_key", self.identity)
         self.identity.chmod(0o600)
-        shutil.copy(self.sshd.known_hosts, self.known_hosts)
+        host_pub = (self.root / "keys" / "host_key.pub").read_text().split()[:2]
+        self.known_hosts.write_text(f"{HOSTNAME} {' '.join(host_pub)}\n")
         (ssh / "config").write_text(ssh_config(self.ns, self.identity, self.known_hosts))
 
     def stop(self) -> None:
+        started = time.monotonic()
+        if self.machine is not None:
+            self.machine.shut_down()
         if self.ns:
-            delete_namespace(self.ns)
-        if self.sshd is not None and self.sshd.process is not None:
-            self.sshd.process.wait(timeout=10)
+            delete_netns(self.ns)
+        self.teardown_s = time.monotonic() - started
 
     # The host side ----------------------------------------------------------------------------------------
 
+    def path(self, inside: str | Path) -> Path:
+        """Where the host's file ``inside`` is seen from this machine: itself in a shared directory, else in the
+        machine's overlay."""
+        inside = Path(inside)
+        if any(inside == p or p in inside.parents for p in (*(self.shared or (self.root,)), *_read_only_binds())):
+            return inside
+        return self.machine.rootfs / inside.relative_to("/")
+
     def pids(self) -> set[int]:
-        """Every process the host runs: those in the lab's network namespace but the operator's ProxyCommand
-        (``nc``, which ``ip netns exec`` starts in the namespace on the operator's behalf)."""
-        return {pid for pid in namespace_pids(self.ns) if _comm(pid) != "nc"}
+        """Every process the host runs (its own PIDs: the container has a PID namespace of its own)."""
+        return set(self.machine.processes())
 
     def env(self) -> dict[str, str]:
-        return {**os.environ, **self.sshd.env}
+        return self.session_env()
+
+    def argv(self, pid: int) -> list[str]:
+        """The command line of the host's process ``pid`` (its own PID), [] when it does not run."""
+        outer = self.machine.outer_pid(pid)
+        try:
+            data = Path(f"/proc/{outer}/cmdline").read_bytes() if outer else b""
+        except OSError:
+            return []
+        return data.decode(errors="surrogateescape").split("\0")[:-1]
 
     def install(self, program: Path) -> None:
         """Put ``program`` on the host's PATH (a link in ``bin``) until the next ``reset``."""
         (self.bin / program.name).symlink_to(program)
 
-    def run(self, *argv: str, timeout: float = 60) -> subprocess.CompletedProcess:
-        """Run a command on the lab host as its SSH sessions would (its network, PATH and environment)."""
-        return subprocess.run(["ip", "netns", "exec", self.ns, *argv], capture_output=True, text=True,
-                              env=self.env(), timeout=timeout)
+    def run(self, *argv: str, timeout: float = 60, input: str | None = None) -> subprocess.CompletedProcess:
+        """Run a command on the lab host as root's SSH sessions would (its PATH and environment), without SSH."""
+        return self.machine.run(*argv, env=self.session_env(), input=input, timeout=timeout)
+
+    def systemctl(self, *args: str) -> str:
+        """``systemctl ARGS`` on the host, the system's own (not one a test put on the PATH); its output (an
+        AssertionError when it fails)."""
+        result = self.machine.run("systemctl", *args)
+        assert result.returncode == 0, f"systemctl {' '.join(args)}: {result.stderr}"
+        return result.stdout
+
+    def sudoers(self, rule: str | None) -> None:
+        """The non-root operator's sudo rule (one sudoers line), or none."""
+        path = self.path(SUDOERS)
+        if rule is None:
+            path.unlink(missing_ok=True)
+            return
+        path.write_text(rule.rstrip("\n") + "\n")
+        path.chmod(0o440)
+        checked = self.machine.run("visudo", "-c", "-q", "-f", SUDOERS)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+
+    def _base_pids(self) -> set[int]:
+        """PID 1 and the main processes of the base services (what ``reset`` keeps)."""
+        shown = self.machine.run("systemctl", "show", "-p", "MainPID", "--value", *BASE_SERVICES).stdout.split()
+        return {1, *(int(pid) for pid in shown if pid.isdigit() and int(pid) > 0)}
 
     def reset(self) -> None:
-        """Kill everything on the host but sshd's listener, and forget the stand-in systemd's state."""
-        keep = {self.sshd.process.pid}
-        for _ in range(50):
-            victims = self.pids() - keep
-            if not victims:
-                break
-            for pid in victims:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            time.sleep(0.05)
+        """Back to the freshly booted host: the tests' units stopped and removed, every process but systemd,
+        journald and sshd's listener killed, the journal emptied, the state, srv and bin directories emptied."""
+        self.machine.run("systemctl", "stop", "sglang-*", "mtptest-*")  # the system's (not a test's on the PATH)
+        self._kill_all_but_base()
+        self.machine.run("sh", "-c", 'rm -rf -- $1; systemctl daemon-reload; systemctl reset-failed; '
+                             'journalctl --rotate -q; journalctl --vacuum-time=1us -q', "sh", " ".join(TEST_FILES))
         for path in (self.state, self.srv, self.bin):
             shutil.rmtree(path, ignore_errors=True)
             path.mkdir(parents=True)
 
+    def _kill_all_but_base(self) -> None:
+        self._base = self._base_pids()
+        kill_until_gone(lambda: {outer for inner, outer in self.machine.processes().items() if inner not in self._base})
+
     def start_users(self) -> subprocess.Popen:
-        """The server's users, on the host's side: one chat request after another (so the log shows decoding)."""
+        """The server's users, beside the host (in its network namespace): one chat request after another (so
+        the log shows decoding)."""
         return subprocess.Popen(["ip", "netns", "exec", self.ns, sys.executable, "-c", USERS,
-                                 f"http://127.0.0.1:{API_PORT}"], env=self.env(), stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
+                                 f"http://127.0.0.1:{API_PORT}"], env={**os.environ, **self.session_env()},
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
     def api(self, path: str) -> tuple[int, str]:
         """GET ``path`` from the server as the host itself sees it (its 127.0.0.1:30000)."""
@@ -247,109 +324,9 @@ while True:
 """
 
 
-def ssh_config(ns: str, identity: Path, known_hosts: Path) -> str:
-    """The operator's ~/.ssh/config: the lab behind a ProxyCommand, and the same host through a ProxyJump."""
-    return (f"Host {ALIAS}\n"
-            f"    HostName {HOSTNAME}\n"
-            f"    User root\n"
-            f"    Port 22\n"
-            f"    IdentityFile {identity}\n"
-            f"    UserKnownHostsFile {known_hosts}\n"
-            f"    ProxyCommand ip netns exec {ns} nc 127.0.0.1 %p\n"
-            f"\n"
-            f"Host {ALIAS}-jump\n"
-            f"    HostName 127.0.0.1\n"
-            f"    User root\n"
-            f"    IdentityFile {identity}\n"
-            f"    UserKnownHostsFile {known_hosts}\n"
-            f"    ProxyJump {ALIAS}\n")
-
-
-@dataclass
-class LabHost:
-    """A host file for the lab host, with its server started in the mission's bad state."""
-
-    lab: Lab
-    path: Path
-    manager: str
-
-    @property
-    def config(self):
-        from mtptui.config.loader import load_host_file
-
-        return load_host_file(self.path)
-
-    @property
-    def log(self) -> Path:
-        """The server's log as the host keeps it (the journal's backing file under the stand-in systemd)."""
-        if self.manager == "systemd":
-            return self.lab.state / "systemd" / "journal" / f"{UNIT}.log"
-        return self.lab.srv / "sglang.log"
-
-    @property
-    def unit_file(self) -> Path:
-        return self.lab.state / "systemd" / "units" / UNIT
-
-    def log_text(self) -> str:
-        return self.log.read_text(errors="replace") if self.log.exists() else ""
-
-    def wait_for(self, text: str, timeout: float = 60, after: int = 0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if text in self.log_text()[after:]:
-                return
-            time.sleep(0.05)
-        raise AssertionError(f"{text!r} not in the lab server's log:\n{self.log_text()[-2000:]}")
-
-    def wait_ready(self, timeout: float = 60) -> None:
-        self.wait_for("The server is fired up and ready to roll!", timeout)
-
-
-def lab_host_file(lab: Lab, path: Path, manager: str, model: str = MODEL) -> LabHost:
-    """Write the host file of the lab host for ``manager`` ("systemd" or "process"); ``model`` for every profile."""
-    if manager == "systemd":
-        server, log = {"manager": "systemd", "unit": UNIT}, {"kind": "journal"}
-    else:
-        server = {"manager": "process", "log_file": str(lab.srv / "sglang.log"),
-                  "pid_file": str(lab.srv / "sglang.pid"), "workdir": str(lab.srv)}
-        log = {"kind": "file", "path": str(lab.srv / "sglang.log")}
-    text = host_toml("lab", None, API_PORT, server, log, ssh={"target": ALIAS}, bind="0.0.0.0", model=model,
-                     version=lab.version)
-    path.write_text(text)
-    return LabHost(lab, path, manager)
-
-
-def start_server(host: LabHost, profile: str) -> None:
-    """Start ``profile`` on the lab host: as its systemd unit (written for it), or by hand with nohup."""
-    from mtptui.sglang.flags import FlagSet, render_argv, render_command
-    from mtptui.sglang.unit import read_unit, with_launch
-
-    flagset = FlagSet.from_profile(host.config.profile(profile), host.config.sglang_version)
-    if host.manager == "systemd":
-        host.unit_file.parent.mkdir(parents=True, exist_ok=True)
-        host.unit_file.write_text(with_launch(read_unit(UNIT_TEMPLATE, name=UNIT), flagset))
-        for verb in ("daemon-reload", "start"):
-            result = host.lab.run("systemctl", verb, *([UNIT] if verb == "start" else []))
-            assert result.returncode == 0, result.stderr
-        return
-    command = (f"nohup env {render_command(flagset)} >> {host.log} 2>&1 < /dev/null "
-               f"& echo $! > {host.lab.srv / 'sglang.pid'}")
-    assert render_argv(flagset)  # the profile renders to SGLang arguments
-    result = host.lab.run("setsid", "sh", "-c", command)
-    assert result.returncode == 0, result.stderr
-
-
-def operator_env(lab: Lab) -> dict[str, str]:
-    """The operator's environment for a subprocess (mtptui in tmux): the private HOME, no SSH agent."""
-    env = {k: v for k, v in os.environ.items() if k != "SSH_AUTH_SOCK"}
-    return {**env, "HOME": str(lab.home)}
-
-
 def _lab(tmp_path_factory: pytest.TempPathFactory, version: str = "0.5.12.post1") -> Iterator[Lab]:
-    missing = lab_missing()
-    if missing:
-        pytest.skip(missing)
-    lab = Lab(tmp_path_factory.mktemp("lab"), version=version)
+    need(lab_missing())
+    lab = Lab(tmp_path_factory.mktemp("lab"), version=version, shared=(tmp_path_factory.getbasetemp(),))
     try:
         yield lab.start()
     finally:
@@ -382,7 +359,7 @@ def prepare_lab_host(lab: Lab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, 
 
 @pytest.fixture
 def lab_systemd(lab: Lab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[LabHost]:
-    """The lab host managed by (stand-in) systemd, running the bad redeploy from its unit; HOME is the operator's."""
+    """The lab host managed by systemd, running the bad redeploy from its unit; HOME is the operator's."""
     host = prepare_lab_host(lab, tmp_path, monkeypatch, "systemd")
     yield host
     lab.reset()
@@ -404,5 +381,6 @@ def lab_process(lab: Lab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> It
     lab.reset()
 
 
-__all__ = ["ALIAS", "API_PORT", "HOSTNAME", "Lab", "LabHost", "PROFILES", "UNIT", "lab", "lab_each", "lab_host_file",
-           "lab_process", "lab_process_each", "lab_systemd", "operator_env", "prepare_lab_host", "start_server"]
+__all__ = ["ALIAS", "API_PORT", "HOSTNAME", "OPERATOR", "OPERATOR_ALIAS", "Lab", "LabHost", "PROFILES", "UNIT", "lab",
+           "lab_each", "lab_host_file", "lab_missing", "lab_process", "lab_process_each", "lab_systemd",
+           "operator_env", "prepare_lab_host", "start_server"]

@@ -25,7 +25,7 @@ LIGHT = ["msgspec", "numpy", "orjson", "pybase64", "pillow", "starlette", "pyzmq
 EXTRA = {
     "0.5.12.post1": ["transformers==5.6.0", "openai==2.6.1", "partial-json-parser==0.2.1.1.post7",
                      "einops==0.8.2"],
-    "0.5.23": ["transformers==5.19.0"],
+    "0.5.23": ["transformers==5.19.0", "openai==2.8.0", "partial-json-parser", "openai-harmony==0.0.4", "einops"],
 }
 STAMP_TEXT = "\n".join(LIGHT) + "\n"
 

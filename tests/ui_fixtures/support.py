@@ -1,7 +1,9 @@
 """Helpers for the dashboard tests: a deterministic app on recorded input, and a feed the test drives.
 
 The recorded log ``demo-redeploy.log`` was written by `mtptui demo` (the simulated server in the mission's
-bad state, profile redeploy-1step, with its background load) and cut before the shutdown lines.
+bad state, profile redeploy-1step, with its background load) and cut before the shutdown lines;
+``adaptive-downshift.log`` (and its /server_info, ``.json``) by the simulated server with adaptive speculation under a
+low-acceptance load (``python -m tests.speculation_support`` writes them again).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 from typing import AsyncIterator, Callable, Iterable
 
 from mtptui.config import load_host_file
-from mtptui.ops.feed import Connection, FeedItem, HostStatus, LogData
+from mtptui.ops.feed import Connection, FeedItem, HostStatus, LogChunk
 from tests.recorded_feed import RecordedFeed
 from mtptui.sglang.flags import FlagSet
 
@@ -48,19 +50,20 @@ def demo_status(**changes) -> HostStatus:
     host = demo_host()
     launch = FlagSet.from_profile(host.profile("redeploy-1step"), host.sglang_version)
     fields = dict(host="demo", where="this machine (simulated)", service="process pid 4242", service_state="running",
-                  version="0.5.12.post1", started_at=STARTED_AT, launch=launch, launch_source="server_info",
-                  gpu_memory_gb=48.0)
+                  service_phase="running", version="0.5.12.post1", started_at=STARTED_AT, launch=launch,
+                  launch_source="server_info", gpu_memory_gb=48.0)
     fields.update(changes)
     return HostStatus(**fields)
 
 
 def make_app(source=DEMO_LOG, *, readonly: bool = False, theme: str | None = None, status: HostStatus | None = None,
-             keymap: dict[str, str] | None = None, feed=None, **feed_options):
-    """(app, feed): the dashboard on a recorded log, fixed clock, no cursor blink, no user keymap."""
+             keymap: dict[str, str] | None = None, feed=None, host=None, **feed_options):
+    """(app, feed): the dashboard on a recorded log, fixed clock, no cursor blink, no user keymap (``host``: the
+    host file's configuration, the demo host's by default)."""
     from mtptui.ui.app import AppContext, MtpApp
 
     feed = feed or RecordedFeed(source, status=status or demo_status(), **feed_options)
-    context = AppContext("demo", host=demo_host(), readonly=readonly)
+    context = AppContext("demo", host=host or demo_host(), readonly=readonly)
     app = MtpApp(feed, context, theme=theme, clock=fixed_clock, cursor_blink=False, keymap=keymap or {})
     return app, feed
 
@@ -72,6 +75,30 @@ async def wait_until(pilot, predicate: Callable[[], bool], timeout: float = 10.0
         if time.monotonic() > deadline:
             raise AssertionError(f"condition not met within {timeout} s: {predicate.__doc__ or predicate}")
         await pilot.pause(0.02)
+
+
+async def steady_screen(pilot, timeout: float = 3.0) -> str:
+    """Let the app paint until two screenshots in a row are the same, and return the last.
+
+    A snapshot taken while a resize, a mount or a refresh is still being laid out differs from the accepted one
+    only on a busy machine; waiting for a still screen takes that timing out of the comparison, never a real
+    difference (one that stays is compared like any other). A screen that never stands still (a spinner) is
+    taken at the deadline. Toasts are dropped first: they come and go with the machine's pace (one posted late,
+    one timed out early), and no snapshot shows one (tests of toasts read ``app._notifications``).
+    """
+    app = pilot.app
+    app.clear_notifications()
+    await pilot.pause()
+    deadline = time.monotonic() + timeout
+    shot = app.export_screenshot(title=app.title, simplify=True)
+    while time.monotonic() < deadline:
+        await pilot.pause(0.05)
+        await pilot.wait_for_scheduled_animations()
+        again = app.export_screenshot(title=app.title, simplify=True)
+        if again == shot:
+            return again
+        shot = again
+    return shot
 
 
 async def settle(pilot, app, expected_lines: int | None = None) -> None:
@@ -104,7 +131,7 @@ class ControlledFeed:
     def push(self, lines: Iterable[str]) -> None:
         lines = list(lines)
         self.lines += lines
-        self.queue.put_nowait(LogData("".join(f"{line}\n" for line in lines).encode()))
+        self.queue.put_nowait(LogChunk("".join(f"{line}\n" for line in lines).encode()))
 
     def send(self, item: FeedItem) -> None:
         self.queue.put_nowait(item)

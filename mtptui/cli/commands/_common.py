@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-
-from mtptui.errors import UserError
-
-
-def not_implemented(feature: str) -> int:
-    """What an unfinished command says: one sentence, exit 1."""
-    raise UserError(f"{feature} is not implemented yet")
+from typing import TypeAlias
 
 
-def add(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser, name: str, help: str,
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"  # argparse has no public name for it
+
+
+def add(sub: Subparsers, parent: argparse.ArgumentParser, name: str, help: str,
         description: str | None = None) -> argparse.ArgumentParser:
     """A subparser that also takes the common options."""
-    return sub.add_parser(name, parents=[parent], help=help, description=description or help)
+    parser: argparse.ArgumentParser = sub.add_parser(name, parents=[parent], help=help, description=description or help)
+    return parser
 
 
 def print_json(obj: object) -> None:

@@ -4,6 +4,14 @@ app with a clean exit on SIGTERM/SIGHUP."""
 from __future__ import annotations
 
 import signal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from mtptui.config.models import HostConfig
+    from mtptui.ops.feed import Feed
+    from mtptui.ui.app import MtpApp
+    from mtptui.ui.context import AppContext
 
 
 def check_theme(name: str | None) -> None:
@@ -13,11 +21,12 @@ def check_theme(name: str | None) -> None:
     check(name)
 
 
-def dashboard_app(host_path, host, *, readonly: bool, theme: str | None):
+def dashboard_app(host_path: Path, host: HostConfig, *, readonly: bool, theme: str | None) -> MtpApp:
     """The dashboard of a configured host over its session (SSH, or this machine without [ssh])."""
     from mtptui.ops.connect import open_session
     from mtptui.ops.feed_host import feed_for_host
-    from mtptui.ui.app import AppContext, MtpApp
+    from mtptui.ui.app import MtpApp
+    from mtptui.ui.context import AppContext
     from mtptui.ui.hostkey import HostKeyDialogs
 
     host_keys = HostKeyDialogs()  # known_hosts = "ask": an unknown key is shown in a dialog
@@ -27,7 +36,15 @@ def dashboard_app(host_path, host, *, readonly: bool, theme: str | None):
     return MtpApp(feed_for_host(session), context, theme=theme)
 
 
-def run_dashboard(app):
+class TerminalApp(Protocol):
+    """What the CLI needs of a Textual app (only ui/ imports Textual): run it, end it."""
+
+    def run(self) -> Any: ...
+
+    def exit(self) -> None: ...
+
+
+def run_dashboard(app: TerminalApp) -> Any:
     """Run a Textual app; SIGTERM and SIGHUP end it like `q`, so the caller's cleanup runs. Its return value."""
     previous = {sig: signal.signal(sig, lambda *_: app.exit()) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
@@ -37,7 +54,7 @@ def run_dashboard(app):
             signal.signal(sig, handler)
 
 
-def run_app(feed, context, theme: str | None) -> None:
+def run_app(feed: Feed, context: AppContext, theme: str | None) -> None:
     """Run the dashboard on ``feed``."""
     from mtptui.ui.app import MtpApp
 

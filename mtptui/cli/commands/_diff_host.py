@@ -2,26 +2,37 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 
 from mtptui.cli.commands._common import print_json
 
 
-def run_host(args) -> int:
+def run_host(args: argparse.Namespace) -> int:
     """The HOST branch of `mtptui diff`."""
+    from mtptui.cli.hostkey_prompt import ask_on_terminal
     from mtptui.config.loader import find_host
-    from mtptui.ops.connect import ask_on_terminal, open_session
+    from mtptui.ops.connect import open_session
     from mtptui.ops.diff_live import LiveDiff, live_diff
 
     _, host = find_host(args.host, args.config)
     if getattr(args, "sglang_version", None):
         host = host.model_copy(update={"sglang_version": args.sglang_version})
 
-    async def compare() -> LiveDiff:
-        async with open_session(host, readonly=args.readonly, accept_host_key=ask_on_terminal) as session:
-            return await live_diff(session, args.profile)
+    async def compare() -> tuple[LiveDiff, str | None]:
+        from mtptui.ops.tune.hold import read_marker
 
-    result = asyncio.run(compare())
+        async with open_session(host, readonly=args.readonly, accept_host_key=ask_on_terminal) as session:
+            return await live_diff(session, args.profile), await read_marker(session)
+
+    result, marker = asyncio.run(compare())
+    if marker is not None:  # a tune that did not finish: the running side may be an experimental arm
+        import sys
+
+        from mtptui.ops.tune.hold import interrupted_sentence
+        from mtptui.text import visible
+
+        print(visible(f"note: {interrupted_sentence(marker, host.name)}"), file=sys.stderr)
     if args.json:
         print_json(result.to_json())
     else:

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from typing import TYPE_CHECKING, Any
 
 from mtptui.errors import ConfigError, UserError
+
+if TYPE_CHECKING:
+    from mtptui.config.models import HostConfig
+    from mtptui.sglang.flags.verdict import LintVerdict
 
 USAGE = "mtptui flags lint HOST [--profile P] [--json]"
 
@@ -21,7 +26,7 @@ def _options(words: list[str]) -> tuple[argparse.Namespace, list[str]]:
     return parser.parse_known_args(words)
 
 
-def _host(name: str, config: str | None):
+def _host(name: str, config: str | None) -> HostConfig:
     from mtptui.cli.commands._flags_report import USAGE_HINT
     from mtptui.config.loader import find_host
 
@@ -34,7 +39,7 @@ def _host(name: str, config: str | None):
                           f"({exc}); {USAGE_HINT}") from None
 
 
-def gpus_text(gpus: dict | None) -> str:
+def gpus_text(gpus: dict[str, Any] | None) -> str:
     if not gpus:
         return ""
     count = f"{gpus['count']} × {gpus['name']}" if gpus.get("name") else f"{gpus['count']} GPU(s)"
@@ -43,7 +48,7 @@ def gpus_text(gpus: dict | None) -> str:
     return f"{count}, {memory}, compute capability {capability} (from {gpus['from']})"
 
 
-def run_host(args, words: list[str]) -> int:
+def run_host(args: argparse.Namespace, words: list[str]) -> int:
     from mtptui.cli.commands._flags_report import report
     from mtptui.ops.diff_live import default_profile
     from mtptui.sglang.flags.flagset import profile_argv
@@ -70,8 +75,10 @@ def run_host(args, words: list[str]) -> int:
     return report(verdict, as_json, f"from {verdict.source.phrase}")
 
 
-async def _check(host, argv: list[str], env: dict[str, str], python: str, readonly: bool, model_arch: str | None):
-    from mtptui.ops.connect import ask_on_terminal, open_session
+async def _check(host: HostConfig, argv: list[str], env: dict[str, str], python: str | None, readonly: bool,
+                 model_arch: str | None) -> LintVerdict:
+    from mtptui.cli.hostkey_prompt import ask_on_terminal
+    from mtptui.ops.connect import open_session
     from mtptui.ops.host_lint import lint_on_host
 
     async with open_session(host, readonly=readonly, accept_host_key=ask_on_terminal) as session:

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import sys
+from typing import TYPE_CHECKING
 
 from mtptui.errors import UserError
 from mtptui.ops.readonly import refuse_if_readonly
 
+if TYPE_CHECKING:
+    from mtptui.config.models import HostConfig
+    from mtptui.ops.connect import HostSession
+    from mtptui.ops.restart import RestartPlan
+    from mtptui.ops.restart_drain import DrainOptions
 
-def _profile_name(host, requested: str | None) -> str:
+
+def _profile_name(host: HostConfig, requested: str | None) -> str:
     from mtptui.ops.diff_live import default_profile
 
     if requested:
@@ -27,7 +35,23 @@ def confirm(host: str, profile: str) -> None:
         raise UserError(f"restart of {host} cancelled; nothing was changed")
 
 
-def run_restart(args) -> int:
+def drain_options(args: argparse.Namespace) -> DrainOptions:
+    """The gateway steps the operator asked for (--no-gateway, --drain-timeout)."""
+    from mtptui.ops.restart_drain import DRAIN_TIMEOUT_S, DrainOptions
+
+    timeout = args.drain_timeout if args.drain_timeout is not None else DRAIN_TIMEOUT_S
+    if not timeout > 0:
+        raise UserError(f"--drain-timeout must be a number of seconds above 0, not {args.drain_timeout:g}")
+    return DrainOptions(use_gateway=not args.no_gateway, timeout_s=timeout)
+
+
+def refuse_dropping_traffic(plan: RestartPlan) -> None:
+    """The last ready worker of its model in the gateway: its restart drops traffic, so only --yes goes on."""
+    if plan.drain is not None and plan.drain.last:
+        raise UserError(f"refusing to restart {plan.host} without --yes: {plan.drain.note()}")
+
+
+def run_restart(args: argparse.Namespace) -> int:
     from mtptui.config.loader import find_host
 
     _, host = find_host(args.host, args.config)
@@ -37,17 +61,18 @@ def run_restart(args) -> int:
     return asyncio.run(_restart(args, host, profile))
 
 
-async def _restart(args, host, profile: str) -> int:
+async def _restart(args: argparse.Namespace, host: HostConfig, profile: str) -> int:
     from mtptui.cli.commands._common import print_json
-    from mtptui.ops.connect import ask_on_terminal, open_session
-    from mtptui.ops.restart import plan_restart
+    from mtptui.cli.hostkey_prompt import ask_on_terminal
+    from mtptui.ops.connect import open_session
+    from mtptui.ops.restart_handback import host_file_advice, session_for
     from mtptui.ops.restart_run import DEFAULT_TIMEOUT_S, Restarter
     from mtptui.ops.restart_text import render_plan
     from mtptui.text import visible
 
     out = sys.stderr if args.json else sys.stdout
     async with open_session(host, readonly=args.readonly, accept_host_key=ask_on_terminal) as session:
-        plan = await plan_restart(session, profile, drop_env=args.drop_env)
+        plan = await _plan(args, session, profile)
         if args.dry_run:
             if args.json:
                 print_json({"dry_run": True, **plan.to_json()})
@@ -56,12 +81,33 @@ async def _restart(args, host, profile: str) -> int:
             return 0
         print(visible(render_plan(plan)), file=out)
         if not args.yes:
+            refuse_dropping_traffic(plan)
             confirm(host.name, profile)
-        restarter = Restarter(session, plan, timeout_s=args.timeout or DEFAULT_TIMEOUT_S, force=args.force,
-                              on_event=lambda event: print(visible(str(event)), file=out, flush=True))
+        restarter = Restarter(session_for(session, plan), plan, timeout_s=args.timeout or DEFAULT_TIMEOUT_S,
+                              force=args.force, on_event=lambda event: print(visible(str(event)), file=out, flush=True))
         result = await restarter.run()
+        if result.ok:
+            from mtptui.ops.tune.hold import forget_marker
+
+            await forget_marker(session)  # an interrupted tune's marker: the operator restarted the host himself
     if args.json:
         print_json({"dry_run": False, "plan": plan.to_json(), **result.to_json()})
     if not result.ok:
         print(visible(f"mtptui: {result.summary()}"), file=sys.stderr)
+    elif advice := host_file_advice(plan, host):
+        print(visible(f"note: {advice}"), file=out)
     return 0 if result.ok else 1
+
+
+async def _plan(args: argparse.Namespace, session: HostSession, profile: str) -> RestartPlan:
+    """The restart's plan, or with --to-unit the hand-back's (mtptui.ops.restart_handback)."""
+    if args.to_unit is None:
+        from mtptui.ops.restart import plan_restart
+
+        return await plan_restart(session, profile, drop_env=args.drop_env, enable=args.enable,
+                                  drain=drain_options(args))
+    from mtptui.ops.restart_handback import plan_handback
+
+    if args.enable:
+        raise UserError("--enable is part of --to-unit already: the hand-back enables the unit once it is ready")
+    return await plan_handback(session, profile, args.to_unit or None, drop_env=args.drop_env)

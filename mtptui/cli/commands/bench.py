@@ -7,16 +7,25 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, Any
 
-from mtptui.cli.commands._common import add
+from mtptui.bench.patience import DEADLINE_BASE_S, DEADLINE_PER_TOKEN_S, SILENCE_S
+from mtptui.cli.commands._common import Subparsers, add
 from mtptui.errors import UserError
+
+if TYPE_CHECKING:
+    from mtptui.bench.events import BenchEvent
+    from mtptui.bench.report import ProgressBar
+    from mtptui.bench.runner import BenchConfig
+    from mtptui.ops.bench_run import ApiTarget, BenchOutcome
+    from mtptui.ops.connect import HostSession
 
 NAME = "bench"
 EPILOG = ("Every run is appended to the history in $XDG_DATA_HOME/mtptui/ and compared with the best earlier run "
           "of the same workload on the same target.")
 
 
-def register(sub, parent) -> None:
+def register(sub: Subparsers, parent: argparse.ArgumentParser) -> None:
     p = add(sub, parent, NAME, "benchmark a server: TTFT, TPOT, ITL, tok/s, accept length")
     p.epilog = EPILOG
     p.add_argument("host", nargs="?", metavar="HOST", help="host whose API to measure")
@@ -38,10 +47,11 @@ def register(sub, parent) -> None:
     p.add_argument("--no-thinking", action="store_true", help="ask the chat template to skip reasoning (Qwen)")
     p.add_argument("--model", metavar="NAME", default=None, help="model name to send (default: the server's)")
     p.add_argument("--repeat", metavar="K", type=int, default=1, help="run K times: the spread is the run-to-run noise")
-    p.add_argument("--timeout", metavar="S", type=float, default=300.0,
-                   help="seconds without data before a request fails")
+    p.add_argument("--timeout", metavar="S", type=float, default=SILENCE_S,
+                   help=f"seconds without data before a request fails (default {SILENCE_S:g})")
     p.add_argument("--deadline", metavar="S", type=float, default=None,
-                   help="seconds a request may take in all (default: 120 + 0.25 per max token)")
+                   help=f"seconds a request may take in all (default: {DEADLINE_BASE_S:g} + "
+                        f"{DEADLINE_PER_TOKEN_S:g} per max token)")
     p.add_argument("--no-history", action="store_true", help="do not record this run")
     p.add_argument("--compare", action="store_true", help="show the baseline and the flags that differ")
     p.set_defaults(run=run)
@@ -57,7 +67,7 @@ def _check_numbers(args: argparse.Namespace) -> None:
             raise UserError(f"{flag} must be positive")
 
 
-def _target(args: argparse.Namespace):
+def _target(args: argparse.Namespace) -> tuple[ApiTarget, HostSession | None]:
     """The API to measure: a host's, through its session (SSH for a remote host), or a URL's, directly."""
     from mtptui.ops.bench_run import target_of_url
 
@@ -76,27 +86,27 @@ def _target(args: argparse.Namespace):
     return target_of_session(session), session
 
 
-def _config(args: argparse.Namespace):
+def _config(args: argparse.Namespace) -> BenchConfig:
     from mtptui.bench.load import LoadPlan
     from mtptui.bench.payload import Sampling
-    from mtptui.bench.prompts import load_prompt_set
     from mtptui.bench.runner import BenchConfig
 
     plan = LoadPlan(requests=args.requests or max(4, 2 * args.concurrency), concurrency=args.concurrency,
                     warmup=args.warmup, rate=args.rate, seed=args.seed)
     sampling = Sampling(temperature=args.temperature, top_p=args.top_p, ignore_eos=args.ignore_eos,
                         enable_thinking=False if args.no_thinking else None)
-    return BenchConfig(url="", prompts=load_prompt_set(args.prompts), plan=plan, max_tokens=args.max_tokens,
-                       sampling=sampling, model=args.model, timeout=args.timeout, deadline=args.deadline)
+    return BenchConfig.for_workload(args.prompts, plan, args.max_tokens, sampling, model=args.model,
+                                    timeout=args.timeout, deadline=args.deadline)
 
 
 class _Bars:
     """One progress bar per repeat on stderr."""
 
     def __init__(self, repeat: int) -> None:
-        self.repeat, self.k, self.bar = repeat, 0, None
+        self.repeat, self.k = repeat, 0
+        self.bar: ProgressBar | None = None
 
-    def __call__(self, event) -> None:
+    def __call__(self, event: BenchEvent) -> None:
         from mtptui.bench.events import Notice, RunFinished, RunStarted
         from mtptui.bench.report import ProgressBar
         from mtptui.text import visible
@@ -113,7 +123,7 @@ class _Bars:
             self.bar = None
 
 
-async def _measure(args: argparse.Namespace, config):
+async def _measure(args: argparse.Namespace, config: BenchConfig) -> BenchOutcome:
     from mtptui.ops.bench_run import run_bench
 
     target, session = _target(args)
@@ -124,7 +134,7 @@ async def _measure(args: argparse.Namespace, config):
             await session.close()
 
 
-def _write_json(path: str, document: dict) -> None:
+def _write_json(path: str, document: dict[str, Any]) -> None:
     """The run's Bench JSON, in a file only its owner can read (0600)."""
     import json
     import os
@@ -153,8 +163,11 @@ def run(args: argparse.Namespace) -> int:
         rates = [r["summary"]["output_tok_s"] for r in runs]
         print("repeats (output tok/s): " + ", ".join("-" if v is None else f"{v:.1f}" for v in rates))
     print(visible(comparison_text(comparison, detail=args.compare)))
+    if outcome.steps is not None:
+        print(visible(f"steps: {outcome.steps.sentence()}"))
     if args.json_file:
-        document = dict(runs[-1], comparison=comparison.to_json())
+        document = dict(runs[-1], comparison=comparison.to_json(),
+                        step_cost=outcome.steps.to_json() if outcome.steps else None)
         if len(runs) > 1:
             document["repeats"] = [r["summary"] for r in runs]
         _write_json(args.json_file, document)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from mtptui.cli.commands._common import add
+import argparse
+
+from mtptui.cli.commands._common import Subparsers, add
 
 NAME = "check"
 EPILOG = ("Checks, in order: ssh (reachable, host key known, login accepted), sudo (passwordless for what the "
@@ -12,7 +14,7 @@ EPILOG = ("Checks, in order: ssh (reachable, host key known, login accepted), su
           "Exit 0 when every check passes (warnings pass), 1 otherwise, 2 for an unknown host.")
 
 
-def register(sub, parent) -> None:
+def register(sub: Subparsers, parent: argparse.ArgumentParser) -> None:
     p = add(sub, parent, NAME, "a doctor for a host: one line per check with what to do when it fails")
     p.epilog = EPILOG
     p.add_argument("host", metavar="HOST")
@@ -20,19 +22,20 @@ def register(sub, parent) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     import asyncio
     import os
     import sys
 
     from mtptui.cli.commands._common import print_json
     from mtptui.config.loader import find_host
-    from mtptui.ops.check import render_text, run_checks
-    from mtptui.ops.connect import ask_on_terminal, open_session
+    from mtptui.cli.hostkey_prompt import ask_on_terminal
+    from mtptui.ops.check import Report, render_text, run_checks
+    from mtptui.ops.connect import open_session
 
     path, host = find_host(args.host, args.config)
 
-    async def doctor():
+    async def doctor() -> Report:
         async with open_session(host, readonly=True, accept_host_key=ask_on_terminal) as session:
             return await run_checks(session, path)
 

@@ -5,14 +5,20 @@ Exits like diff(1): 0 when the sides are the same, 1 when they differ, 2 when th
 
 from __future__ import annotations
 
-from mtptui.cli.commands._common import add, print_json
+import argparse
+from typing import TYPE_CHECKING
+
+from mtptui.cli.commands._common import Subparsers, add, print_json
 from mtptui.errors import UserError
 from mtptui.sglang.versions import DEFAULT_VERSION
+
+if TYPE_CHECKING:
+    from mtptui.sglang.flags.diff import Diff
 
 NAME = "diff"
 
 
-def register(sub, parent) -> None:
+def register(sub: Subparsers, parent: argparse.ArgumentParser) -> None:
     p = add(sub, parent, NAME, "launch flags side by side: running vs unit vs profile, or --left/--right",
             description="Launch flags side by side. Offline: --left and --right each name a systemd unit file, a "
                         "TOML profile (FILE.toml[:PROFILE]), a file holding a command line, or HOST:PROFILE "
@@ -30,7 +36,7 @@ def register(sub, parent) -> None:
 SAME, DIFFERENT, TROUBLE = 0, 1, 2
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     """diff(1)'s exit status: a user error (bad file, unknown host, unreachable host) is trouble, not a difference."""
     try:
         return _compare(args)
@@ -39,11 +45,11 @@ def run(args) -> int:
         raise
 
 
-def exit_status(diff) -> int:
+def exit_status(diff: Diff) -> int:
     return SAME if diff.empty else DIFFERENT
 
 
-def _compare(args) -> int:
+def _compare(args: argparse.Namespace) -> int:
     if args.left is None and args.right is None:
         if args.host:  # live: running vs unit vs profile, over the host's transport (mtptui.ops.diff_live)
             from mtptui.cli.commands._diff_host import run_host
@@ -57,7 +63,7 @@ def _compare(args) -> int:
     return _offline(args)
 
 
-def _offline(args) -> int:
+def _offline(args: argparse.Namespace) -> int:
     from mtptui.sglang.flags.diff import diff_flagsets
     from mtptui.sglang.flags.diff_text import render_diff
     from mtptui.sglang.flags.sources import load_source

@@ -6,17 +6,29 @@ the dashboard comes back to the fleet as it was left.
 
 from __future__ import annotations
 
-from mtptui.cli.commands._common import add
+import argparse
+from typing import TYPE_CHECKING, Any, Callable
+
+from mtptui.cli.commands._common import Subparsers, add
+
+if TYPE_CHECKING:
+    from mtptui.cli.commands._dashboard import TerminalApp
+    from mtptui.fleet.hosts import HostEntry
+    from mtptui.fleet.rows import Snapshot
+    from mtptui.fleet.settings import FleetSettings
 
 NAME = "fleet"
 
 
-def register(sub, parent) -> None:
+def register(sub: Subparsers, parent: argparse.ArgumentParser) -> None:
     p = add(sub, parent, NAME, "every SGLang instance Prometheus scrapes: figures, health, drill-down",
             description="Read the fleet from Prometheus's HTTP API (targets, query, query_range) and show one row "
                         "per SGLang instance; Enter opens the dashboard of the host profile that matches the row. "
                         "Settings: [prometheus] in $XDG_CONFIG_HOME/mtptui/fleet.toml. Always read-only.")
     p.add_argument("--prometheus", metavar="URL", default=None, help="Prometheus base URL (else url in fleet.toml)")
+    p.add_argument("--gateway", metavar="URL", default=None,
+                   help="read the workers of this SGLang gateway (SMG) too: status, load, health (else [gateway] "
+                        "in fleet.toml); alone, the fleet is the gateway's workers")
     p.add_argument("--match", metavar="LABELS", default=None,
                    help='label matchers every target and query must pass, e.g. job="sglang",env=~"prod.*"')
     p.add_argument("--window", metavar="DURATION", default=None, help="rate window of the figures (default 1m)")
@@ -32,7 +44,7 @@ def register(sub, parent) -> None:
     p.set_defaults(run=run)
 
 
-def host_index(config_file: str | None) -> dict:
+def host_index(config_file: str | None) -> dict[str, HostEntry]:
     """Instance label → (host file, host) for every readable host file (a broken one only loses its rows)."""
     from mtptui.config import list_hosts
     from mtptui.fleet.hosts import host_index as index
@@ -40,30 +52,29 @@ def host_index(config_file: str | None) -> dict:
     return index(list_hosts(config_file)[0])
 
 
-async def snapshot_once(settings, hosts):
-    from mtptui.fleet.collect import collect
-    from mtptui.fleet.prom import Prometheus
+async def snapshot_once(settings: FleetSettings, hosts: dict[str, HostEntry]) -> Snapshot:
+    from mtptui.fleet.refresh import refresh
 
-    async with Prometheus(settings.url, settings.auth) as prom:
-        return await collect(prom, settings, hosts)
+    return await refresh(settings, hosts)
 
 
-def print_table(snapshot) -> None:
+def print_table(snapshot: Snapshot) -> None:
     from mtptui.fleet.view import COLUMNS, FleetView, cells
     from mtptui.text import visible
 
-    rows = [list(COLUMNS)] + [cells(row) for row in FleetView(snapshot=snapshot).rows()]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
+    columns = tuple(title for title in COLUMNS if snapshot.gateway or title != "gateway")
+    rows = [list(columns)] + [cells(row, columns) for row in FleetView(snapshot=snapshot).rows()]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(columns))]
     for row in rows:
-        line = "  ".join(c.rjust(w) if COLUMNS[t][1] else c.ljust(w) for c, w, t in zip(row, widths, COLUMNS))
+        line = "  ".join(c.rjust(w) if COLUMNS[t][1] else c.ljust(w) for c, w, t in zip(row, widths, columns))
         print(visible(line.rstrip()))
     if not snapshot.rows:
-        print(f"no SGLang instance among the targets of {snapshot.prometheus}")
+        print(f"no SGLang instance among the targets of {snapshot.prometheus or snapshot.gateway}")
     for note in snapshot.notes:
         print(visible(f"note: {note}"))
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from mtptui.fleet.settings import load_settings, rules_for
@@ -72,7 +83,7 @@ def run(args) -> int:
         print(rules_for(args.match, args.window), end="")
         return 0
     settings = load_settings(url=args.prometheus, match=args.match, window=args.window, history=args.history,
-                             recorded=args.recorded)
+                             recorded=args.recorded, gateway=args.gateway)
     hosts = host_index(args.config)
     if not (args.once or args.json):
         from mtptui.cli.commands._dashboard import check_theme
@@ -89,7 +100,8 @@ def run(args) -> int:
     return 0
 
 
-def screen_loop(settings, hosts, config_file, theme, runner=None) -> int:
+def screen_loop(settings: FleetSettings, hosts: dict[str, HostEntry], config_file: str | None, theme: str | None,
+                runner: Callable[[TerminalApp], Any] | None = None) -> int:
     """The fleet screen; a row's Enter runs that host's dashboard (read-only), then the fleet again."""
     from mtptui.cli.commands._dashboard import dashboard_app, run_dashboard
     from mtptui.errors import UserError

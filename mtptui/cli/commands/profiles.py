@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 
-from mtptui.cli.commands._common import add, print_json
+from mtptui.cli.commands._common import Subparsers, add, print_json
 
 NAME = "profiles"
 
 
-def register(sub, parent) -> None:
+def register(sub: Subparsers, parent: argparse.ArgumentParser) -> None:
     p = add(sub, parent, NAME, "list hosts or show a host's launch profiles")
     actions = p.add_subparsers(dest="profiles_command", metavar="ACTION", required=True)
     lst = actions.add_parser("list", parents=[parent], help="list the configured hosts and their profiles")
@@ -21,7 +22,7 @@ def register(sub, parent) -> None:
     show.set_defaults(run=run_show)
 
 
-def run_list(args) -> int:
+def run_list(args: argparse.Namespace) -> int:
     from mtptui.config import list_hosts
 
     hosts, errors = list_hosts(args.config)
@@ -41,7 +42,7 @@ def run_list(args) -> int:
     return 0
 
 
-def run_show(args) -> int:
+def run_show(args: argparse.Namespace) -> int:
     from mtptui.cli.render_profiles import render_host
     from mtptui.config import find_host
 

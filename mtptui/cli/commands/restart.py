@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from mtptui.cli.commands._common import add
+import argparse
+
+from mtptui.cli.commands._common import Subparsers, add
 
 NAME = "restart"
 
 
-def register(sub, parent) -> None:
+def register(sub: Subparsers, parent: argparse.ArgumentParser) -> None:
     p = add(sub, parent, NAME, "restart HOST with a launch profile and watch it come back",
             description="Restart HOST's SGLang server with a launch profile (the known-good one by default): show "
-                        "the diff, apply it (systemd: back up and rewrite the unit, daemon-reload, restart; process: "
-                        "stop the process group and relaunch), watch the log until ready, and roll back what ran on "
-                        "a crash or timeout. A lock on the host refuses a second restart while one runs; the report "
-                        "ends with what the host runs now.")
+                        "the diff, apply it (systemd: back up and rewrite the unit, or the drop-in holding its "
+                        "ExecStart=, daemon-reload, reset-failed, restart; process: stop the process group and "
+                        "relaunch), watch the log until ready, and roll back what ran on a crash, a crash loop or a "
+                        "timeout. A lock on the host refuses a second restart while one runs; the report ends with "
+                        "what the host runs now.")
     p.add_argument("host", metavar="HOST")
     p.add_argument("--profile", default=None, help="profile to launch (default: the known-good one)")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
@@ -23,13 +26,25 @@ def register(sub, parent) -> None:
                    help="how long to wait for the server to be ready before rolling back (default 600)")
     p.add_argument("--force", action="store_true",
                    help="restart even when the lint says SGLang would refuse the profile")
+    p.add_argument("--enable", action="store_true",
+                   help="once the server is ready, enable the unit (systemctl enable: it starts at boot)")
+    p.add_argument("--to-unit", nargs="?", const="", default=None, metavar="UNIT",
+                   help="hand a hand-started server back to the systemd unit it replaced (UNIT, else the host "
+                        "file's server.unit): stop it, write the unit with the profile, daemon-reload, start, "
+                        "enable once ready; a failure relaunches the hand-started command line")
     p.add_argument("--drop-env", action="append", default=[], metavar="NAME",
                    help="leave the unit's Environment= variable NAME out of the new unit (by default the unit's "
                         "variables that the profile does not set are kept); repeatable")
+    p.add_argument("--drain-timeout", type=float, default=None, metavar="SECONDS",
+                   help="behind a gateway: how long to wait for the server to hold no request once it is out of the "
+                        "gateway, before stopping without a change (default 60)")
+    p.add_argument("--no-gateway", action="store_true",
+                   help="restart without the gateway steps, even though the host file names a gateway (the "
+                        "gateway keeps sending the server requests while it restarts)")
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from mtptui.cli.commands._restart_host import run_restart
 
     return run_restart(args)

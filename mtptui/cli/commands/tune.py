@@ -7,9 +7,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Awaitable, Callable, TypeVar
 
-from mtptui.cli.commands._common import add
+from mtptui.cli.commands._common import Subparsers, add
 from mtptui.errors import UserError
+
+if TYPE_CHECKING:
+    from mtptui.config.models import HostConfig
+    from mtptui.ops.tune.state import TuneEvent, TuneRun
+
+Result = TypeVar("Result")
 
 NAME = "tune"
 EPILOG = ("Every arm is a restart, confirmed once for the whole tune (--yes skips the question); a crash or a "
@@ -17,7 +25,7 @@ EPILOG = ("Every arm is a restart, confirmed once for the whole tune (--yes skip
           "arm); Ctrl+C or a lost connection aborts and restores the original too. Refused under --readonly.")
 
 
-def register(sub, parent) -> None:
+def register(sub: Subparsers, parent: argparse.ArgumentParser) -> None:
     p = add(sub, parent, NAME, "find the best speculative settings of a host, prove them, keep them")
     p.epilog = EPILOG
     p.add_argument("host", metavar="HOST", help="host to tune")
@@ -33,6 +41,9 @@ def register(sub, parent) -> None:
                    help="tokens of each greedy canary answer (default 48)")
     p.add_argument("--keep", choices=("original", "best"), default="original",
                    help="what the host runs at the end (default: the original launch)")
+    p.add_argument("--adaptive", action="store_true",
+                   help="when the best steps differ by concurrency, measure an adaptive-speculation profile as one "
+                        "more arm (without it the tune only proposes one)")
     p.add_argument("--json", dest="json_file", metavar="FILE", default=None, help="write the result here")
     p.add_argument("--save-best", metavar="NAME", default=None,
                    help="save the best arm as profile NAME in the host file (when an arm qualifies)")
@@ -50,8 +61,9 @@ def _confirm(host: str) -> None:
         raise UserError(f"tune of {host} cancelled; nothing was changed")
 
 
-async def _tune(args, host):
-    from mtptui.ops.connect import ask_on_terminal, open_session
+async def _tune(args: argparse.Namespace, host: HostConfig) -> TuneRun:
+    from mtptui.cli.hostkey_prompt import ask_on_terminal
+    from mtptui.ops.connect import open_session
     from mtptui.ops.tune.plan import plan_tune
     from mtptui.ops.tune.runner import Tuner
     from mtptui.text import visible
@@ -59,21 +71,60 @@ async def _tune(args, host):
     async with open_session(host, readonly=args.readonly, accept_host_key=ask_on_terminal) as session:
         plan = await plan_tune(session, base=args.base, grid=args.grid, concurrency=args.concurrency,
                                requests=args.requests, max_tokens=args.max_tokens, prompts=args.prompts,
-                               keep=args.keep, canary_tokens=args.canary_tokens)
+                               keep=args.keep, canary_tokens=args.canary_tokens, adaptive=args.adaptive)
         print(visible("\n".join(plan.describe())), file=sys.stderr)
         if not args.yes:
             _confirm(host.name)
         tuner = Tuner(session, plan, restart_timeout_s=args.timeout, on_event=_printer())
-        return await tuner.run()
+        return await until_signalled(tuner.run())
 
 
-def _printer():
-    """Events on stderr, one line each: a restart's inner progress and the request counts are left out."""
+STOPS = ("SIGINT", "SIGTERM", "SIGHUP")  # Ctrl+C, kill, the terminal closed (tmux killed, SSH dropped)
+
+
+async def until_signalled(work: Awaitable[Result]) -> Result:
+    """``work`` in a task that the first of STOPS cancels (the tune then restores the original); a later one is
+    only acknowledged, so a second Ctrl+C never cuts the restore short (asyncio's own raises KeyboardInterrupt)."""
+    import asyncio
+    import signal
+
+    loop, task = asyncio.get_running_loop(), asyncio.ensure_future(work)
+    signals = [getattr(signal, name) for name in STOPS if hasattr(signal, name)]
+    received: list[str] = []
+
+    def stop(name: str) -> None:
+        received.append(name)
+        if len(received) == 1:
+            say(f"{name}: stopping the tune; the original launch is restored first")
+            task.cancel()
+        else:
+            say(f"{name}: the original launch is being restored; it cannot be interrupted")
+
+    for number in signals:
+        loop.add_signal_handler(number, stop, signal.Signals(number).name)
+    try:
+        return await task
+    finally:
+        for number in signals:
+            loop.remove_signal_handler(number)
+
+
+def say(text: str) -> None:
+    """One line on stderr, if there is still a terminal to write it to (SIGHUP: it may be gone)."""
     from mtptui.text import visible
 
-    def show(event) -> None:
+    try:
+        print(visible(text), file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def _printer() -> Callable[[TuneEvent], None]:
+    """Events on stderr, one line each: a restart's inner progress and the request counts are left out."""
+
+    def show(event: TuneEvent) -> None:
         if not event.minor:
-            print(visible(str(event)), file=sys.stderr, flush=True)
+            say(str(event))
 
     return show
 
@@ -91,17 +142,20 @@ def run(args: argparse.Namespace) -> int:
     refuse_if_readonly(args.readonly, "run a tune (every arm restarts the server)", host.name)
     _check_save_name(args)
     result = asyncio.run(_tune(args, host))
-    print(visible(render_run(result)))
+    if args.json_file:  # first: after SIGHUP the terminal the report goes to may be gone
+        _write_json(args.json_file, result.to_json())
+    try:
+        print(visible(render_run(result)), flush=True)
+    except OSError:  # the terminal is gone (SIGHUP): the JSON file has it all
+        pass
     if args.save_best:
         print(visible(_save_best(args, host, path, result)))
-    if args.json_file:
-        _write_json(args.json_file, result.to_json())
     if result.aborted:
         return 130
     return 0 if result.kept == args.keep else 1
 
 
-def _check_save_name(args) -> None:
+def _check_save_name(args: argparse.Namespace) -> None:
     name = args.save_best
     if args.known_good and not name:
         raise UserError("--known-good marks the profile --save-best saves: name it with --save-best NAME")
@@ -109,7 +163,7 @@ def _check_save_name(args) -> None:
         raise UserError(f"--save-best takes a profile name of letters, digits, - and _, not {name!r}")
 
 
-def _save_best(args, host, path, result) -> str:
+def _save_best(args: argparse.Namespace, host: HostConfig, path: Path, result: TuneRun) -> str:
     """Save the best arm's profile into the host file (the user's copy for an example); what was done."""
     from mtptui.ops.profile_save import save_path, save_profile
 

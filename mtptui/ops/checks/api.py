@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from mtptui.errors import UserError
 from mtptui.ops.checks import FAIL, OK, WARN, Context, Result
+from mtptui.ops.checks.polls import polls_note
 from mtptui.sglang.api import MODELS_PATH, SERVER_INFO_PATHS, first_model_id
 
 if TYPE_CHECKING:
@@ -80,7 +81,8 @@ def _served_model(info: dict[str, Any], models: dict[str, Any] | None) -> str | 
 
 def _verdict(ctx: Context, where: str, info: dict[str, Any], models: dict[str, Any] | None) -> Result:
     version, model = info.get("version"), _served_model(info, models)
-    detail = f"SGLang {version or '(no version reported)'} answers at {where}, serving {model or 'no model'}"
+    detail = f"SGLang {version or '(no version reported)'} answers at {where}, serving {model or 'no model'}" + \
+        polls_note(info)
     problems: list[str] = []
     fixes: list[str] = []
     if version and version != ctx.host.sglang_version:

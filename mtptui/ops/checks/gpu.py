@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from mtptui.errors import UserError
 from mtptui.ops.checks import FAIL, OK, WARN, Context, Result, last_line, not_found
-from mtptui.remote.gpu import QUERY, GpuStat, parse_gpus
-from mtptui.remote.shell import Command
+from mtptui.remote.gpu import GpuStat, parse_gpus, query_command
 
 NAME = "nvidia-smi"
 
 
 async def check_gpu(ctx: Context) -> Result:
-    result = await ctx.run(Command.of(QUERY, "query the GPUs"))
+    result = await ctx.run(query_command())
     if not_found(result):
         return Result(NAME, FAIL, f"not found on the PATH of {ctx.user or 'the login user'}'s SSH session",
                       "install the NVIDIA driver utilities on the host, or add nvidia-smi's directory to the PATH "

@@ -9,17 +9,28 @@ from mtptui.config.models import ProcessServer, SystemdServer
 from mtptui.errors import UserError
 from mtptui.ops.checks import FAIL, OK, SKIP, WARN, Context, Result, last_line
 from mtptui.ops.checks.launch import Launch, read_launch
+from mtptui.ops.connect import api_port
 from mtptui.remote.errors import RemoteError
 from mtptui.remote.procinfo import ProcessInfo, read_process
 from mtptui.remote.process import find_by_command_line
-from mtptui.remote.systemd import SystemdManager
+from mtptui.remote.service_state import ServiceState
+from mtptui.remote.systemd_state import STATE_PROPERTIES, killed_by_signal, service_state
+from mtptui.remote.systemd import systemctl_command
 from mtptui.remote.shell import Command
 from mtptui.secrets import mask_argv
+from mtptui.sglang.surface_shutdown import shutdown_of
 
 NAME = "server"
 
 
 async def check_server(ctx: Context) -> Result:
+    from mtptui.ops.tune.hold import interrupted_sentence, read_marker
+
+    marker = await read_marker(ctx.session)
+    if marker is not None:  # a tune that did not finish may have left an experimental arm running
+        sentence = interrupted_sentence(marker, ctx.host.name)
+        detail, _, fix = sentence.partition("; restore the original with ")
+        return Result(NAME, FAIL, detail, f"restore the original with {fix}")
     if isinstance(ctx.host.server, SystemdServer):
         return await check_unit(ctx)
     return await check_process(ctx)
@@ -40,11 +51,10 @@ def flag_problem(ctx: Context, launch: Launch, where: str) -> list[tuple[str, st
              f"fix the flag in {where}, or sglang_version in {ctx.file_name} if the host runs another SGLang")]
 
 
-def _systemd(ctx: Context) -> SystemdManager:
-    """The unit checks' manager: open_session gives a systemd server a SystemdManager."""
-    manager = ctx.session.manager
-    assert isinstance(manager, SystemdManager)
-    return manager
+def _unit_server(ctx: Context) -> SystemdServer:
+    server = ctx.host.server
+    assert isinstance(server, SystemdServer)  # check_server sends only a systemd server here
+    return server
 
 
 def _process_server(ctx: Context) -> ProcessServer:
@@ -54,55 +64,60 @@ def _process_server(ctx: Context) -> ProcessServer:
 
 
 async def check_unit(ctx: Context) -> Result:
-    manager = _systemd(ctx)
+    server = _unit_server(ctx)
     if "systemctl" in ctx.sudo_refused:
         return Result(NAME, SKIP, "skipped: needs sudo for systemctl")
-    show = manager.systemctl("show", "-p", "LoadState", "-p", "FragmentPath", "-p", "ActiveState", "-p", "MainPID",
-                             manager.unit)
+    show = systemctl_command(server, "show", *(arg for p in (*STATE_PROPERTIES, "FragmentPath") for arg in ("-p", p)),
+                             server.unit)
     out = (await ctx.run(show)).check(show.what).out
     props = {key: value.strip() for key, _, value in (line.partition("=") for line in out.splitlines())}
     ctx.unit_found = props.get("LoadState") == "loaded"
     if not ctx.unit_found:
-        return Result(NAME, FAIL, f"systemd has no unit {manager.unit} (LoadState={props.get('LoadState') or '?'})",
+        return Result(NAME, FAIL, f"systemd has no unit {server.unit} (LoadState={props.get('LoadState') or '?'})",
                       f"set server.unit in {ctx.file_name} to the unit that runs SGLang (systemctl list-units --all "
                       f"'sglang*' on the host lists candidates)")
     launch, argv = await _unit_launch(ctx)
     if not launch.sglang:
         shown = shlex.join(mask_argv(argv))[:120]
-        return Result(NAME, FAIL, f"{manager.unit} does not launch SGLang: ExecStart={shown}",
+        return Result(NAME, FAIL, f"{server.unit} does not launch SGLang: ExecStart={shown}",
                       "point server.unit at the unit that runs python -m sglang.launch_server (or sglang serve), "
                       "or fix its ExecStart=")
-    ctx.add_model(launch.model, f"unit {manager.unit}")
-    detail = f"{manager.unit} ({props.get('FragmentPath') or 'no unit file'}) starts SGLang with {launch.model}"
-    state = await _unit_state(ctx, props.get("ActiveState", ""), props.get("MainPID", "0"))
-    return verdict(f"{detail}; {state[0]}", flag_problem(ctx, launch, f"ExecStart= of {manager.unit}") + state[1])
+    ctx.add_model(launch.model, f"unit {server.unit}")
+    detail = f"{server.unit} ({props.get('FragmentPath') or 'no unit file'}) starts SGLang with {launch.model}"
+    state = await _unit_state(ctx, service_state(props))
+    return verdict(f"{detail}; {state[0]}", flag_problem(ctx, launch, f"ExecStart= of {server.unit}") + state[1])
 
 
 async def _unit_launch(ctx: Context) -> tuple[Launch, list[str]]:
     """What the unit's ExecStart= (with drop-ins, as `systemctl cat` shows it) launches, and its words."""
     from mtptui.sglang.unit import read_unit
 
-    manager = _systemd(ctx)
-    cat = manager.systemctl("cat", "--no-pager", manager.unit)
-    unit = read_unit((await ctx.run(cat)).check(cat.what).out, name=manager.unit)
+    server = _unit_server(ctx)
+    cat = systemctl_command(server, "cat", "--no-pager", server.unit)
+    unit = read_unit((await ctx.run(cat)).check(cat.what).out, name=server.unit)
     return read_launch(unit.exec_argv, ctx.host.sglang_version), unit.exec_argv
 
 
-async def _unit_state(ctx: Context, state: str, pid: str) -> tuple[str, list[tuple[str, str]]]:
+async def _unit_state(ctx: Context, state: ServiceState) -> tuple[str, list[tuple[str, str]]]:
     """("active, pid N", []) for a running unit, else its state and how to start it."""
-    manager = _systemd(ctx)
-    prefix = () if "sh" in ctx.sudo_refused else manager.prefix
-    info = await read_process(ctx.session.transport, int(pid), prefix) if pid.isdigit() and int(pid) > 0 else None
-    ctx.server_running = state == "active" and info is not None
-    if state == "active" and info is not None:
+    server = _unit_server(ctx)
+    prefix = () if "sh" in ctx.sudo_refused else tuple(server.command_prefix)
+    info = await read_process(ctx.session.transport, state.pid, prefix) if state.pid else None
+    ctx.server_running = state.phase == "running" and info is not None
+    if state.phase == "running" and info is not None:
         ctx.running = info
         ctx.add_model(read_launch(info.argv, ctx.host.sglang_version).model, "running server")
-        return f"active, pid {info.pid}", []
-    start = ctx.start_command = shlex.join([*manager.prefix, "systemctl", "start", manager.unit])
-    if state == "failed":
-        return "failed: no server runs", [("", f"read why it failed (journalctl -u {manager.unit} -n 50), "
-                                               f"then start it: {start}")]
-    return f"{state or 'unknown'}: no server runs", [("", f"start it: {start}")]
+        return f"{state.words}, pid {info.pid}", []
+    start = ctx.start_command = systemctl_command(server, "start", server.unit).line
+    if state.phase == "failed" and killed_by_signal(state, 9) and \
+            shutdown_of(ctx.host.sglang_version).drained_exit == "sigkill":
+        return f"{state.words}: no server runs", [("", f"SGLang {ctx.host.sglang_version} ends every stop so (SIGKILL "
+                                                       f"to itself after its drain), a crash too: read which "
+                                                       f"(journalctl -u {server.unit} -n 50), then start it: {start}")]
+    if state.phase == "failed":
+        return f"{state.words}: no server runs", [("", f"read why it failed (journalctl -u {server.unit} -n 50), "
+                                                       f"then start it: {start}")]
+    return f"{state.words}: no server runs", [("", f"start it: {start}")]
 
 
 async def check_process(ctx: Context) -> Result:
@@ -116,7 +131,7 @@ async def check_process(ctx: Context) -> Result:
         return problem
     if info is None:
         try:
-            info = await find_by_command_line(ctx.session.transport, ctx.session.manager.port)
+            info = await find_by_command_line(ctx.session.transport, api_port(ctx.host))
         except RemoteError:
             raise
         except UserError as exc:  # several servers: mtptui cannot tell which one it manages

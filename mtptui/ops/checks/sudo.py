@@ -1,31 +1,32 @@
-"""sudo: when server.command_prefix holds sudo, each program the systemd manager runs through it must run without a
-password. Tested with ``sudo -n`` and a harmless invocation of each program: a password is never sent."""
+"""sudo: when server.command_prefix holds sudo, what the systemd manager runs through it must run without a
+password: systemctl for the unit and, with a journal log, journalctl for it; each probed with the very command
+mtptui runs (a password is never sent). sudo need not run ``sh``: without it the unit's files and mtptui's lock
+are written with the login user's own rights, so one of the unit's directories must be theirs (mtptui.remote.sudo).
+"""
 
 from __future__ import annotations
 
-import os
+import posixpath
 import shlex
 
 from mtptui.config.models import SystemdServer
 from mtptui.ops.checks import FAIL, OK, Context, Result, last_line, not_found
 from mtptui.remote.shell import Command, script
+from mtptui.remote.sudo import allows_command, rule_for, sudo_index
 
 NAME = "sudo"
-# What the manager runs through the prefix: systemctl (state, restart), journalctl (the log), cat (read the unit
-# file) and sh (write the unit atomically, read /proc of the server); each probed with a command that does nothing.
-PROBES = {"systemctl": ["systemctl", "--version"], "journalctl": ["journalctl", "--version"],
-          "cat": ["cat", "/dev/null"], "sh": ["sh", "-c", "exit 0"]}
 WHICH = 'for c; do command -v "$c" || echo "$c"; done'
-
-
-def sudo_index(prefix: list[str]) -> int | None:
-    """Where sudo is in the prefix (``sudo``, ``/usr/bin/sudo``), or None."""
-    return next((i for i, word in enumerate(prefix) if os.path.basename(word) == "sudo"), None)
+WRITABLE = 'for d; do [ -w "$d" ] && echo "$d"; done; exit 0'
 
 
 def needed(ctx: Context) -> list[str]:
-    names = ["systemctl", "cat", "sh"]
-    return names[:1] + ["journalctl"] * (ctx.host.log.kind == "journal") + names[1:]
+    return ["systemctl"] + ["journalctl"] * (ctx.host.log.kind == "journal")
+
+
+def probes(unit: str) -> dict[str, list[str]]:
+    """What mtptui runs through sudo, in a form that changes nothing."""
+    return {"systemctl": ["systemctl", "show", "-p", "LoadState", unit],
+            "journalctl": ["journalctl", "-u", unit, "-n", "0", "--no-pager"]}
 
 
 async def check_sudo(ctx: Context) -> Result:
@@ -35,28 +36,57 @@ async def check_sudo(ctx: Context) -> Result:
     index = sudo_index(server.command_prefix)
     if index is None:
         return Result(NAME, OK, "not needed: server.command_prefix has no sudo")
-    prefix = [*server.command_prefix[:index + 1], "-n", *server.command_prefix[index + 1:]]
-    refused, missing = await _probe(ctx, prefix)
+    rest = server.command_prefix[index + 1:]
+    prefix = [*server.command_prefix[:index + 1], *([] if "-n" in rest else ["-n"]), *rest]
+    refused, missing = await _probe(ctx, prefix, server.unit)
     ctx.sudo_refused = set(refused)
-    if not refused:
-        return Result(NAME, OK, f"{shlex.join(prefix)} runs {', '.join(needed(ctx))} without a password")
     if missing:
         also = " (you log in as root: it can go)" if ctx.user == "root" else ""
         return Result(NAME, FAIL, f"{prefix[index]} is not installed on the host ({refused['systemctl']})",
                       f"install sudo on the host, or drop it from server.command_prefix{also}")
-    return Result(NAME, FAIL, _refusal(prefix, refused), await _fix(ctx, refused, _runas(prefix)))
+    if refused:
+        return Result(NAME, FAIL, _refusal(prefix, refused), await _fix(ctx, server.unit, _runas(prefix)))
+    return await _files(ctx, prefix, server)
 
 
-async def _probe(ctx: Context, prefix: list[str]) -> tuple[dict[str, str], bool]:
+async def _probe(ctx: Context, prefix: list[str], unit: str) -> tuple[dict[str, str], bool]:
     """The programs sudo -n refuses (with why), and whether sudo itself is missing."""
     refused: dict[str, str] = {}
     for name in needed(ctx):
-        result = await ctx.run(Command.of([*prefix, *PROBES[name]], f"sudo -n {name}"))
+        result = await ctx.run(Command.of([*prefix, *probes(unit)[name]], f"sudo -n {name}"))
         if not_found(result):  # the shell found no sudo: every program is refused alike
             return {other: last_line(result) for other in needed(ctx)}, True
         if not result.ok:
             refused[name] = last_line(result)
     return refused, False
+
+
+async def _files(ctx: Context, prefix: list[str], server: SystemdServer) -> Result:
+    """sudo runs what it must; the unit's files are written through it (sh), or as the login user."""
+    runs = f"{shlex.join(prefix)} runs {', '.join(needed(ctx))} for {server.unit} without a password"
+    question = allows_command(prefix, "sh")
+    if question is None or (await ctx.run(question)).ok:
+        return Result(NAME, OK, f"{runs}, and sh (the unit's files are written through it)")
+    ctx.sudo_refused.add("sh")
+    dirs = await _unit_dirs(ctx, prefix, server.unit)
+    found = await ctx.run(Command.of(script(WRITABLE, *dirs), "find the unit's directories the login user can write"))
+    mine = found.out.split()
+    user = ctx.user or "the login user"
+    if mine:
+        return Result(NAME, OK, f"{runs}; its files are written as {user}, who may write {mine[0]}")
+    where = ", ".join(dirs) or "its directories"
+    return Result(NAME, FAIL, f"{runs}, but not sh, and {user} can write none of {where}: a restart could not "
+                              f"write the unit",
+                  f"let {user} write the drop-in directory that holds ExecStart= ({server.unit}.d, e.g. "
+                  f"chown {user} /etc/systemd/system/{server.unit}.d), or allow sh in the sudoers rule")
+
+
+async def _unit_dirs(ctx: Context, prefix: list[str], unit: str) -> list[str]:
+    show = Command.of([*prefix, "systemctl", "show", "-p", "FragmentPath", "-p", "DropInPaths", unit],
+                      f"read where {unit}'s files are")
+    props = dict(line.partition("=")[::2] for line in (await ctx.run(show)).out.splitlines())
+    files = [props.get("FragmentPath", "").strip(), *props.get("DropInPaths", "").split()]
+    return sorted({posixpath.dirname(path) for path in files if path})
 
 
 def _refusal(prefix: list[str], refused: dict[str, str]) -> str:
@@ -72,9 +102,10 @@ def _runas(prefix: list[str]) -> str:
     return next((word[2:] for word in prefix if word.startswith("-u") and len(word) > 2), "root")
 
 
-async def _fix(ctx: Context, refused: dict[str, str], runas: str) -> str:
+async def _fix(ctx: Context, unit: str, runas: str) -> str:
     user = ctx.user or "USER"
-    result = await ctx.run(Command.of(script(WHICH, *refused), "find the programs sudo must allow"))
-    paths = result.out.split() if result.ok else list(refused)
-    return (f"allow {user} to run them without a password: add \"{user} ALL=({runas}) NOPASSWD: {', '.join(paths)}\" "
-            f"with visudo -f /etc/sudoers.d/mtptui")
+    result = await ctx.run(Command.of(script(WHICH, "systemctl", "journalctl"), "find the programs sudo must allow"))
+    paths = result.out.split() if result.ok and len(result.out.split()) == 2 else ["systemctl", "journalctl"]
+    rule = rule_for(user, unit, *paths).replace("ALL=(root)", f"ALL=({runas})")
+    return (f"allow {user} what mtptui runs for {unit}, and only that: add \"{rule}\" with visudo -f "
+            f"/etc/sudoers.d/mtptui")

@@ -27,9 +27,6 @@ class GridPoint:
 
     values: tuple[tuple[str, GridValue], ...]
 
-    def as_dict(self) -> dict[str, GridValue]:
-        return dict(self.values)
-
 
 def _value(flag: str, word: str) -> GridValue:
     if word == AUTO:

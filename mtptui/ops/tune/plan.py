@@ -20,6 +20,7 @@ from mtptui.ops.tune.grid import parse_concurrency, parse_grid
 
 if TYPE_CHECKING:
     from mtptui.ops.connect import HostSession
+    from mtptui.ops.tune.proposal import Proposal
 
 ORIGINAL = "original"
 KEEP = ("original", "best")
@@ -66,6 +67,8 @@ class TunePlan:
     original: Original
     base_values: dict[str, Any] = field(default_factory=dict)
     original_values: dict[str, Any] = field(default_factory=dict)
+    adaptive: bool = False  # measure the adaptive proposal as one more arm (mtptui.ops.tune.adaptive)
+    proposal: Proposal | None = None  # set after the grid's arms ran
 
     @property
     def runnable(self) -> list[Arm]:
@@ -85,6 +88,8 @@ class TunePlan:
                  f"{self.workload.canary_tokens} tokens"]
         for arm in self.arms:
             lines.append(f"  {arm.name}: {arm.label}" + (f" — {arm.status}: {arm.reason}" if arm.reason else ""))
+        if self.adaptive:
+            lines.append("  then, when the best steps differ by concurrency: an adaptive profile as one more arm")
         return lines
 
 
@@ -121,7 +126,8 @@ def _check_workload(workload: Workload) -> None:
 
 async def plan_tune(session: HostSession, *, base: str | None = None, grid: list[str] | None = None,
                     concurrency: str | None = None, requests: int = 4, max_tokens: int = 256,
-                    prompts: str = "rbtree", keep: str = "original", canary_tokens: int = 48) -> TunePlan:
+                    prompts: str = "rbtree", keep: str = "original", canary_tokens: int = 48,
+                    adaptive: bool = False) -> TunePlan:
     """The plan (reads the host, changes nothing); UserError for bad input or nothing to restore."""
     from mtptui.ops.diff_live import default_profile
 
@@ -142,7 +148,7 @@ async def plan_tune(session: HostSession, *, base: str | None = None, grid: list
     flags = [flag for flag, _ in points[0].values]
     return TunePlan(host.model_copy(update={"profiles": profiles}), base_name, arms, workload, keep, original,
                     resolved_values(base_profile, flags, host.sglang_version),
-                    resolved_values(original.profile, flags, host.sglang_version))
+                    resolved_values(original.profile, flags, host.sglang_version), adaptive)
 
 
 def tune_session(session: HostSession, plan: TunePlan) -> HostSession:

@@ -40,6 +40,8 @@ def render_run(run: TuneRun) -> str:
     if run.verdict:
         lines.append(f"verdict: {run.verdict.sentence}")
         lines += [f"  {note}" for note in run.verdict.notes]
+    if run.plan.proposal is not None:
+        lines.append(f"  adaptive: {run.plan.proposal.sentence()}")
     for arm in run.arms:
         if arm.canary == "fail":
             lines.append(f"  canary of {arm.label}: {arm.canary_detail}")

@@ -3,19 +3,27 @@ original launch back (or the best arm with keep = best).
 
     run = await Tuner(session, plan, on_event=print).run()
 
-An abort restores the original too: cancelling the task that runs ``run()`` (Ctrl+C, the screen's abort or
-quit) or losing the connection stops the arm in progress (``aborted``), and the original is restarted before
-``run()`` returns (the connection is reopened for it). Each arm's restart rolls back by itself when the arm's
-server crashes or never becomes ready; that arm is ``failed`` and the tune goes on.
+An abort restores the original too: cancelling the task that runs ``run()`` (Ctrl+C, SIGTERM, SIGHUP, the
+screen's abort or quit) or losing the connection stops the arm in progress (``aborted``), and the original is
+restarted before ``run()`` returns (the connection is reopened for it). The restore is shielded: a second
+cancel while it runs does not stop it. Each arm's restart rolls back by itself when the arm's server crashes or
+never becomes ready; that arm is ``failed`` and the tune goes on.
+
+The tune holds the host's restart lock from its first arm to its restore (mtptui.ops.tune.hold), with a marker
+beside it naming the original while an arm may run; before each measurement it checks that the server is still
+the one its arm's restart started (someone's ``systemctl restart`` would otherwise be measured).
 """
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import asyncio
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Coroutine
 
 from mtptui.errors import UserError
 from mtptui.ops.readonly import refuse_if_readonly
+from mtptui.ops.tune.adaptive import adaptive_arms
 from mtptui.ops.tune.arms import Arm, Measured
 from mtptui.ops.tune.canary import CanaryOutputs, judge as judge_canary, run_canary
 from mtptui.ops.tune.plan import TunePlan, tune_session
@@ -29,6 +37,7 @@ if TYPE_CHECKING:
     from mtptui.bench.events import BenchEvent
     from mtptui.ops.connect import HostSession
     from mtptui.ops.progress import RestartEvent
+    from mtptui.remote.hostlock import HostLock
     from mtptui.remote.transport import Transport
 
 RESTART_TIMEOUT_S = 600.0
@@ -51,6 +60,9 @@ class Tuner:
         self.restart_timeout_s, self.history_path = restart_timeout_s, history_path
         self.state = TuneRun(plan, clock) if clock else TuneRun(plan)
         self.reference: CanaryOutputs | None = None
+        self.lock: HostLock | None = None
+        self.marker: str | None = None
+        self.arm_pid: int | None = None  # the server the arm's restart started
 
     def emit(self, kind: str, message: str, arm: Arm | None = None, minor: bool = False) -> None:
         if kind == "phase":
@@ -66,24 +78,68 @@ class Tuner:
         """Run every arm, judge, keep; returns the TuneRun (``aborted`` says why it stopped early, if it did)."""
         run = self.state
         refuse_if_readonly(self.session.readonly, "run a tune (every arm restarts the server)", self.plan.host.name)
+        await self._hold()
         run.state, run.started = "running", run.clock()
+        run.started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
         self.emit("plan", f"tuning {self.plan.host.name}: {len(self.plan.runnable)} arm(s)")
-        keep = self.plan.keep
+        try:
+            keep = await self._arms()
+            await _shielded(self._keep(keep), lambda: self.emit("notice", "the original is being restored; it "
+                                                                          "cannot be interrupted"))
+        finally:
+            await self._let_go()
+        run.state, run.ended = ("aborted" if run.aborted else "finished"), run.clock()
+        self.emit("finished", self._ending())
+        return run
+
+    async def _arms(self) -> str:
+        """Every arm, then the verdict; what to keep (the original when the tune stopped early)."""
         try:
             for arm in self.plan.runnable:
+                await self._arm(arm)
+            for arm in adaptive_arms(self.plan):  # the proposal when the best steps differ by concurrency
                 await self._arm(arm)
             self._judge()
         except asyncio.CancelledError:
             task = asyncio.current_task()
             assert task is not None  # run() is awaited in a task: the one being cancelled
             task.uncancel()
-            keep = self._stop("aborted")
+            return self._stop("aborted")
         except (ConnectionLost, ConnectError) as exc:
-            keep = self._stop(f"lost the connection: {exc}")
-        await self._keep(keep)
-        run.state, run.ended = ("aborted" if run.aborted else "finished"), run.clock()
-        self.emit("finished", self._ending())
-        return run
+            return self._stop(f"lost the connection: {exc}")
+        except Exception as exc:  # noqa: BLE001  (whatever stopped it, the original comes back)
+            return self._stop(f"stopped by an error: {exc}")
+        return self.plan.keep
+
+    async def _hold(self) -> None:
+        """The restart lock for the whole tune (HostLocked when another restart has it: nothing changed), and
+        the marker naming the original."""
+        from mtptui.ops.restart_link import holder_name
+        from mtptui.ops.tune.hold import marker_path, marker_text, write_marker
+        from mtptui.remote.hostlock import HostLock
+
+        path = await self.session.manager.restart_lock()
+        if path is None:
+            return
+        holder = holder_name(self.plan.original.name).replace("mtptui restart with profile", "mtptui tune, original")
+        self.lock = HostLock(self.session.transport, path, holder, self.session.manager.prefix)
+        await self.lock.acquire()
+        self.marker = marker_path(path)
+        text = marker_text(holder, self.plan.original.name)
+        (await self.session.transport.run(write_marker(self.session, self.marker, text))).check("writing the marker")
+
+    async def _let_go(self) -> None:
+        """The lock released; the marker removed once the host runs the original (or the kept arm) again."""
+        from mtptui.ops.tune.hold import clear_marker
+
+        try:
+            if self.marker is not None and self.state.kept is not None:
+                await self.session.transport.run(clear_marker(self.session, self.marker))
+        except UserError as exc:
+            self.emit("notice", f"the tune marker {self.marker} stays on the host: {exc}")
+        finally:
+            if self.lock is not None:
+                await self.lock.release()
 
     def _stop(self, why: str) -> str:
         """The tune stops early: the arm in progress and the ones not run are aborted; the original comes back."""
@@ -134,12 +190,22 @@ class Tuner:
         if plan.blocking and arm is not None:
             arm.status, arm.reason = "refused", f"SGLang on the host would refuse it: {plan.blocking[0]}"
             return False
-        result = await Restarter(self.session, plan, timeout_s=self.restart_timeout_s,
+        result = await Restarter(self.session, plan, timeout_s=self.restart_timeout_s, held_lock=self.lock,
                                  on_event=lambda event: self._restart_event(event, arm)).run()
         self.state.restart_s.append(result.elapsed_s)
         if not result.ok:
             raise ArmFailed(result.summary())
+        self.arm_pid = result.pid
         return True
+
+    async def _same_server(self, arm: Arm, concurrency: int) -> None:
+        """Before a measurement: the server is still the one the arm's restart started."""
+        info = await self.session.manager.server_process()
+        now = info.pid if info is not None else None
+        if self.arm_pid is not None and now != self.arm_pid:
+            what = f"pid {now} runs now" if now else "no server runs now"
+            raise ArmFailed(f"the server was replaced before c={concurrency} was measured (the arm started pid "
+                            f"{self.arm_pid}; {what}): not measured")
 
     async def _check_launch(self, arm: Arm) -> None:
         self.emit("phase", "checking the running launch", arm)
@@ -152,6 +218,7 @@ class Tuner:
 
         workload = self.plan.workload
         total = workload.requests_at(concurrency)
+        await self._same_server(arm, concurrency)
         self.emit("phase", f"c={concurrency}: warming up", arm)
         request = BenchRequest(workload.prompts, concurrency, total, workload.max_tokens, warmup)
         counter = _Progress(self, arm, concurrency, total)
@@ -200,6 +267,20 @@ class Tuner:
         run = self.state
         head = f"tune aborted ({run.aborted})" if run.aborted else "tune finished"
         return f"{head}; {run.restore}"
+
+
+async def _shielded(work: Coroutine[Any, Any, None], on_cancel: Callable[[], None]) -> None:
+    """Run ``work`` to its end even when the task is cancelled meanwhile (a second Ctrl+C, SIGTERM, SIGHUP)."""
+    task = asyncio.ensure_future(work)
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None:
+                current.uncancel()
+            on_cancel()
+    task.result()
 
 
 class _LinkWatch:

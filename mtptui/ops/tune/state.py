@@ -44,6 +44,7 @@ class TuneRun:
     restore: str | None = None  # how the final restart went, in one sentence
     aborted: str | None = None  # why the tune stopped early
     started: float | None = None
+    started_at: str | None = None  # when it started, ISO-8601 UTC (what the arms table says its results are of)
     ended: float | None = None
     restart_s: list[float] = field(default_factory=list)
     rig: dict[str, Any] | None = None
@@ -81,5 +82,6 @@ class TuneRun:
                          "host_profile": plan.original.matched},
             "keep": plan.keep, "restore": self.restore, "aborted": self.aborted, "state": self.state,
             "workload": plan.workload.to_json(), "rig": self.rig,
+            "adaptive": plan.proposal.to_json() if plan.proposal else None,
             "duration_s": seconds_between(self.started, self.ended),
         }

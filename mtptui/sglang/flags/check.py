@@ -92,10 +92,12 @@ def _explain_failure(argv: list[str], version: str, message: str, findings: list
     rejected = rejected_options(argv, version)
     if rejected:
         dropped: set[int] = set()
-        for index, match in rejected:
+        for number, (index, match) in enumerate(rejected):
             values = value_words(argv, index)
             words = [argv[index]] if "=" in argv[index] else [argv[index], *values]
-            alone = _message_alone(words, version) or message
+            # the first one carries what SGLang prints: argparse names every unrecognized word at once
+            whole = number == 0 and not findings and "unrecognized arguments" in message
+            alone = message if whole else _message_alone(words, version) or message
             findings.append(explain_option(argv[index], match, version, values, alone))
             dropped |= _span(argv, index)
         return dropped

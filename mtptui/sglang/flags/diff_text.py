@@ -17,6 +17,14 @@ def cell_text(written: str | None, resolved: str) -> str:
     return written if resolved == written else f"{written}{ARROW}{resolved}"
 
 
+def shown_cell(written: str | None, resolved: str) -> str:
+    """What a side shows in a dashboard: the resolved value, but what the user wrote first when SGLang runs it as
+    something else (``NEXTN (runs as EAGLE)``: the written name is the one the operator knows)."""
+    if written is None or resolved == written or resolved.startswith(f"{written} "):
+        return resolved
+    return f"{written} (runs as {resolved})"
+
+
 def _table(header: list[str], body: list[list[str]]) -> list[str]:
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
     lines = ["  ".join(text.ljust(width) for text, width in zip(row, widths)).rstrip() for row in [header, *body]]

@@ -13,6 +13,8 @@ from mtptui.sglang.flags.spec_values import (  # re-exported: the names callers 
     ALGO, DRAFT, DRAFT_WARNING, EAGLE_FAMILY, MRR, MRR_SPEC, MRR_WARNING, NEW_AUTO_TABLE, NGRAM_WARNING, STEPS, TOPK,
     TYPE_ERROR, TYPE_ERROR_VERSIONS, Effective, SpecError, SpecResolution, auto_spec_params, show_value,
 )
+from mtptui.sglang.flags import spec_adaptive
+from mtptui.sglang.flags.spec_others import spec_dspark, spec_uno
 from mtptui.sglang.flags.speculative import spec_dflash, spec_eagle, spec_ngram
 
 __all__ = [
@@ -20,6 +22,9 @@ __all__ = [
     "NGRAM_WARNING", "STEPS", "TOPK", "TYPE_ERROR", "TYPE_ERROR_VERSIONS", "Effective", "SpecError", "SpecResolution",
     "auto_spec_params", "resolve_effective", "resolve_spec", "show_value",
 ]
+
+
+OTHERS = {"DSPARK": spec_dspark, "UNO": spec_uno}  # 0.5.23's (earlier releases do not know the names)
 
 
 def resolve_spec(fs: FlagSet, model_arch: str | None = None) -> SpecResolution:
@@ -33,12 +38,19 @@ def resolve_spec(fs: FlagSet, model_arch: str | None = None) -> SpecResolution:
     result.values[ALGO] = Effective(algorithm)
     if name not in {b.upper() for b in fs.table.spec_builtins}:
         result.error = SpecError(ALGO, f"ValueError: Unknown speculative algorithm name: {name}")
-    elif algorithm == "DFLASH" and fs.version in NEW_AUTO_TABLE:
+        return result
+    adaptive = spec_adaptive.before_handler(fs, result)
+    if result.error is not None:
+        return result
+    if algorithm == "DFLASH" and fs.version in NEW_AUTO_TABLE:
         spec_dflash(fs, result)
     elif algorithm in EAGLE_FAMILY:
-        spec_eagle(fs, result, model_arch)
+        spec_eagle(fs, result, model_arch, adaptive)
     elif algorithm == "NGRAM":
         spec_ngram(fs, result)
+    elif algorithm in OTHERS:
+        OTHERS[algorithm](fs, result)
+    spec_adaptive.after_handler(fs, result)
     return result
 
 
@@ -89,6 +101,7 @@ def resolve_effective(fs: FlagSet, model_arch: str | None = None) -> dict[str, E
     out = _memory(fs)
     out.update(_mamba(fs, model_arch))
     spec = resolve_spec(fs, model_arch)
+    out.update(spec_adaptive.without_algorithm(fs) if spec.algorithm is None else {})
     if spec.algorithm is not None:
         out.update(spec.values)
         if spec.error is not None:

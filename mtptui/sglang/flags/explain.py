@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mtptui.sglang.flags.diff import DiffRow, EnvRow
+from mtptui.sglang.flags.effects import effect_line
 from mtptui.sglang.flags.help_text import flag_help
 from mtptui.sglang.flags.impact import GROUP_NAMES, env_group, flag_group
 from mtptui.sglang.flags.table import load_table, renamed, versions
@@ -27,6 +28,9 @@ class Explanation:
 def explain_flag(row: DiffRow, sides: tuple[str, ...], version: str) -> Explanation:
     """The explanation of one flag row of a diff whose first side runs SGLang ``version``."""
     parts = [("group", GROUP_NAMES[flag_group(row.flag)])]
+    effect = effect_line(row.flag, row.resolved, sides)
+    if effect is not None:
+        parts.append(("what it does", effect))
     helped = flag_help(row.flag, version)
     if helped is not None:
         text, source = helped
@@ -69,5 +73,15 @@ def _argparse(flag: str, version: str) -> list[tuple[str, str]]:
 
 def _side(written: str | None, resolved: str) -> str:
     if written is None:
-        return f"not written; SGLang uses {resolved}"
-    return f"written {written}" + ("" if resolved == written else f"; SGLang uses {resolved}")
+        return f"not written; SGLang uses {_used(resolved)}"
+    return f"written {written}" + ("" if resolved == written else f"; SGLang uses {_used(resolved)}")
+
+
+def _used(resolved: str) -> str:
+    """What SGLang uses, in words: ``unset (default 0.9)`` is its default 0.9, a bare ``unset`` nothing."""
+    if resolved.startswith("unset (default ") and resolved.endswith(")"):
+        default = resolved.removeprefix("unset (default ")[:-1]
+        return f"its default {default}" if default != "None" else "nothing (the option stays off)"
+    if resolved == "unset":
+        return "nothing (the option stays off)"
+    return resolved

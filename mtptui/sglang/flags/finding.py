@@ -25,8 +25,15 @@ class Finding:
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
+    @property
+    def said(self) -> str:
+        """The message named by its flag, once: ``--x: text``, but a message that begins with its flag as is."""
+        if not self.flag or self.message.startswith(self.flag):
+            return self.message
+        return f"{self.flag}: {self.message}"
+
     def __str__(self) -> str:
-        text = f"{self.severity}: {self.flag + ': ' if self.flag else ''}{self.message}"
+        text = f"{self.severity}: {self.said}"
         if self.fix:
             text += f" Fix: {self.fix}."
         if self.sglang_message and self.severity != "info":

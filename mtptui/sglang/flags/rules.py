@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from mtptui.sglang.flags.finding import SEVERITIES, Finding
 from mtptui.sglang.flags.flagset import FlagSet
+from mtptui.sglang.flags.rules_incident import incident_shape
 from mtptui.sglang.flags.rules_mamba import hybrid_mamba
 from mtptui.sglang.flags.rules_misc import misc
 from mtptui.sglang.flags.rules_server import data_parallel, server_checks
@@ -18,7 +19,8 @@ __all__ = ["Finding", "RULES", "SEVERITIES", "lint"]
 
 # SGLang's order: argparse (deprecated options raise there), model adjustments (mamba cache), DP attention,
 # speculative handling, check_server_args; then mtptui's own warnings. The first error is what the server dies of.
-RULES: list[Rule] = [deprecated_options, hybrid_mamba, data_parallel, speculative, server_checks, misc]
+RULES: list[Rule] = [deprecated_options, hybrid_mamba, data_parallel, speculative, server_checks, misc,
+                     incident_shape]
 
 
 def lint(fs: FlagSet, model_arch: str | None = None) -> list[Finding]:

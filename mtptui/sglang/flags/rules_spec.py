@@ -7,6 +7,7 @@ from typing import Callable, Iterator
 from mtptui.sglang.flags.effective import (
     ALGO, DRAFT, MRR, STEPS, TOPK, TYPE_ERROR, Effective, SpecError, resolve_spec,
 )
+from mtptui.sglang.adaptive import CONFIG_FLAG as ADAPTIVE_CONFIG, FLAG as ADAPTIVE
 from mtptui.sglang.flags.finding import Finding
 from mtptui.sglang.flags.flagset import FlagSet
 
@@ -76,6 +77,8 @@ def _spec_auto(fs: FlagSet, values: dict[str, Effective]) -> Iterator[Finding]:
 
 
 def _spec_warning(fs: FlagSet, flag: str, warning: str, values: dict[str, Effective]) -> Finding:
+    if flag in (ADAPTIVE, ADAPTIVE_CONFIG):
+        return _adaptive_warning(fs, flag, warning, values)
     if flag == MRR:
         return Finding("info", MRR, f"{MRR} is unset, so SGLang uses {values[MRR].value} for speculative decoding.",
                        f"set {MRR} explicitly", warning)
@@ -83,12 +86,27 @@ def _spec_warning(fs: FlagSet, flag: str, warning: str, values: dict[str, Effect
         return Finding("warning", DRAFT, f"with {TOPK} 1, SGLang replaces {DRAFT} {fs.get(DRAFT)} by "
                        f"{STEPS} + 1 = {values[DRAFT].value}.", f"set {DRAFT} {values[DRAFT].value} "
                        f"or change {STEPS}", warning)
+    if flag != DRAFT:  # an algorithm's own override of what was written (DSPARK, UNO: steps and top-k are 1)
+        return Finding("warning" if fs.get(flag) is not None else "info", flag, f"SGLang overrides {flag}: {warning}",
+                       f"set {flag} to what SGLang uses", warning)
     return Finding("info", DRAFT, f"{DRAFT} resolves to {values[DRAFT].value}.", f"set {DRAFT} explicitly", warning)
+
+
+def _adaptive_warning(fs: FlagSet, flag: str, warning: str, values: dict[str, Effective]) -> Finding:
+    if flag == ADAPTIVE_CONFIG:
+        return Finding("warning", flag, f"SGLang {fs.version}'s worker will refuse the adaptive config file when "
+                       "it starts (after loading the model).", f"fix {fs.get(flag)}", warning)
+    reason = str(values[ADAPTIVE].note or "").removeprefix("turned off: ")
+    return Finding("warning", flag, f"SGLang turns adaptive speculation off here: {reason}.",
+                   f"remove {ADAPTIVE}, or change what it names", warning)
 
 
 def _spec_without_algorithm(fs: FlagSet) -> Iterator[Finding]:
     """Without an algorithm SGLang ignores these (it starts); draft tokens or top-k without steps would fail
     its assert as soon as an algorithm is set, which the warning says."""
+    if fs.get(ADAPTIVE):
+        yield Finding("warning", ADAPTIVE, f"{ADAPTIVE} has no effect without {ALGO} (SGLang turns it off).",
+                      f"add {ALGO} NEXTN (an MTP head) or EAGLE, or remove {ADAPTIVE}")
     for flag in (STEPS, TOPK, DRAFT):
         if fs.get(flag) is None:
             continue

@@ -102,7 +102,7 @@ def _from_toml(path: Path, text: str, profile: str | None, version: str | None) 
         label = f"profile:{path}"
         return label, _labelled(label, lambda: FlagSet.from_profile(launch, version or DEFAULT_VERSION))
     host = parse_host(text, str(path))
-    name = profile or host.known_good or (next(iter(host.profiles)) if len(host.profiles) == 1 else None)
+    name = profile or host.default_profile()
     if name is None:
         raise ConfigError(f"{path}: name the profile to compare, e.g. {path}:{next(iter(host.profiles), 'NAME')}")
     launch = host.profile(name)

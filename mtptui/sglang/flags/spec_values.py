@@ -7,6 +7,10 @@ imports the other's constants.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mtptui.sglang.adaptive import AdaptiveStart
 
 EAGLE_FAMILY = frozenset({"EAGLE", "EAGLE3", "STANDALONE"})
 NEW_AUTO_TABLE = frozenset({"0.5.12.post1", "0.5.23"})
@@ -79,6 +83,7 @@ class SpecResolution:
     values: dict[str, Effective] = field(default_factory=dict)
     error: SpecError | None = None
     warnings: list[tuple[str, str]] = field(default_factory=list)  # (flag, SGLang warning text)
+    adaptive: AdaptiveStart | None = None  # --speculative-adaptive on, where its candidates are known
 
 
 def auto_spec_params(version: str, algorithm: str, arch: str | None) -> tuple[int, int, int]:

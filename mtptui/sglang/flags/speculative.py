@@ -64,22 +64,38 @@ def spec_dflash(fs: FlagSet, result: SpecResolution) -> None:
     result.values[STEPS] = Effective(1, "auto") if fs.get(STEPS) in (None, 1) else Effective(1, "auto", "forced")
     result.values[TOPK] = Effective(1, "auto")
     draft = fs.get(DRAFT)
-    result.values[DRAFT] = Effective(draft) if draft is not None else \
-        Effective(None, "auto", "the draft model's block size, else 16")
+    result.values[DRAFT] = Effective(draft) if draft is not None else _dflash_block(fs.get(DRAFT_PATH))
     _max_running(fs, result)
 
 
-def spec_eagle(fs: FlagSet, result: SpecResolution, model_arch: str | None) -> None:
-    """EAGLE / EAGLE3 / STANDALONE (and NEXTN, resolved to EAGLE)."""
+def _dflash_block(draft_path: object) -> Effective:
+    """DFLASH's draft tokens when unset: the draft's block size (its config.json), else 16; unknown where the
+    draft's config is not readable here."""
+    from mtptui.sglang.flags.spec_others import config_json
+
+    config = config_json(draft_path)
+    if config is None:
+        return Effective(None, "auto", "the draft model's block size, else 16")
+    nested = config.get("dflash_config")
+    block = (nested if isinstance(nested, dict) else {}).get("block_size", config.get("block_size"))
+    return Effective(int(block) if isinstance(block, int) else 16, "auto")
+
+
+def spec_eagle(fs: FlagSet, result: SpecResolution, model_arch: str | None,
+               adaptive: dict[str, Effective] | None = None) -> None:
+    """EAGLE / EAGLE3 / STANDALONE (and NEXTN, resolved to EAGLE); ``adaptive``: the values 0.5.23's adaptive
+    speculation gave (mtptui.sglang.flags.spec_adaptive), which replace the auto-choice."""
     if fs.version not in NEW_AUTO_TABLE:
         return _eagle_before_0_5_12(fs, result, model_arch)
     if result.algorithm == "STANDALONE" and attention_dp(fs) > 1:
         result.error = _dp_error("standalone")
         return
     _max_running(fs, result)
-    if fs.get("--speculative-adaptive") and fs.get(STEPS) is None:
-        return
-    if not _steps_topk_draft(fs, result, model_arch):
+    if adaptive is not None:
+        result.values.update(adaptive)
+        if adaptive[STEPS].value is None:  # the candidates are in a file not readable here
+            return
+    elif not _steps_topk_draft(fs, result, model_arch):
         return
     topk = cast(int, result.values[TOPK].value)  # _steps_topk_draft settled it as a number
     for check in (_trtllm, _rejection, _draft_adjusted, _page_tree):

@@ -9,6 +9,12 @@ Added to design.md's table (fields are only ever added, never renamed):
   `request.finished` JSON object with `--log-requests-format json`). `spec_accept_length`/`spec_accept_rate`
   are the request's own speculative acceptance (0.5.12.post1 and 0.5.23; 0.5.2 prints only `spec_verify_ct`);
   see `mtptui.sglang.logparse.requests`.
+- `server_args`: the speculative settings of the `server_args=ServerArgs(...)` line, after SGLang's resolution
+  (`algorithm`, `steps`, `topk`, `draft_tokens`; `adaptive` true when `--speculative-adaptive` is on and SGLang
+  kept it on).
+- `spec_adaptive`: adaptive speculative decoding starts (`steps`, `candidates`: the candidate steps it moves
+  between) or SGLang turns it off (`disabled`: its reason); `spec_switch`: it moved (`from_steps`, `to_steps`,
+  `from_draft_tokens`, `to_draft_tokens`). See `mtptui.sglang.logparse.speculation`.
 """
 
 from __future__ import annotations
@@ -40,6 +46,9 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "request_finish": ("rid", "finish_reason", "prompt_tokens", "completion_tokens", "cached_tokens",
                        "reasoning_tokens", "e2e_latency_s", "spec_verify_ct", "spec_accept_length",
                        "spec_accept_rate"),
+    "server_args": ("algorithm", "steps", "topk", "draft_tokens", "adaptive"),
+    "spec_adaptive": ("steps", "candidates", "disabled"),
+    "spec_switch": ("from_steps", "to_steps", "from_draft_tokens", "to_draft_tokens"),
 }
 
 KINDS = frozenset(FIELDS)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from mtptui.sglang.logparse import problems, requests, startup
+from mtptui.sglang.logparse import problems, requests, speculation, startup
 from mtptui.sglang.logparse.batches import parse_batch
 
 Parsed = tuple[str, dict[str, Any]] | None
@@ -44,6 +44,9 @@ BY_FIRST_CHAR: dict[str, tuple[Matcher, ...]] = {
     "T": (server_ready,),
     "F": (requests.request_finish,),
     "{": (requests.request_finish,),
+    "s": (speculation.server_args, speculation.adaptive_disabled),
+    "A": (speculation.adaptive_init,),
+    "S": (speculation.adaptive_switch,),
 }
 
 

@@ -47,12 +47,6 @@ def strip_ansi(text: str) -> str:
     return ANSI.sub("", text) if "\x1b" in text else text
 
 
-def head_timestamp(content: str) -> str | None:
-    """Only the timestamp of a prefix's content (what the summary fast path needs), None when no prefix."""
-    m = HEAD.fullmatch(content)
-    return content[:m.start(1)] if m is not None else None
-
-
 @lru_cache(maxsize=512)
 def parse_head(content: str) -> Head | None:
     """The content between `[` and `] ` of an SGLang prefix, or None when it is not one."""

@@ -19,6 +19,7 @@ ERROR_STARTS = (
     "Health check failed.",
 )
 WARNING_STARTS = (
+    "SIGTERM received.",  # told to stop: it drains (its process group's SIGQUIT line may follow: not a crash)
     "KV cache pool is full. Retract requests.",
     "Decode out of memory happened.",  # ≤0.4.6 text of the same retraction
 )
@@ -37,6 +38,14 @@ def problem(msg: str) -> Parsed:
         return "error", {"message": msg.rstrip(), "traceback": None}
     if msg.startswith(WARNING_STARTS) or KV_BUDGET.match(msg):
         return "warning", {"message": msg.rstrip()}
+    return None
+
+
+def prefixed_traceback(msg: str) -> Parsed:
+    """A traceback header that carries the logging prefix (``[time TP0] Traceback (most recent call last):``):
+    the frames and the exception line follow unprefixed and are folded into it."""
+    if msg.startswith(BARE_TRACEBACK):
+        return "error", {"message": msg.rstrip(), "traceback": None}
     return None
 
 

@@ -26,7 +26,7 @@ class QuietRelease:
 
     def wait_s(self, parser: LogParser, now: float) -> float | None:
         """Seconds until a held-back error is due for release; None when the parser holds none."""
-        if parser.pending is None:
+        if not parser.holding:
             return None
         since = now - self.last_line_at if self.last_line_at is not None else self.quiet_s
         return max(self.quiet_s - since, 0.0)

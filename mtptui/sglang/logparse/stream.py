@@ -8,10 +8,12 @@ traceback had not reached its exception line yet.
 
 from __future__ import annotations
 
+from typing import Iterator
+
 from mtptui.sglang.logparse.events import Event
 from mtptui.sglang.logparse.lines import classify
 from mtptui.sglang.logparse.prefix import split_line
-from mtptui.sglang.logparse.problems import bare_error
+from mtptui.sglang.logparse.problems import bare_error, prefixed_traceback
 from mtptui.sglang.logparse.splitter import LineSplitter
 from mtptui.sglang.logparse.tracebacks import MAX_TRACEBACK_LINES, PendingError
 
@@ -21,8 +23,9 @@ __all__ = ["LogParser", "MAX_TRACEBACK_LINES", "parse_text"]
 class LogParser:
     """Parse SGLang log text fed in arbitrary chunks.
 
-    `feed`/`close` return events; `feed_lines`/`close_lines` return (raw line, events completed by it) pairs for
-    a log pane that shows raw lines beside the parsed state.
+    `feed`/`close` return events; `feed_lines`/`close_lines` give (raw line, events completed by it) pairs for
+    a log pane that shows raw lines beside the parsed state. `feed_lines` parses as it is iterated, so `holding`
+    read after a pair says whether that line is part of an error held back for its traceback.
     """
 
     def __init__(self) -> None:
@@ -34,6 +37,16 @@ class LogParser:
     def pending(self) -> Event | None:
         """The error held back for its traceback, if any."""
         return self._pending.event if self._pending is not None else None
+
+    @property
+    def holding(self) -> bool:
+        """Whether an error is held back, waiting for the rest of its traceback."""
+        return self._pending is not None
+
+    @property
+    def in_error(self) -> bool:
+        """Whether the line just parsed belongs to an error held back (SGLang holds back nothing else)."""
+        return self._pending is not None
 
     def feed(self, data: bytes | str) -> list[Event]:
         out: list[Event] = []
@@ -49,8 +62,10 @@ class LogParser:
         self.flush_pending(out)
         return out
 
-    def feed_lines(self, data: bytes | str) -> list[tuple[str, list[Event]]]:
-        return [(text, self.parse_line(text, [])) for text in self.splitter.split(data)]
+    def feed_lines(self, data: bytes | str) -> Iterator[tuple[str, list[Event]]]:
+        """Each complete line of `data` with the events it completes, parsed when its pair is taken."""
+        for text in self.splitter.split(data):
+            yield text, self.parse_line(text, [])
 
     def close_lines(self) -> list[tuple[str, list[Event]]]:
         pairs = [(text, self.parse_line(text, [])) for text in self.splitter.close()]
@@ -69,8 +84,8 @@ class LogParser:
                 self._pending.fold(split.msg)
                 return out
             self.flush_pending(out)
-        if parsed is None and not split.prefixed:
-            parsed = bare_error(split.msg)
+        if parsed is None:
+            parsed = prefixed_traceback(split.msg) if split.prefixed else bare_error(split.msg)
         if parsed is not None:
             kind, fields = parsed
             event = Event(kind, split.ts, split.ranks, self.line_no, fields)

@@ -13,6 +13,14 @@ from typing import Any, Callable, NamedTuple
 from mtptui.sglang.logparse.batches import parse_batch
 
 
+def decoded(fields: dict[str, Any]) -> bool:
+    """Whether a decode line's batch decoded for running requests: SGLang's ``#running-req``; an engine whose line
+    sums an interval (vLLM's stats line) says so itself (``busy``: tokens were generated in it, though no request
+    may be running at its end)."""
+    busy = fields.get("busy")
+    return bool(fields.get("running_req")) if busy is None else bool(busy)
+
+
 class Sample(NamedTuple):
     """One decode batch in the time series."""
 
@@ -57,7 +65,7 @@ class DecodeHistory:
     def add(self, ts: str | None, fields: dict[str, Any]) -> None:
         """A parsed decode event."""
         self._parse_raw()
-        self._account(fields["running_req"], fields["gen_throughput"])
+        self._account(decoded(fields), fields["gen_throughput"])
         self._series.append(Sample(ts, fields["accept_len"], fields["accept_rate"], fields["gen_throughput"],
                                    fields["running_req"]))
         self._last = fields
@@ -92,7 +100,7 @@ class DecodeHistory:
         self._parse_raw()
         return self._last
 
-    def _account(self, running_req: int | None, gen_throughput: float | None) -> None:
+    def _account(self, running_req: int | bool | None, gen_throughput: float | None) -> None:
         self.count += 1
         self.last_was_warm_up = self._warm_up_pending
         if self._warm_up_pending:

@@ -15,6 +15,7 @@ from mtptui.sglang.state import phases
 from mtptui.sglang.state.decode import DecodeHistory, Sample
 from mtptui.sglang.state.memory import MemoryTable
 from mtptui.sglang.state.requests import RequestTotals
+from mtptui.sglang.state.speculation import SpeculationState
 
 
 @dataclass
@@ -28,6 +29,7 @@ class Startup:
     capacity: dict[str, Any] | None = None
     memory: MemoryTable = field(default_factory=MemoryTable)
     errors: int = 0  # this server run's problems (the stream's totals are on ServerState)
+    stopping: bool = False  # this run was told to stop (SIGTERM): its last words are no crash
     warnings: int = 0
     last_error: dict[str, Any] | None = None
     cause: dict[str, Any] | None = None  # the last error with a traceback: why the run failed, not its echo
@@ -49,9 +51,11 @@ class ServerState:
         self.last_warning: str | None = None
         self.last_error: dict[str, Any] | None = None
         self.requests = RequestTotals()
+        self.speculation = SpeculationState()
         self._handlers = {"decode": self._on_decode, "prefill": self._on_prefill, "http_access": self._on_http,
                           "server_ready": self._on_ready, "error": self._on_error, "warning": self._on_warning,
-                          "request_finish": self.requests.add}
+                          "request_finish": self.requests.add, "server_args": self.speculation.apply,
+                          "spec_adaptive": self.speculation.apply, "spec_switch": self.speculation.apply}
 
     def apply(self, event: Event) -> None:
         stage = phases.STAGE_OF_KIND.get(event.kind)
@@ -118,15 +122,19 @@ class ServerState:
         self.startup.last_error = self.last_error
         if event.fields["traceback"]:
             self.startup.cause = self.last_error
-        if phases.is_fatal(message):
+        fatal = event.fields.get("fatal")  # an engine that tells (vLLM's dashboard events), else SGLang's rule
+        if fatal if fatal is not None else phases.is_fatal(message, self.startup.stopping):
             self.phase = phases.CRASHED
         self.last_error.update(last_frame=event.fields.get("last_frame"), truncated=bool(event.fields.get("truncated")))
+        if event.fields.get("cause"):  # the root-cause line an engine's parser found (vLLM's)
+            self.last_error["cause"] = event.fields["cause"]
 
     def _on_warning(self, event: Event) -> None:
         self.warning_count += 1
         self.last_warning = event.fields["message"]
         self.startup.warnings += 1
         self.startup.last_warning = self.last_warning
+        self.startup.stopping = self.startup.stopping or self.last_warning.startswith(phases.STOP_WARNING)
 
     # Read side ---------------------------------------------------------------------------------------------
 

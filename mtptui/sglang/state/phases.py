@@ -33,6 +33,14 @@ NEW_STARTUP_KINDS = frozenset({"weight_load_begin", "shard_progress"})
 SETTLED = frozenset({READY, CRASHED})
 
 
-def is_fatal(message: str) -> bool:
-    """Whether an error line means the server is down (a failed health check alone may recover)."""
+STOP_WARNING = "SIGTERM received."
+STOPPED_WITH_ITS_GROUP = "SIGQUIT received."
+
+
+def is_fatal(message: str, stopping: bool = False) -> bool:
+    """Whether an error line means the server is down (a failed health check alone may recover). A server told
+    to stop (SIGTERM) whose process group was stopped with it logs its running-phase SIGQUIT line as it ends
+    (mtptui.sglang.surface_shutdown): that is the stop, not a crash."""
+    if stopping and message.startswith(STOPPED_WITH_ITS_GROUP):
+        return False
     return not message.startswith("Health check failed")

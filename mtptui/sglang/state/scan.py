@@ -22,6 +22,7 @@ from mtptui.sglang.logparse import Event, LogParser
 from mtptui.sglang.logparse.batches import parse_batch
 from mtptui.sglang.logparse.lines import ACCESS, Parsed, classify
 from mtptui.sglang.logparse.prefix import CONTAINER, RANK
+from mtptui.sglang.logparse.problems import BARE_TRACEBACK
 from mtptui.sglang.state import phases
 from mtptui.sglang.state.model import ServerState
 
@@ -230,8 +231,8 @@ class _Scan:
         if text.startswith("[gpu_id=", start):  # ≈0.2.x tag after the prefix: the full parser drops it
             return self.slow(text, index)
         parsed = KINDS[text[start:]]
-        if parsed is None:
-            return True
+        if parsed is None:  # a prefixed traceback header waits for its frames, as an error does
+            return self.slow(text, index) if text.startswith(BARE_TRACEBACK, start) else True
         kind, fields = parsed
         if kind == "error":  # an error waits for its traceback: the parser's job
             return self.slow(text, index)

@@ -32,6 +32,7 @@ def state_to_dict(state: ServerState) -> dict[str, Any]:
                      "prefill": state.prefill_count, "decode": state.decode.count,
                      "finished": state.requests.finished},
         "request_speculation": state.requests.speculation(),
+        "speculation": state.speculation.summary(),
         "warnings": {"count": state.warning_count, "last": state.last_warning},
         "error": state.last_error,
     }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from mtptui.config.models import ENV_NAME
 from mtptui.sglang.flags.command import flag_groups
 from mtptui.sglang.flags.errors import FlagError
@@ -10,10 +12,24 @@ from mtptui.sglang.unit.syntax import quote_word
 from mtptui.sglang.unit.unit import Unit
 
 
-def exec_start_lines(fs: FlagSet, prefix: str = "", multiline: bool = True) -> list[str]:
-    """``ExecStart=`` for a flag set, one flag per continuation line when ``multiline``."""
+class Launch(Protocol):
+    """What a unit's launch is written from: SGLang's FlagSet, or another engine's launch with its own groups."""
+
+    @property
+    def entry_argv(self) -> list[str]: ...
+
+    env: dict[str, str]
+
+
+def exec_start_lines(fs: FlagSet | Launch, prefix: str = "", multiline: bool = True,
+                     groups: list[list[str]] | None = None) -> list[str]:
+    """``ExecStart=`` for a flag set, one flag per continuation line when ``multiline``; ``groups`` are the
+    option words per flag when they are not a FlagSet's (another engine's launch)."""
     parts = [" ".join(quote_word(w) for w in fs.entry_argv)]
-    parts += [" ".join(quote_word(w) for w in group) for group in flag_groups(fs)]
+    if groups is None:
+        assert isinstance(fs, FlagSet), "a launch that is not SGLang's FlagSet brings its groups"
+        groups = flag_groups(fs)
+    parts += [" ".join(quote_word(w) for w in group) for group in groups]
     if not multiline:
         return [f"ExecStart={prefix}{' '.join(parts)}\n"]
     lines = [f"    {part} \\\n" for part in parts[1:]]
@@ -36,13 +52,15 @@ def _env_word(name: str, value: str) -> str:
     return word if word.startswith('"') else f'"{word}"'
 
 
-def with_launch(unit: Unit, fs: FlagSet, multiline: bool = True) -> str:
-    """The unit text with ``fs`` as ExecStart= and Environment=, nothing else changed."""
+def with_launch(unit: Unit, fs: FlagSet | Launch, multiline: bool = True,
+                groups: list[list[str]] | None = None) -> str:
+    """The unit text with ``fs`` as ExecStart= and Environment=, nothing else changed (``groups``: see
+    exec_start_lines)."""
     exec_start = unit.exec_start
     if exec_start is None:
         raise FlagError("the unit has no ExecStart= in [Service] to replace")
     prefix = unit.exec_prefix.replace("@", "")  # the new command line has no separate argv[0]
-    replaced: dict[int, list[str]] = {exec_start.start: exec_start_lines(fs, prefix, multiline)}
+    replaced: dict[int, list[str]] = {exec_start.start: exec_start_lines(fs, prefix, multiline, groups)}
     dropped = set(range(exec_start.start, exec_start.end + 1))
     env_settings = unit.service("Environment")
     env_lines = environment_lines(fs.env)

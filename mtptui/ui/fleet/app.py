@@ -21,12 +21,13 @@ from mtptui.ui.fleet.help import FleetHelpScreen
 from mtptui.ui.fleet.screen import FleetScreen
 from mtptui.ui.keymap import load_keymap
 from mtptui.ui.layout import HEIGHTS, WIDTHS
-from mtptui.ui.themes import load_themes, resolve_theme
+from mtptui.ui.plain import PlainNotify
+from mtptui.ui.themes import install_themes
 
 UI_DIR = Path(__file__).resolve().parents[1]
 
 
-class FleetApp(App[Drill | None]):
+class FleetApp(PlainNotify, App[Drill | None]):  # every toast is text (mtptui.ui.plain)
     """One row per SGLang instance Prometheus scrapes; ``collector`` (an async callable giving a Snapshot)
     replaces Prometheus where a test wants fixed figures, ``clock`` the time shown."""
 
@@ -47,10 +48,7 @@ class FleetApp(App[Drill | None]):
         self.view = view or FleetView()
         self.collector, self.clock = collector, clock
         self._keymap = load_keymap() if keymap is None else keymap
-        self.shipped_themes = load_themes()
-        for shipped in self.shipped_themes.values():
-            self.register_theme(shipped)
-        self.theme = resolve_theme(theme, self.available_themes)
+        self.shipped_themes = install_themes(self, theme)
 
     def get_default_screen(self) -> Screen:
         return FleetScreen(self.settings, self.hosts, self.view, self.collector)
@@ -75,9 +73,3 @@ class FleetApp(App[Drill | None]):
         names = sorted(self.shipped_themes)
         self.theme = names[(names.index(self.theme) + 1) % len(names)] if self.theme in names else names[0]
 
-    def notify(self, message: str, *, title: str = "", **options: Any) -> None:
-        """Text from Prometheus is shown, never obeyed: no terminal controls, no markup."""
-        from mtptui.text import visible
-
-        options.setdefault("markup", False)
-        super().notify(visible(str(message)), title=visible(str(title)), **options)

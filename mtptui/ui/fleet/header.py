@@ -17,7 +17,8 @@ def header_text(settings: FleetSettings, view: FleetView, error: str | None, upd
     counts = {state: sum(r.health == state for r in rows) for state in ("ok", "warn", "down")}
     text = Text()
     text.append("fleet ", "bold")
-    text.append(visible(settings.url))
+    text.append(visible(" + ".join(where for where in (settings.url, settings.gateway and
+                                                        f"gateway {settings.gateway.url}") if where)))
     match = ",".join(m.promql() for m in settings.matchers)
     text.append(visible(f" {{{match}}}") if match else "")
     text.append(f" · window {short_duration(settings.window_s)} · history {short_duration(settings.history_s)} · ")

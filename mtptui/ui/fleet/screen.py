@@ -8,15 +8,16 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from mtptui.fleet.rows import Row, Snapshot
 from mtptui.fleet.settings import FleetSettings
-from mtptui.fleet.view import COLUMNS, COLUMNS_BY_WIDTH, Drill, FleetView, cells, detail
+from mtptui.fleet.view import COLUMNS, COLUMNS_BY_WIDTH, Drill, FleetView, cells, columns_for, detail
 from mtptui.text import visible
 from mtptui.ui.fleet.header import header_text
 from mtptui.ui.widgets.key_footer import KeyFooter
+from mtptui.ui.plain import PlainTable as DataTable, PlainStatic as Static
 
 FLAG_STYLE = {"ok": "bold green", "warn": "bold yellow", "down": "bold red"}
 KEY_SEP = "\x00"
@@ -62,11 +63,9 @@ class FleetScreen(Screen):
     async def _collect(self) -> Snapshot:
         if self.collector is not None:
             return await self.collector()
-        from mtptui.fleet.collect import collect
-        from mtptui.fleet.prom import Prometheus
+        from mtptui.fleet.refresh import refresh
 
-        async with Prometheus(self.settings.url, self.settings.auth) as prom:
-            return await collect(prom, self.settings, self.hosts)
+        return await refresh(self.settings, self.hosts)
 
     @work(exclusive=True, group="fleet-refresh", exit_on_error=False)
     async def refresh_fleet(self) -> Snapshot:
@@ -91,7 +90,7 @@ class FleetScreen(Screen):
     def _fit_columns(self) -> bool:
         """The columns of the terminal's width class (mtptui/ui/layout.py); True when they changed."""
         width_class = next((c for c in COLUMNS_BY_WIDTH if self.has_class(c)), "-wide")
-        columns = COLUMNS_BY_WIDTH[width_class]
+        columns = columns_for(width_class, self.settings.gateway is not None)
         if columns == self.columns:
             return False
         self.columns = columns

@@ -20,11 +20,12 @@ class OpsEntry:
     title: str
     changes_host: bool = False
     factory: "Callable[..., Screen] | None" = None
+    needs_host: bool = True  # not offered while the host is not connected
 
 
 OPS_SCREENS: dict[str, OpsEntry] = {
     "diff": OpsEntry("the side-by-side diff (running vs unit vs profile)"),
-    "flags": OpsEntry("the launch-flags form"),
+    "flags": OpsEntry("the launch-flags form", needs_host=False),
     "bench": OpsEntry("the benchmark screen"),
     "restore": OpsEntry("restoring the known-good profile", changes_host=True),
     "restart": OpsEntry("restarting with a chosen profile", changes_host=True),

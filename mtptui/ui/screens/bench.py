@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, HorizontalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Input
+from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from mtptui.bench.events import Notice, RateSample, RequestDone, RunStarted
@@ -39,6 +39,7 @@ from mtptui.ui.widgets.bench_rate_plot import BenchRatePlot
 from mtptui.ui.widgets.bench_results import BenchResults
 from mtptui.ui.widgets.key_footer import KeyFooter
 from mtptui.ui.widgets.render_pane import RenderPane
+from mtptui.ui.plain import PlainButton as Button
 
 if TYPE_CHECKING:
     from mtptui.ui.context import AppContext
@@ -66,6 +67,7 @@ class BenchScreen(Screen):
         Binding("s", "start", "Start", id="bench.start"),
         Binding("g", "again", "Go again", id="bench.again"),
         Binding("i", "details", "Statistics", id="bench.details"),
+        Binding("w", "workload", "Workload", id="bench.workload"),
         Binding("escape", "back", "Back", id="bench.back"),
         Binding("b", "noop", show=False),
     ]
@@ -108,7 +110,15 @@ class BenchScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "again":
             return self.last is not None and self.live.state in ("finished", "failed")
+        if action == "workload":  # below 40 rows the results take the form's place once there are some
+            return self.has_class("-results") and not self.has_class("-tall")
         return True
+
+    def action_workload(self) -> None:
+        """Below 40 rows: show the workload form instead of the results (and back), to change the next run."""
+        self.toggle_class("-form")
+        if self.has_class("-form"):
+            self.query_one(BenchForm).focus_first()
 
     def action_start(self) -> None:
         settings = self.query_one(BenchForm).settings()
@@ -150,6 +160,7 @@ class BenchScreen(Screen):
             self.notify("This dashboard has no connection to a host to benchmark.", title="bench", severity="error")
             return
         self.last = settings
+        self.remove_class("-form")
         self.live.begin(settings)
         self.query_one(BenchForm).set_running(True)
         self.measure(target, BenchRequest(settings.prompts, settings.concurrency, settings.requests,
@@ -256,14 +267,28 @@ class BenchScreen(Screen):
         live = self.live
         result_tok_s = live.outcome.run["summary"].get("output_tok_s") if live.outcome else None
         self.set_class(live.outcome is not None, "-results")  # a small terminal then shows the results first
+        self.refresh_bindings()
         with self.app.batch_update():
             self.query_one("#bench-title", RenderPane).set(self._title())
             self.query_one(BenchRatePlot).show(live.samples, result_tok_s)
             self.query_one(BenchAccept).show(live)
             self.query_one(BenchProgress).show(live)
             self.query_one(BenchResults).show(live)
+            self.query_one(BenchResults).border_title = self._results_title()
             self.query_one(BenchCompare).show(live, self.context.host, self.details)
         self._throttle.painted()
+
+    def _results_title(self) -> str:
+        """Whose results they are: the profile the run's launch matches and when, so a result from before a
+        restart is not read as the new launch's."""
+        from mtptui.ops.bench_baseline import matching_profile, when
+
+        outcome = self.live.outcome
+        if outcome is None:
+            return "results"
+        profile = matching_profile(self.context.host, outcome.run.get("fingerprint") or {})
+        return visible(f"results · {f'profile {profile}' if profile else 'a launch matching no profile'} · "
+                       f"{when(outcome.run)}")
 
     def on_screen_resume(self) -> None:
         self.paint()

@@ -7,6 +7,7 @@ panes that changed, and not while another screen is on top.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from textual import events, on, work
@@ -17,12 +18,14 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from mtptui.ops.feed import Connection, Feed
+from mtptui.ops.health.assess import HealthAssessor
 from mtptui.sglang.state import phases
 from mtptui.ui import messages
-from mtptui.ui.format import duration
+from mtptui.ui.format import duration, offline_text
 from mtptui.ui.paint_throttle import PaintThrottle
 from mtptui.ui.pump import FeedPump
 from mtptui.ui.session import Changes, Session, parse_ts
+from mtptui.ui.widgets.gateway_pane import GatewayPane
 from mtptui.ui.widgets.gpu_pane import GpuPane
 from mtptui.ui.widgets.header_bar import HeaderBar
 from mtptui.ui.widgets.key_footer import KeyFooter
@@ -36,12 +39,13 @@ from mtptui.ui.widgets.speculation_pane import SpeculationPane
 from mtptui.ui.widgets.startup_pane import StartupPane
 from mtptui.ui.widgets.stats_strip import StatsStrip
 from mtptui.ui.widgets.throughput_pane import ThroughputPane
+from mtptui.ui.plain import plain
 
 if TYPE_CHECKING:
     from mtptui.ui.context import AppContext
 
 PAINT_INTERVAL_S = 0.5
-PANES = ("header", "strip", "startup", "memory", "speculation", "throughput", "serving", "gpus")
+PANES = ("header", "strip", "startup", "memory", "speculation", "throughput", "serving", "gpus", "gateway")
 DOWN_PANES = ("startup", "memory", "speculation", "throughput", "serving")
 MAX_ERROR_TOASTS = 3
 STARTUP_ROWS, TOP_ROW_MAX = 6, 14
@@ -61,11 +65,17 @@ class DashboardScreen(Screen):
         Binding("w", "wrap", "Wrap", id="log.wrap"),
         Binding("space", "follow", "Pause/follow", id="log.pause"),
         Binding("c", "copy_line", "Copy line", id="log.copy"),
+        Binding("enter", "open_line", "Full line", show=False, id="log.line"),
+        Binding("L", "log_since", "Journal from…", show=False, id="log.since"),
+        Binding("o", "own_polls", "Own polls", show=False, id="log.own-polls"),
         Binding("x", "dismiss_banner", "Dismiss", id="restart.dismiss"),
+        Binding("C", "reconnect", "Reconnect", id="host.reconnect"),
         Binding("1", "plot_window('1m')", "Plot: last minute", show=False, id="plot.1m"),
         Binding("5", "plot_window('5m')", "Plot: last 5 minutes", show=False, id="plot.5m"),
         Binding("0", "plot_window('all')", "Plot: whole log", show=False, id="plot.all"),
     ]
+
+    FOOTER_LAST = ("find", "filter", "wrap", "follow", "copy_line")  # the footer leaves these out first (KeyFooter)
 
     def __init__(self, feed: Feed, session: Session, context: "AppContext") -> None:
         super().__init__()
@@ -74,13 +84,15 @@ class DashboardScreen(Screen):
         self.context = context
         self._dirty: set[str] = set(PANES) | {"health"}
         self.history_runs: list[dict] = []  # the bench history, re-read whenever the dashboard comes back
+        self.health = HealthAssessor()  # the drift and the baselines, remembered between repaints
         self._throttle = PaintThrottle(self, self.paint, PAINT_INTERVAL_S)
+        self.batch_shown = asyncio.Event()  # set as each LogBatch is handled: the pump's backpressure
 
     def compose(self) -> ComposeResult:
         with Vertical(id="top-lines"):  # docked: the header and the health line never scroll away
             yield HeaderBar(self.context.host_label, self.context.readonly, id="header")
             yield HealthLine(id="health")
-        yield StatsStrip(id="strip")  # instead of the panes on a small terminal (dashboard.tcss)
+        yield StatsStrip(self._host_name, id="strip")  # instead of the panes on a small terminal (dashboard.tcss)
         yield RestartPanel(self.context, id="restart")
         with Horizontal(id="row-top"):
             yield StartupPane(id="startup")
@@ -90,6 +102,7 @@ class DashboardScreen(Screen):
             yield ThroughputPane(id="throughput")
             yield ServingPane(id="serving")
         yield GpuPane(id="gpus")
+        yield GatewayPane(id="gateway")  # shown only for a host behind a gateway
         yield LogView(id="log")
         yield LogPrompt(id="log-prompt")
         yield KeyFooter()
@@ -104,6 +117,8 @@ class DashboardScreen(Screen):
         self.set_interval(1.0, self._tick)
         self.follow_feed()
         self.read_history()
+        if self.context.session is not None:
+            self.look_for_tune_marker()
 
     @property
     def log_view(self) -> LogView:
@@ -122,7 +137,17 @@ class DashboardScreen(Screen):
     @work(exclusive=True, group="feed", exit_on_error=False)
     async def follow_feed(self) -> None:
         """Read the feed until it ends; everything reaches the handlers as messages."""
-        await FeedPump(self.feed, self.post_message, lambda: self.message_queue_size).run()
+        await FeedPump(self.feed, self.post_message, self.batch_shown, new_parser=self.session.engine.new_parser).run()
+
+    @work(exclusive=True, group="tune-marker", exit_on_error=False)
+    async def look_for_tune_marker(self) -> None:
+        """A tune that did not finish on this host: say so, and offer the restart (r) with its original."""
+        from mtptui.ops.tune.hold import interrupted_sentence, read_marker
+
+        marker = await read_marker(self.context.session)
+        if marker is not None:
+            self.notify(f"{interrupted_sentence(marker, self.context.host.name)}; or press r and pick it here",
+                        title="tune interrupted", severity="error", timeout=30)
 
     @work(thread=True, exclusive=True, group="history", exit_on_error=False)
     def read_history(self) -> None:
@@ -146,13 +171,16 @@ class DashboardScreen(Screen):
     # Handlers --------------------------------------------------------------------------------------------
 
     def on_log_batch(self, message: messages.LogBatch) -> None:
+        self.batch_shown.set()  # the pump may post the next batch (set first: a failing handler never stalls it)
         changes = self.session.apply(message.events)
         self.session.lines_seen += len(message.lines) + message.dropped
+        if message.lines:
+            self.session.last_byte_at = self.session.clock()
         self.session.error_held = message.holding
         self.log_view.append_lines(message.lines)
         if changes.startup or changes.errors or changes.warnings or changes.phase_from != self.session.server.phase:
             self._dirty |= {"startup", "memory", "strip"}
-        if changes.decode:
+        if changes.decode or changes.speculation:
             self._dirty |= {"speculation", "throughput", "startup", "strip"}
         self._dirty |= {"serving", "health"}
         self._announce(changes)
@@ -165,16 +193,29 @@ class DashboardScreen(Screen):
             self.notify(str(message.connection), title="log connection", severity="error", timeout=10)
         elif state != before.state and state == "reconnecting":
             self.notify(str(message.connection), title="log connection", severity="warning")
-        self.mark("header")
+        if state != before.state:
+            self.app.refresh_bindings()  # the keys that need the host come and go with it
+        self.mark(*PANES, "health")  # every pane says whether the host answers
 
     def on_host_changed(self, message: messages.HostChanged) -> None:
         self.session.host = message.status
         self.mark(*PANES, "health")  # a stopped or restarted server changes what every pane says
 
     def on_metrics_changed(self, message: messages.MetricsChanged) -> None:
+        if self.session.awaiting_new:
+            return  # a scrape of the old process, or of none
         scrape = message.metrics
         self.session.serving.apply_metrics(scrape.t, scrape.figures, scrape.missing)
         self.mark("serving")
+
+    def on_restart_began(self, message: messages.RestartBegan) -> None:
+        """The old process's figures are not the new profile's: they clear, and the health line says what comes."""
+        self.session.new_process()
+        self.mark(*PANES, "health")
+
+    def on_restart_ended(self, message: messages.RestartEnded) -> None:
+        self.session.awaiting_new = False  # a rollback that never stopped the server starts no new process
+        self.mark(*PANES, "health")
 
     def on_history_loaded(self, message: messages.HistoryLoaded) -> None:
         self.history_runs = message.runs
@@ -182,7 +223,13 @@ class DashboardScreen(Screen):
 
     def on_gpus_read(self, message: messages.GpusRead) -> None:
         self.session.gpus.add(message.reading)
-        self.mark("gpus")
+        if message.reading.gpus:
+            self.session.last_byte_at = self.session.clock()
+        self.mark("gpus", "memory")  # one poll for both panes
+
+    def on_gateway_read(self, message: messages.GatewayRead) -> None:
+        self.session.gateway = message.reading
+        self.mark("gateway")
 
     def on_feed_ended(self, message: messages.FeedEnded) -> None:
         if self.session.connection.state not in ("failed", "stopped"):
@@ -227,31 +274,45 @@ class DashboardScreen(Screen):
         self._throttle.painted()
 
     def _show_health(self) -> None:
-        from mtptui.ops.health_assess import assess
-
         session = self.session
-        self.query_one(HealthLine).show_health(
-            assess(self.context.host, session.host, session.serving, self.history_runs, session.server_down()))
+        self.query_one(HealthLine).show_health(self.health.assess(
+            self.context.host, session.host, session.serving, self.history_runs, session.server_down(),
+            restarting_to=self.restart_panel.restarting_to, offline=session.offline,
+            speculation=session.speculation()))
 
     def _show_down(self) -> None:
-        """A stopped or crashed server: every pane says so, in the error colour (its figures are the last run's)."""
-        down = self.session.server_down()
-        for name in DOWN_PANES:
+        """A stopped or crashed server, or a host that does not answer: every pane says so, in the error colour
+        (its figures are the last ones it sent)."""
+        down, offline = self.session.server_down(), self.session.offline
+        said = f"server {down} · last run's figures" if down else ""
+        for name in DOWN_PANES + ("gpus",):
             pane = self.query_one(f"#{name}")
-            pane.set_class(down is not None, "-down")
-            if name != "throughput":  # the plot writes its own subtitle
-                pane.border_subtitle = f"server {down} · last run's figures" if down else ""
+            pane.set_class(bool(said or offline), "-down")
+            if offline:
+                pane.border_subtitle = offline_text(offline, self._host_name, pane.size.width - 6)
+            elif name not in ("throughput", "gpus"):  # the plot and the GPUs write their own otherwise
+                pane.border_subtitle = plain(said)
+
+    @property
+    def _host_name(self) -> str:
+        return self.context.host.name if self.context.host else self.context.host_label
 
     def _tick(self) -> None:
         """Once a second: the uptime in the header."""
         if self.is_current:
             self.query_one(HeaderBar).show(self.session)
 
+    def on_resize(self) -> None:
+        """The panes' new widths decide how the "not connected" subtitles are worded."""
+        self.call_after_refresh(self._show_down)
+
     def on_screen_resume(self) -> None:
         self.paint()
         self.read_history()  # a bench run on the bench screen may have added a baseline
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "reconnect":
+            return self.session.offline is not None
         if action == "dismiss_banner":
             return self.is_mounted and self.restart_panel.finished
         if action == "clear_find":
@@ -265,6 +326,15 @@ class DashboardScreen(Screen):
 
     def action_clear_find(self) -> None:
         self.log_view.set_find("")
+
+    def action_reconnect(self) -> None:
+        """Try the host again now instead of at the end of the backoff."""
+        reconnect = getattr(self.feed, "reconnect", None)
+        if reconnect is None:
+            self.notify("This feed cannot reconnect by itself.", severity="warning")
+            return
+        reconnect()
+        self.notify(f"Connecting to {self._host_name} again…", title="host", timeout=4)
 
     def action_dismiss_banner(self) -> None:
         self.restart_panel.dismiss()
@@ -300,15 +370,32 @@ class DashboardScreen(Screen):
     def action_wrap(self) -> None:
         self.log_view.set_wrap(not self.log_view.wrap)
 
+    def action_own_polls(self) -> None:
+        """Show or hide mtptui's own /metrics, /server_info and /health requests in the log."""
+        self.log_view.own_polls = not self.log_view.own_polls
+
     def action_follow(self) -> None:
         self.log_view.toggle_follow()
 
+    def action_open_line(self) -> None:
+        """The current line in full, in a dialog (the pane abbreviates long ones)."""
+        from mtptui.ui.screens.log_line import LogLineScreen
+
+        seq = self.log_view.current_seq
+        if seq is None:
+            self.notify("The log is empty: no line to show.", timeout=3)
+            return
+        self.app.push_screen(LogLineScreen(f"log line {seq + 1:,}", self.log_view.buffer.full_text(seq)))
+
     def action_copy_line(self) -> None:
-        text = self.log_view.current_text()
-        if text is None:
+        line = self.log_view.current_text()
+        if line is None:
             self.notify("The log is empty: nothing to copy.", timeout=3)
             return
+        from mtptui.secrets import mask_text
         from mtptui.ui.clipboard import SENT, copy_note
+
+        text = mask_text(line)  # server_args=ServerArgs(..., api_key='...') never reaches the clipboard
 
         self.app.copy_to_clipboard(text)
         shown = text if len(text) <= 80 else text[:77] + "…"
@@ -317,16 +404,46 @@ class DashboardScreen(Screen):
                     severity="information" if not note.startswith("not copied") else "warning")
         self.post_message(messages.LineCopied(text))
 
+    def action_log_since(self) -> None:
+        """Read the journal again from a time or from the server's last start (a file log has no times)."""
+        if not getattr(self.feed, "rereads", False):
+            self.notify(f"{self.feed.label}: only a journal can be read from a time; a log file is followed from "
+                        f"its last lines.", title="log", severity="warning")
+            return
+        self.prompt.open("since", "restart")
+
+    async def reread_since(self, text: str) -> None:
+        from mtptui.errors import UserError
+        from mtptui.ops.log_since import journal_since
+        from mtptui.remote.logsource import Start
+
+        status = self.session.host
+        try:
+            since, name = journal_since(text, status.started_at if status else None)
+            await self.feed.reread(Start.since_time(since), name)  # type: ignore[attr-defined]
+        except UserError as exc:
+            self.notify(str(exc), title="log", severity="warning")
+
+    def on_log_reread(self, message: messages.LogReread) -> None:
+        """The journal again from a time: the lines and the figures parsed so far give way to what it holds."""
+        self.session.reset_log()
+        self.log_view.clear()
+        self.mark(*PANES, "health")
+
     def on_prompt_changed(self, message: messages.PromptChanged) -> None:
         if message.mode == "find":
             self.log_view.set_find(message.value)
-        else:
+        elif message.mode == "filter":
             self.log_view.set_filter(message.value)
 
     def on_prompt_closed(self, message: messages.PromptClosed) -> None:
         self.log_view.focus()
         if message.mode == "find" and message.value and not message.cancelled:
             self.log_view.find_next(forward=not self.log_view.following)
+        elif message.mode == "filter" and message.value and not message.cancelled:
+            self.log_view.resume()  # tail -f | grep: the matching lines as they come
+        elif message.mode == "since" and message.value.strip() and not message.cancelled:
+            self.run_worker(self.reread_since(message.value), group="reread", exit_on_error=False)
 
 
 def _startup_seconds(started: str | None, ready: str | None) -> float | None:

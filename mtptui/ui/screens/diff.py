@@ -1,9 +1,12 @@
 """The diff screen (d): running vs unit vs profile side by side, as SGLang resolves each value.
 
-Differing rows are highlighted; defaults read "unset (default 0.9)" and SGLang's own choices "2 (auto)".
-Rows come by impact (speculative, then memory and capacity, then the rest); Enter explains the flag under the
-cursor. ``s`` shows every flag and env var or only the differing ones, ``p`` switches the profile column among the
-host's profiles, ``a`` restarts with the profile shown, ``R`` restores the known-good one (both confirm first).
+Differing rows are highlighted; defaults read "unset (default 0.9)" and SGLang's own choices "2 (auto)"; a value
+SGLang runs as another keeps what was written ("NEXTN (runs as EAGLE)"). The known-good profile's column is
+marked. Rows come by impact (speculative, then memory and capacity, then the rest); under the table one effect
+line per differing speculative and capacity flag says what each side's value does (on a short terminal, the
+line of the row under the cursor); Enter explains the flag under the cursor. ``s`` shows every flag and env var
+or only the differing ones, ``p`` switches the profile column among the host's profiles, ``a`` restarts with the
+profile shown, ``R`` restores the known-good one (both confirm first).
 """
 
 from __future__ import annotations
@@ -16,13 +19,14 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
+from mtptui.sglang.flags.diff_text import shown_cell
 from mtptui.text import visible
 from mtptui.ui import messages
 from mtptui.ui.restart_text import side_title
 from mtptui.ui.widgets.key_footer import KeyFooter
+from mtptui.ui.plain import PlainStatic as Static, PlainTable as DataTable, plain
 
 if TYPE_CHECKING:
     from mtptui.ui.context import HostApp
@@ -48,8 +52,7 @@ class DiffScreen(Screen):
         super().__init__()
         self.context = app.context
         host = self.context.host
-        names = sorted(host.profiles) if host else []
-        self.profile = profile or (host.known_good if host else None) or (names[0] if names else None)
+        self.profile = profile or (host.default_profile() if host else None)
         self.show_all = False
         self.sides: list = []
         self.notes: list[str] = []
@@ -59,6 +62,7 @@ class DiffScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static(id="diff-head")
         yield DataTable(id="diff-table", zebra_stripes=True, cursor_type="row")
+        yield Static(id="diff-effects")
         yield Static(id="diff-legend")
         yield KeyFooter()
 
@@ -66,17 +70,27 @@ class DiffScreen(Screen):
         self.query_one("#diff-head", Static).update(Text("reading the running server, the unit and the profile…",
                                                          "italic"))
         if self.profile is None:
-            self.query_one("#diff-head", Static).update(Text("This host has no profiles to compare.", "yellow"))
+            self.query_one("#diff-head", Static).update(Text(self._no_profile(), "yellow"))
             return
         self.load(self.profile)
 
+    def _no_profile(self) -> str:
+        host = self.context.host
+        if host is None or not host.profiles:
+            return "This host has no profiles to compare."
+        return (f"Host {host.name} has {len(host.profiles)} profiles and no known_good one: press p to pick the "
+                "profile to compare.")
+
     @work(exclusive=True, group="diff", exit_on_error=False)
     async def load(self, profile: str) -> None:
+        from mtptui.ops.adaptive_config import adaptive_files, reader_of
         from mtptui.ops.diff_sides import diff_sides
 
         app: "HostApp" = self.app  # type: ignore[assignment]
         sides, notes = await diff_sides(self.context.host, profile, session=self.context.session,
                                         status=app.session.host)
+        notes += [f"adaptive config of {item.line()}"
+                  for item in await adaptive_files(sides, reader_of(self.context.session))]
         self.post_message(messages.DiffLoaded(profile, sides, notes))
 
     def on_diff_loaded(self, message: messages.DiffLoaded) -> None:
@@ -92,7 +106,7 @@ class DiffScreen(Screen):
     def fill(self) -> None:
         from mtptui.ops.diff_sides import compare, differs
 
-        diff = compare(self.sides, self.show_all)
+        diff = compare(self.sides, self.show_all, self.context.host.engine)
         table = self.query_one(DataTable)
         table.clear(columns=True)
         names = [len(row.flag) for row in diff.rows] + [len(env.var) + 4 for env in diff.env]
@@ -100,13 +114,15 @@ class DiffScreen(Screen):
         height = None if widths else 1  # None: as high as the wrapped cells
         table.add_column("flag", key="flag", width=widths[0] if widths else None)
         for index, label in enumerate(diff.sides, 1):
-            table.add_column(Text(side_title(label)), width=widths[index] if widths else None)
+            title = self._title(label) if widths is None else self._title(label, compact=True)
+            table.add_column(Text(title), width=widths[index] if widths else None)
         changed = changed_env = 0
         for row in diff.rows:
             style = DIFFER_STYLE if differs(row) else ""
             changed += bool(style)
             table.add_row(Text(("≠ " if style else "  ") + visible(row.flag), style),
-                          *(Text(visible(value), style) for value in row.resolved), height=height)
+                          *(Text(visible(shown_cell(written, value)), style)
+                            for written, value in zip(row.values, row.resolved)), height=height)
         for env in diff.env:
             style = DIFFER_STYLE if len(set(env.values)) > 1 else ""
             changed_env += bool(style)
@@ -115,6 +131,50 @@ class DiffScreen(Screen):
                           height=height)
         self.shown_rows, self.shown_sides = [*diff.rows, *diff.env], diff.sides
         self._head(diff, changed, changed_env)
+        self.show_effects()
+
+    def _title(self, label: str, compact: bool = False) -> str:
+        """A column's title; the host's known-good profile is marked (R restores it). ``compact``: as short as a
+        narrow column needs (running, unit, the profile's name), the mark first so it is never cut off."""
+        host = self.context.host
+        good = host is not None and host.known_good is not None and label == f"profile:{host.known_good}"
+        if compact:
+            kind, _, rest = visible(label).partition(":")
+            return ("★ " if good else "") + (rest if kind == "profile" and rest else kind)
+        return side_title(label) + (" ★ known-good" if good else "")
+
+    def effect_lines(self) -> list[tuple[str, Text]]:
+        """(flag, line) for every differing speculative or capacity flag: what each side's value does."""
+        from mtptui.ops.diff_sides import differs
+        from mtptui.ops.drift import SHORT_NAMES
+        from mtptui.sglang.flags import DiffRow
+        from mtptui.sglang.flags.effects import effect_line
+
+        sides = ["known-good" if "★" in self._title(label) else side_title(label).split(" ")[0]
+                 for label in self.shown_sides]
+        lines = []
+        for row in self.shown_rows:
+            line = effect_line(row.flag, row.resolved, sides) if isinstance(row, DiffRow) and differs(row) else None
+            if line is not None:
+                name = SHORT_NAMES.get(row.flag, row.flag.removeprefix("--"))
+                lines.append((row.flag, Text.assemble((f"{visible(name)}: ", "bold"), visible(line))))
+        return lines
+
+    def show_effects(self, cursor: int | None = None) -> None:
+        """Every effect line on a tall terminal; on a short one, the line of the row under the cursor."""
+        lines = self.effect_lines()
+        shown = [line for _, line in lines]
+        if not self.has_class("-tall") and lines:
+            index = self.query_one(DataTable).cursor_row if cursor is None else cursor
+            flag = getattr(self.shown_rows[index], "flag", None) if 0 <= index < len(self.shown_rows) else None
+            shown = [line for name, line in lines if name == flag] or \
+                [Text(f"{len(lines)} effect lines: the row under the cursor shows its own", "dim")]
+        self.query_one("#diff-effects", Static).update(plain(Text("\n").join(shown)))
+
+    @on(DataTable.RowHighlighted)
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if self.shown_rows:
+            self.show_effects(event.cursor_row)
 
     def _widths(self, sides: int, flag_width: int) -> list[int] | None:
         """Fixed column widths that fit a narrow screen (the values wrap), or None to size columns by content."""
@@ -131,7 +191,7 @@ class DiffScreen(Screen):
     def _head(self, diff, changed: int, changed_env: int) -> None:
         kinds = " vs ".join(side_title(label) for label in diff.sides)
         mode = "every flag and env var" if self.show_all else "differing flags only"
-        head = Text.assemble(("diff ", "bold"), (kinds, "bold"), f" · {mode} · ",
+        head = Text.assemble(("diff ", "bold"), (kinds, "bold"), f" · {mode} · ", ("★ = known-good · ", "dim"),
                              (f"{changed} flags and {changed_env} env vars differ",
                               DIFFER_STYLE if changed or changed_env else "green"))
         for note in self.notes:
@@ -173,10 +233,10 @@ class DiffScreen(Screen):
 
     def action_next_profile(self) -> None:
         names = sorted(self.context.host.profiles) if self.context.host else []
-        if len(names) < 2 or self.profile is None:
-            self.notify("This host has only one profile.", timeout=3)
+        if not names or (len(names) == 1 and self.profile is not None):
+            self.notify("This host has only one profile." if names else "This host has no profiles.", timeout=3)
             return
-        self.profile = names[(names.index(self.profile) + 1) % len(names)]
+        self.profile = names[(names.index(self.profile) + 1) % len(names)] if self.profile in names else names[0]
         self.load(self.profile)
 
     def action_apply(self) -> None:

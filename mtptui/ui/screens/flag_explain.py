@@ -10,10 +10,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
 
 from mtptui.sglang.flags.explain import Explanation
 from mtptui.text import visible
+from mtptui.ui.plain import PlainStatic as Static
 
 
 class FlagExplainScreen(ModalScreen[None]):

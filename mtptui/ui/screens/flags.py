@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Input, Label, Select, Static
+from textual.widgets import Input, Select
 
 from mtptui.ops.flag_form import FIELDS, FormValues, choices, form_from_flagset, lint_form, resolve_row
 from mtptui.secrets import is_secret_name
@@ -27,6 +27,7 @@ from mtptui.ui import messages
 from mtptui.ui.restart_text import findings_text
 from mtptui.ui.screens.confirm import ConfirmScreen
 from mtptui.ui.widgets.key_footer import KeyFooter
+from mtptui.ui.plain import PlainLabel as Label, PlainStatic as Static
 
 if TYPE_CHECKING:
     from mtptui.ui.context import HostApp
@@ -39,11 +40,13 @@ def field_id(flag: str) -> str:
 
 
 class FlagsScreen(Screen):
-    """The form; every change re-lints after a short pause."""
+    """The form; every change re-lints after a short pause. While it is up, a printable key is text: it never
+    reaches a binding of the app (``b`` would open the bench, ``t`` switch the theme, ``q`` quit), whichever
+    widget has the focus (``check_consume_key``); the form's own keys are ctrl+ keys and Escape."""
 
     CSS_PATH = Path(__file__).resolve().parent.parent / "flags.tcss"
     BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back", id="flags.back"),
+        Binding("escape", "back", "Back", id="flags.back"),
         Binding("ctrl+s", "save(False)", "Save profile", id="flags.save"),
         Binding("ctrl+g", "save(True)", "Save as known-good", id="flags.save-known-good"),
         Binding("ctrl+n", "add_row('extra')", "Add flag row", id="flags.add-flag"),
@@ -57,6 +60,7 @@ class FlagsScreen(Screen):
         self.source, self.values = self._initial(app, profile)
         self._timer = None
         self.findings: list = []
+        self.opened_with: FormValues | None = None  # the form as it opened: Escape asks when it was edited
 
     def _initial(self, app: "HostApp", profile: str | None) -> tuple[str, FormValues]:
         from mtptui.sglang.flags import FlagSet
@@ -65,8 +69,7 @@ class FlagsScreen(Screen):
         status = app.session.host
         if profile is None and status is not None and status.launch is not None:
             return f"the running launch ({status.launch_source})", form_from_flagset(status.launch)
-        name = profile or (host.known_good if host else None) or (next(iter(host.profiles)) if host and
-                                                                   host.profiles else None)
+        name = profile or (host.default_profile() if host else None)
         if name is None:
             return "an empty form", FormValues()
         flagset = FlagSet.from_profile(host.profile(name), self.version)
@@ -130,7 +133,25 @@ class FlagsScreen(Screen):
     def on_mount(self) -> None:
         self.query_one("#flags-findings").border_title = "lint (SGLang's rules)"
         self.query_one("#flags-command").border_title = "command line"
+        for field_input in self.query(Input):
+            field_input.select_on_focus = False  # Tab into a path puts the cursor at its end, not a selection
+        self.query_one("#f-model-path", Input).focus()
+        self.opened_with = self.collect()
         self.relint()
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        """Printable keys are the form's text: the app's bindings never see them while the form is up."""
+        return character is not None and character.isprintable()
+
+    def action_back(self) -> None:
+        """Back to the dashboard; with edits, only after the operator says to drop them."""
+        if self.opened_with is None or self.collect() == self.opened_with:
+            self.app.pop_screen()
+            return
+        body = Text("The form has edits that are not saved as a profile. ctrl+s saves them; discarding leaves "
+                    "every profile as it was.")
+        self.app.push_screen(ConfirmScreen("Discard the edits?", body, confirm_label="Discard", dangerous=False),
+                             lambda yes: self.app.pop_screen() if yes else None)
 
     @on(Input.Changed)
     @on(Select.Changed)
@@ -213,6 +234,7 @@ class FlagsScreen(Screen):
             self.notify(f"Not saved: {exc}.", severity="error")
             return
         saved = profile_store(context).save(context.host, name, profile, known_good=known_good)
+        self.opened_with = self.collect()  # saved: nothing to lose on Escape any more
         context.host, path, after = saved.host, saved.path, f"; {saved.note}" if saved.note else ""
         if context.session is not None:
             context.session.host = context.host

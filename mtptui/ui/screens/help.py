@@ -8,7 +8,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+
+from mtptui.ui.plain import PlainStatic as Static
 
 PANES = (
     ("header", "host · service state · SGLang version · connection (connected / reconnecting in N s / "

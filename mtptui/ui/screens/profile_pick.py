@@ -10,9 +10,9 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList
-from textual.widgets.option_list import Option
 
 from mtptui.text import visible
+from mtptui.ui.plain import plain_option as Option
 
 
 class ProfilePickScreen(ModalScreen[str | None]):

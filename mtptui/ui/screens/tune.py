@@ -257,12 +257,22 @@ class TuneScreen(Screen):
         with self.app.batch_update():
             self.query_one("#tune-title", RenderPane).set(self._title())
             self.query_one(TuneTable).show(self.run)
+            self.query_one(TuneTable).border_title = self._arms_title()
             self.query_one(TunePlot).show(self.run)
             self.query_one(TuneStatus).show(self.run)
         self._throttle.painted()
 
     def on_screen_resume(self) -> None:
         self.paint()
+
+    def _arms_title(self) -> str:
+        """Whose arms they are: the base profile and when the tune started (they outlive a visit elsewhere)."""
+        from mtptui.ops.bench_baseline import when
+
+        run = self.run
+        if run is None or run.started_at is None:
+            return "arms"
+        return visible(f"arms · tune of profile {run.plan.base} · {when({'recorded_at': run.started_at})}")
 
     def _title(self) -> Text:
         run = self.run

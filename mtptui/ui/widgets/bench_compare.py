@@ -51,6 +51,9 @@ class BenchCompare(RenderPane):
             parts.append(verdict_line("vs the run before", outcome.previous))
             if details:
                 parts.append(statistics(outcome.previous))
+        if outcome.steps is not None:
+            parts.append(Text.assemble(("step cost: ", "bold"), (visible(outcome.steps.sentence()),
+                                                                  "bold red" if outcome.steps.slower else "")))
         parts += self._flags(best.flag_diff)
         if not details:
             parts.append(Text("i: the statistics behind the verdict", style="dim"))

@@ -9,10 +9,11 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Input, Select
 
 from mtptui.ui.bench_state import (DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, DEFAULT_PROMPTS, DEFAULT_REQUESTS,
                                    LABELS, BenchSettings, parse_count)
+from mtptui.ui.plain import PlainButton as Button, PlainLabel as Label, PlainStatic as Static
 
 FIELDS = (("concurrency", DEFAULT_CONCURRENCY), ("requests", DEFAULT_REQUESTS), ("max_tokens", DEFAULT_MAX_TOKENS))
 
@@ -62,6 +63,10 @@ class BenchForm(Vertical):
         if any(value is None for value in values.values()):
             return None
         return BenchSettings(str(self.query_one("#bench-prompts", Select).value), **values)  # type: ignore[arg-type]
+
+    def focus_first(self) -> None:
+        """The first field that takes text (the concurrency), so the next run's workload can be typed at once."""
+        self.query(Input).first().focus()
 
     def set_running(self, running: bool) -> None:
         """The button says so; it stays focusable, so the screen's keys keep working while a run goes on."""

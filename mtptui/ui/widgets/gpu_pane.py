@@ -18,6 +18,7 @@ from mtptui.ui.format import NONE, bar
 from mtptui.ui.gpu_history import GpuHistory
 from mtptui.ui.session import Session
 from mtptui.ui.widgets.render_pane import RenderPane
+from mtptui.ui.plain import plain
 
 BAR_WIDTH, SPARK_WIDTH = 10, 30  # 30 polls: 45 s of utilisation
 OTHER_COLUMNS_WIDTH, MIN_SPARK = 78, 8  # what the other columns take; a narrower sparkline is left out
@@ -70,7 +71,7 @@ def gpu_table(history: GpuHistory, spark: int = SPARK_WIDTH) -> Table:
     table.add_column("gpu", no_wrap=True)
     table.add_column("util", no_wrap=True)
     if spark:
-        table.add_column(f"last {spark * EVERY_S:.0f} s", no_wrap=True)
+        table.add_column(plain(f"last {spark * EVERY_S:.0f} s"), no_wrap=True)
     table.add_column("memory", no_wrap=True)
     table.add_column("temp", justify="right", no_wrap=True)
     table.add_column("power", justify="right", no_wrap=True)
@@ -99,6 +100,10 @@ class GpuPane(RenderPane):
         border-subtitle-color: $foreground 70%;
         background: $surface;
     }
+    GpuPane.-down {
+        border: round $error;
+        border-subtitle-color: $error;
+    }
     """
 
     @staticmethod
@@ -113,8 +118,8 @@ class GpuPane(RenderPane):
             self._height = self.styles.height = height
         self.border_title = "GPUs · nvidia-smi"
         if history.latest:
-            self.border_subtitle = f"last poll failed: {visible(history.problem)}" if history.stale else \
-                "utilisation · memory · temperature · power"
+            self.border_subtitle = plain(f"last poll failed: {history.problem}" if history.stale else
+                                         "utilisation · memory · temperature · power")
             self.set(gpu_table(history, spark_width(self.content_size.width)))
         else:
             self.border_subtitle = ""

@@ -1,4 +1,4 @@
-"""The top line: host, service state, SGLang version, connection state, uptime and the READONLY badge."""
+"""The top line: host, service state, engine and version, connection state, uptime and the READONLY badge."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from mtptui.ui.session import Session
 
 CONNECTION_STYLE = {"connected": "green", "connecting": "yellow", "reconnecting": "yellow", "failed": "red",
                     "stopped": "red"}
-SERVICE_GOOD = ("running", "active")
-SERVICE_UNSURE = ("unknown", "not started", "activating", "starting")
+SERVICE_STYLE = {"running": "green", "starting": "yellow", "stopping": "yellow", "unknown": "yellow",
+                 "stopped": "bold red", "failed": "bold red"}  # by the service's phase, whoever manages it
+QUIET_SAID_S = 10.0  # a host quiet this long (no log line, no GPU reading) has the time since its last byte said
 
 
 class HeaderBar(RenderPane):
@@ -47,13 +48,18 @@ class HeaderBar(RenderPane):
         if status is not None:  # every part of it comes from the host: shown, never obeyed (mtptui.text)
             if full:
                 out.append(f" · {visible(status.where)}", "dim")
-            self._service(out, visible(status.service) if full else "", visible(status.service_state))
+            self._service(out, visible(status.service) if full else "", visible(status.service_state),
+                          SERVICE_STYLE.get(status.service_phase, "yellow"))
             out.append(" │ ")
-            out.append(f"SGLang {visible(status.version)}" if status.version else "SGLang ?")
+            version = session.version
+            out.append(f"{session.engine.label} {visible(version) if version else '?'}")
         connection = session.connection
         out.append(" │ ")
         out.append("● ", CONNECTION_STYLE.get(connection.state, "yellow"))
-        out.append(visible(str(connection)))
+        out.append(visible(str(connection)) if full or session.offline is None else connection.state)
+        quiet = session.quiet_s()
+        if quiet is not None and (session.offline is not None or quiet >= QUIET_SAID_S):
+            out.append(f" · last byte {duration(quiet)} ago", "bold red" if session.offline else "yellow")
         out.append(" │ ")
         out.append(f"up {duration(session.uptime_s())}")
         if self.readonly and full:
@@ -62,10 +68,8 @@ class HeaderBar(RenderPane):
         return out
 
     @staticmethod
-    def _service(out: Text, service: str, state: str) -> None:
+    def _service(out: Text, service: str, state: str, style: str) -> None:
         out.append(" │ ")
         if service:
             out.append(f"{service}: ")
-        style = ("green" if state.startswith(SERVICE_GOOD)
-                 else "yellow" if state.startswith(SERVICE_UNSURE) else "bold red")
         out.append(state, style)

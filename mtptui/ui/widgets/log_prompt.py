@@ -10,7 +10,9 @@ from mtptui.ui.messages import PromptChanged, PromptClosed
 PLACEHOLDERS = {
     "find": "find in the log (case-insensitive) · Enter keeps the highlight, n/N jump · Escape cancels",
     "filter": "filter the log: text keeps matching lines, !text hides them · empty shows all · Escape cancels",
+    "since": "read the journal again from: 14:30, 2026-11-29 14:30, -30min, today, or restart · Escape cancels",
 }
+TITLES = {"find": "find", "filter": "filter", "since": "journal from"}
 
 
 class LogPrompt(Input):
@@ -24,13 +26,10 @@ class LogPrompt(Input):
         self._before = ""
         self.display = False
 
-    def on_mount(self) -> None:
-        self.cursor_blink = getattr(self.app, "cursor_blink", True)
-
     def open(self, mode: str, value: str) -> None:
         self.mode, self._before = mode, value
         self.placeholder = PLACEHOLDERS[mode]
-        self.border_title = mode
+        self.border_title = TITLES[mode]
         self.value = value
         self.cursor_position = len(value)
         self.display = True

@@ -18,9 +18,11 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from mtptui.ops.own_polls import is_own_poll
 from mtptui.ui.log_rows import MAX_DISPLAY, WrapRows, display_text, matches, prefix_end
 from mtptui.ui.logbuffer import ERROR, WARNING, LineFilter, LogBuffer, LogLine
 from mtptui.ui.messages import FollowChanged
+from mtptui.ui.plain import plain
 
 
 class LogView(ScrollView, can_focus=True):
@@ -55,10 +57,12 @@ class LogView(ScrollView, can_focus=True):
     find_text = reactive("", init=False)
     filter_text = reactive("", init=False, always_update=True)  # Enter on the same filter re-applies it, as before
     cursor: reactive[int | None] = reactive(None, init=False)
+    own_polls = reactive(False, init=False)  # mtptui's own /metrics, /server_info, /health lines shown
 
     def __init__(self, maxlen: int = 20_000, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.buffer = LogBuffer(maxlen)
+        self.buffer.set_hide(is_own_poll)
         self.new_lines = 0
         self._rows: WrapRows | None = None
         self._programmatic = False
@@ -83,6 +87,16 @@ class LogView(ScrollView, can_focus=True):
         self.refresh()
         self.update_title()
 
+    def clear(self) -> None:
+        """Forget every line (the log is read again from elsewhere); the filter and the find stay."""
+        line_filter = self.buffer.filter
+        self.buffer = LogBuffer(self.buffer.maxlen)
+        self.buffer.set_filter(line_filter)
+        self._rows, self.new_lines, self.cursor = None, 0, None
+        self._sync(end=self.following)
+        self.refresh()
+        self.update_title()
+
     @property
     def current_seq(self) -> int | None:
         """The line that ``c`` copies: the cursor's, or the last visible one."""
@@ -91,8 +105,9 @@ class LogView(ScrollView, can_focus=True):
         return self.buffer.seq_at(len(self.buffer) - 1) if len(self.buffer) else None
 
     def current_text(self) -> str | None:
+        """The current line whole (as far as the store kept it: mtptui.ui.logbuffer)."""
         seq = self.current_seq
-        return None if seq is None else self.buffer.text(seq)
+        return None if seq is None else self.buffer.full_text(seq)
 
     # Modes -----------------------------------------------------------------------------------------------
 
@@ -145,6 +160,16 @@ class LogView(ScrollView, can_focus=True):
         if self.cursor is not None and len(self.buffer):
             index = min(self.buffer.index_of(self.cursor), len(self.buffer) - 1)
             self.cursor = self.buffer.seq_at(index)
+        self._sync(end=self.following, anchor=anchor)
+        self.update_title()
+
+    def watch_own_polls(self, shown: bool) -> None:
+        """Show or hide mtptui's own polls, keeping a paused view where it was (as a filter does)."""
+        anchor = None if self.following else (self.cursor, 0) if self.cursor is not None else self._top_anchor()
+        self.buffer.set_hide(None if shown else is_own_poll)
+        self._rows = None
+        if self.cursor is not None and len(self.buffer):
+            self.cursor = self.buffer.seq_at(min(self.buffer.index_of(self.cursor), len(self.buffer) - 1))
         self._sync(end=self.following, anchor=anchor)
         self.update_title()
 
@@ -368,6 +393,14 @@ class LogView(ScrollView, can_focus=True):
             self._count_key, self._count_total, self._count_at = key, self.buffer.total, now
         return self._count
 
+    def _match_place(self) -> str:
+        """``3/15`` when the cursor is on the 3rd of 15 matching lines, else ``15 lines``."""
+        count = self._find_count()
+        number = None
+        if self.cursor is not None:
+            number = self.buffer.match_number(self.find_text, self.buffer.index_of(self.cursor))
+        return f"{number:,}/{count:,}" if number is not None else f"{count:,} lines"
+
     # Title -----------------------------------------------------------------------------------------------
 
     def update_title(self) -> None:
@@ -376,14 +409,16 @@ class LogView(ScrollView, can_focus=True):
             self.border_title = "log ▸ following"
         else:
             more = f" · +{self.new_lines:,} new lines" if self.new_lines else ""
-            self.border_title = f"log ‖ paused{more} · space/End resumes"
+            self.border_title = plain(f"log ‖ paused{more} · space/End resumes")
         parts = []
         if buffer.filter is not None:
             parts.append(f"filter {'!' if buffer.filter.inverted else ''}“{buffer.filter.needle}”: "
                          f"{len(buffer):,} of {len(buffer.texts):,}")
         if self.find_text:
-            parts.append(f"find “{self.find_text}”: {self._find_count():,} lines · n/N")
+            parts.append(f"find “{self.find_text}”: {self._match_place()} · n/N")
         if self.wrap:
             parts.append("wrap")
+        if not self.own_polls:
+            parts.append("own polls hidden (o)")
         parts.append(f"{len(buffer.texts):,} lines" if buffer.filter is None else "")
-        self.border_subtitle = " · ".join(p for p in parts if p)
+        self.border_subtitle = plain(" · ".join(p for p in parts if p))

@@ -1,5 +1,6 @@
 """GPU memory pane: one row per rank (weights, MTP head, KV target/draft, mamba, graphs, available), with a
-bar of how the GPU's memory is split, and nvidia-smi's figures when the host reports them."""
+bar of how the GPU's memory is split, and nvidia-smi's figures when the host reports them: the GPU pane's own
+poll (``Session.gpus``), so the two panes never show two different readings."""
 
 from __future__ import annotations
 
@@ -40,6 +41,8 @@ def usage_bar(rank: RankMemory, gpu_gb: float | None, width: int = BAR_WIDTH) ->
         edge += value / total * width
         text.append("█" * (round(edge) - start), color)
     text.append("░" * (width - round(edge)), FREE_COLOR)
+    if rank.avail_gb is None:  # the log says what it put there, not what is left (vLLM): used is at least that
+        return text.append(f" ≥{known:.1f}/{total:.0f}")
     return text.append(f" {total - avail:.1f}/{total:.0f}")
 
 
@@ -72,8 +75,7 @@ class MemoryPane(RenderPane):
     def rows(session: Session) -> int:
         """Lines the pane's content takes: header, ranks, legend and note (or the waiting line), GPUs."""
         ranks = len(session.server.memory.ranks)
-        gpus = len(session.host.gpus) if session.host else 0
-        return 1 + ranks + (2 if ranks else 1) + gpus
+        return 1 + ranks + (2 if ranks else 1) + len(session.gpus.latest)
 
     def content(self, session: Session) -> Group:
         columns = COMPACT_COLUMNS if self.compact else COLUMNS
@@ -92,8 +94,7 @@ class MemoryPane(RenderPane):
             if not self.compact:
                 parts.append(legend(gpu_gb is not None))
             parts.append(Text(self._note(session), "dim", no_wrap=True, overflow="ellipsis"))
-        gpus = session.host.gpus if session.host else ()
-        parts.extend(_gpu_line(gpu) for gpu in gpus)
+        parts.extend(_gpu_line(gpu) for gpu in session.gpus.latest)
         return Group(*parts)
 
     def _figures(self, rank: RankMemory) -> tuple[str, ...]:
@@ -106,7 +107,9 @@ class MemoryPane(RenderPane):
     @staticmethod
     def _note(session: Session) -> str:
         first = next(iter(session.server.memory.ranks.values()))
-        tokens = f" · KV pool {number(first.kv_tokens)} tokens" if first.kv_tokens else ""
+        capacity = session.server.capacity or {}
+        pool = first.kv_tokens or capacity.get("max_total_num_tokens")  # an engine that logs it once, not per rank
+        tokens = f" · KV pool {number(pool)} tokens" if pool else ""
         gpu = f" of {session.host.gpu_memory_gb:g}" if session.host and session.host.gpu_memory_gb else ""
         return f"GB per GPU{gpu} · {visible(first.model_type or 'model')}{tokens}"
 

@@ -11,16 +11,20 @@ The banner stays after the restart ends, so a rollback and its reason cannot be 
 
 from __future__ import annotations
 
+import asyncio
+import re
 from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
+from mtptui.ops.restart_drain import DRAIN_TIMEOUT_S
 from mtptui.text import visible
 from mtptui.ui import messages
-from mtptui.ui.restart_text import RestartView, plan_body
-from mtptui.ui.screens.confirm import ConfirmScreen
+from mtptui.ui.plain import plain
+from mtptui.ui.restart_text import RestartView
+from mtptui.ui.screens.restart_confirm import RestartConfirmScreen
 
 if TYPE_CHECKING:
     from mtptui.ui.context import AppContext
@@ -28,6 +32,20 @@ if TYPE_CHECKING:
 RESTART_TIMEOUT_S = 600.0
 PROCESS_CHANGED = frozenset({"stopped", "starting", "ready", "crashed", "timeout", "rolled_back", "rollback_failed",
                              "done"})
+
+
+def file_word(text: str) -> str:
+    """``text`` fit for a file name: letters, digits, dot, dash and underscore (host and profile names are the
+    user's)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "plan"
+
+
+def restart_dialog(plan, handback=None, handback_note: str | None = None) -> RestartConfirmScreen:
+    """The confirm dialog of a restart plan: exactly what changes; `c` copies and `s` saves the whole plan, `e`
+    enables a unit that is not enabled once the server is ready, `u` hands a hand-started server back to its unit
+    (``handback``, when offered)."""
+    return RestartConfirmScreen(plan, save_as=file_word(f"restart-{plan.host}-{plan.profile}"), handback=handback,
+                                handback_note=handback_note)
 
 
 class RestartPanel(Widget):
@@ -38,6 +56,8 @@ class RestartPanel(Widget):
         self.context = context
         self.view: RestartView | None = None
         self.timeout_s = RESTART_TIMEOUT_S
+        self.advice: str | None = None  # told once the running restart ends ready (the hand-back's host file)
+        self.drain_timeout_s = DRAIN_TIMEOUT_S  # behind a gateway: how long the server may take to drain
 
     def render(self) -> object:
         return self.view.render() if self.view else ""
@@ -45,6 +65,13 @@ class RestartPanel(Widget):
     @property
     def running(self) -> bool:
         return any(w.group in ("restart", "restart-plan") and w.is_running for w in self.workers)
+
+    @property
+    def restarting_to(self) -> str | None:
+        """The profile a running restart brings up (its banner is up and it has not ended), else None."""
+        if self.view is None or self.view.outcome is not None:
+            return None
+        return self.view.profile if any(w.group == "restart" and w.is_running for w in self.workers) else None
 
     @property
     def finished(self) -> bool:
@@ -55,7 +82,7 @@ class RestartPanel(Widget):
         """Hide the banner of a finished restart (its outcome stays in the log and the notifications)."""
         if self.finished:
             self.view = None
-            self.remove_class("-failed", "-ok", "-end")
+            self.remove_class("-failed", "-ok", "-end", "-gateway")
             self.show_banner(False)
 
     def begin(self, profile: str | None) -> None:
@@ -67,28 +94,35 @@ class RestartPanel(Widget):
             app.notify("No host session: restarts need `mtptui HOST` or `mtptui demo`.", severity="warning")
         elif self.running:
             app.notify("A restart is already running.", severity="warning")
-        elif (profile or host.known_good) is None:
+        elif (profile or host.default_profile()) is None:
             app.notify(f"Host {host.name} has no known_good profile; press r to pick one.", severity="warning")
         else:
-            name = profile or host.known_good
+            name = profile or host.default_profile()
             app.notify(visible(f"Checking profile {name} with the SGLang on {host.name}…"), timeout=4, markup=False)
             self.plan(name)
 
     @work(exclusive=True, group="restart-plan", exit_on_error=False)
     async def plan(self, profile: str) -> None:
         from mtptui.ops.restart import plan_restart
+        from mtptui.ops.restart_drain import DrainOptions
+        from mtptui.ops.restart_handback import offers_handback
 
-        self.post_message(messages.RestartPlanned(await plan_restart(self.context.session, profile)))
+        session = self.context.session
+        drain = DrainOptions(timeout_s=self.drain_timeout_s)
+        if not offers_handback(session.host):
+            self.post_message(messages.RestartPlanned(await plan_restart(session, profile, drain=drain)))
+            return
+        plan, (handback, note) = await asyncio.gather(plan_restart(session, profile, drain=drain),
+                                                      _handback(session, profile))
+        self.post_message(messages.RestartPlanned(plan, handback, note))
 
     def on_restart_planned(self, message: messages.RestartPlanned) -> None:
         plan = message.plan
-        force = bool(plan.blocking)
-        dialog = ConfirmScreen(f"Restart {plan.host} with profile {plan.profile}?", plan_body(plan),
-                               confirm_label="Restart anyway" if force else "Restart")
+        dialog = restart_dialog(plan, message.handback, message.handback_note)
 
         def answered(yes: bool | None) -> None:
-            if yes:
-                self.start(plan, force)
+            if yes:  # with the unit enabled once ready when e was pressed, the hand-back after u
+                self.start(dialog.plan, bool(dialog.plan.blocking))
             else:
                 self.app.notify("Restart cancelled: nothing was changed.", timeout=3)
                 self.post_message(messages.RestartCancelled(plan.profile))
@@ -98,10 +132,16 @@ class RestartPanel(Widget):
     def start(self, plan, force: bool = False) -> None:
         while len(self.app.screen_stack) > 1:  # the progress is on the dashboard
             self.app.pop_screen()
-        self.view = RestartView(plan.profile)
+        self.show_view(RestartView(plan.profile, gateway=plan.drain is not None and plan.drain.active))
         self.remove_class("-failed", "-ok", "-end")
         self.show_banner(True)
         self.run_restart(plan, force)
+        self.post_message(messages.RestartBegan(plan.profile))
+
+    def show_view(self, view: RestartView) -> None:
+        """The banner follows ``view``; a restart with gateway steps has one more line for them."""
+        self.view = view
+        self.set_class(view.gateway, "-gateway")
 
     def show_banner(self, shown: bool) -> None:
         """Show or hide the banner; the screen's -restarting class lets a small terminal make room for it."""
@@ -111,11 +151,24 @@ class RestartPanel(Widget):
 
     @work(exclusive=True, group="restart", exit_on_error=False)
     async def run_restart(self, plan, force: bool) -> None:
+        from mtptui.ops.restart_handback import host_file_advice, session_for
         from mtptui.ops.restart_run import Restarter
 
-        restarter = Restarter(self.context.session, plan, timeout_s=self.timeout_s, force=force,
-                              on_event=lambda event: self.post_message(messages.RestartProgress(event)))
+        self.advice = host_file_advice(plan, self.context.host)
+        restarter = Restarter(session_for(self.context.session, plan), plan, timeout_s=self.timeout_s, force=force,
+                              on_event=lambda event: self.post_message(messages.RestartProgress(event)),
+                              on_drain_timeout=self.go_on_undrained)
         self.post_message(messages.RestartFinished(await restarter.run()))
+
+    async def go_on_undrained(self, reason: str) -> bool:
+        """The worker did not drain in time: the operator chooses to stop it anyway (cutting those requests) or to
+        abort (it is put back in the gateway, nothing else changed). Asked from the restart's worker."""
+        from mtptui.ui.screens.confirm import ConfirmScreen
+
+        body = plain(f"{reason}.\n\nStop it anyway: the requests it still holds are cut. Abort: it is added back "
+                     f"to the gateway and nothing else changes.")
+        return bool(await self.app.push_screen_wait(
+            ConfirmScreen("The server did not drain", body, confirm_label="Stop it anyway")))
 
     def on_restart_progress(self, message: messages.RestartProgress) -> None:
         if self.view is not None:
@@ -132,6 +185,7 @@ class RestartPanel(Widget):
 
     def on_restart_finished(self, message: messages.RestartFinished) -> None:
         result = message.result
+        self.post_message(messages.RestartEnded(bool(result.ok)))
         if self.view is None:
             self.view = RestartView(result.profile)
         self.view.profile = result.profile
@@ -142,6 +196,8 @@ class RestartPanel(Widget):
         self.screen.refresh_bindings()  # the banner may be dismissed now
         severity = "information" if result.ok else "error"
         self.app.notify(result.summary(), title="restart", severity=severity, timeout=8 if result.ok else 20)
+        if result.ok and self.advice:
+            self.app.notify(visible(self.advice), title="next step", severity="warning", timeout=30, markup=False)
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:
@@ -154,3 +210,15 @@ class RestartPanel(Widget):
         if self.view is not None and event.worker.group == "restart":
             self.view.message = f"failed: {error}"
             self.refresh()
+
+
+async def _handback(session, profile: str) -> tuple[object, str | None]:
+    """The hand-back's plan for the dialog, or why there is none (no such unit, the unit runs already)."""
+    from mtptui.errors import UserError
+    from mtptui.ops.restart_handback import plan_handback
+    from mtptui.remote.errors import RemoteError
+
+    try:
+        return await plan_handback(session, profile), None
+    except (UserError, RemoteError) as exc:
+        return None, f"no hand-back offered: {exc}"

@@ -59,12 +59,15 @@ class ServingPane(RenderPane):
 
     @staticmethod
     def _rates(serving: ServingStats) -> Text:
-        """Requests per second, each figure with its source: admitted (log, last minute), finished (/metrics)."""
+        """Requests per second over the last minute, each with its source: admitted (log), finished (/metrics);
+        when they differ beyond a request or two, the line says that they count two different things."""
         log_rate, metrics_rate = serving.request_rate(), serving.metrics_rate
         out = Text.assemble(("req/s   ", "dim"), NONE if log_rate is None else f"{log_rate:.2f}", (" log", "dim"),
                             no_wrap=True, overflow="ellipsis")
         if metrics_rate is not None:
             out.append_text(Text.assemble((" · ", "dim"), f"{metrics_rate:.2f}", (" /metrics", "dim")))
+        if serving.rates_differ():
+            out.append("\n        ≠ log: admitted, /metrics: finished", "yellow")
         return out
 
     @staticmethod

@@ -1,5 +1,6 @@
-"""Speculation pane: what runs (algorithm, steps, draft tokens, topk, as SGLang resolves them) and how well
-the drafts are accepted (accept length and rate now, their mean, and as sparklines)."""
+"""Speculation pane: what runs (algorithm, steps, draft tokens, topk, as SGLang resolves them; configured vs live
+when the engine adapts its steps, with a sparkline of the live steps) and how well the drafts are accepted
+(accept length and rate now, their mean, and as sparklines)."""
 
 from __future__ import annotations
 
@@ -12,31 +13,15 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Sparkline
 
-from mtptui.sglang.flags import FlagSet, resolve_effective
+from mtptui.speculation import LiveSpeculation
 from mtptui.text import visible
 from mtptui.ui.format import NONE
 from mtptui.ui.session import Session
+from mtptui.ui.speculation_text import (NO_SETTINGS, configured_vs_live, live_steps_label, per_position,
+                                        settings_from_log)
 from mtptui.ui.widgets.render_pane import RenderPane
 
-ALGO, STEPS, DRAFT, TOPK = ("--speculative-algorithm", "--speculative-num-steps", "--speculative-num-draft-tokens",
-                            "--speculative-eagle-topk")
-
-
-def spec_settings(launch: FlagSet | None) -> list[tuple[str, str]]:
-    """(label, value) rows for the speculative flags, resolved the way SGLang resolves them."""
-    if launch is None:
-        return [("algorithm", NONE), ("steps", NONE), ("draft tokens", NONE), ("topk", NONE)]
-    written = launch.get(ALGO)
-    if written is None:
-        return [("algorithm", "none (no speculative decoding)")]
-    effective = resolve_effective(launch)
-    algorithm = str(written)
-    runs_as = effective.get(ALGO)
-    if runs_as is not None and str(runs_as.value) != algorithm.upper():
-        algorithm += f" (runs as {runs_as.value})"
-    return [("algorithm", algorithm)] + [(label, str(effective[flag]) if flag in effective else NONE)
-                                         for label, flag in (("steps", STEPS), ("draft tokens", DRAFT),
-                                                             ("topk", TOPK))]
+__all__ = ["SpeculationPane", "now_and_mean"]
 
 
 def now_and_mean(values: Sequence[float], digits: int = 2) -> str:
@@ -45,21 +30,42 @@ def now_and_mean(values: Sequence[float], digits: int = 2) -> str:
     return f"{values[-1]:.{digits}f} now · {fmean(values):.{digits}f} mean of {len(values)}"
 
 
+def step_cost(session: Session) -> Text:
+    """`` · step 56 ms``: what one decode step costs a request lately (mtptui.bench.step_cost; the health line
+    compares it with the bench history)."""
+    recent = list(session.serving.step_ms)[-10:]
+    return Text(f" · step {fmean(recent):.0f} ms", "dim") if recent else Text("")
+
+
 class SpeculationPane(Vertical):
     """Settings on top, then accept length and accept rate as numbers and sparklines."""
 
     def compose(self) -> ComposeResult:
         yield RenderPane(id="spec-settings")
+        yield RenderPane(id="live-steps-label", classes="spark-label")  # shown while the engine adapts (-adaptive)
+        yield Sparkline([], id="live-steps-spark")
         yield RenderPane(id="accept-len-label", classes="spark-label")
         yield Sparkline([], id="accept-len-spark")
         yield RenderPane(id="accept-rate-label", classes="spark-label")
         yield Sparkline([], id="accept-rate-spark")
 
+    session: Session | None = None
+
+    def on_resize(self) -> None:
+        if self.session is not None:  # the step cost is shown where it fits
+            self.show(self.session)
+
     def show(self, session: Session) -> None:
+        self.session = session
         launch = session.host.launch if session.host else None
-        self.query_one("#spec-settings", RenderPane).set(self._settings(launch, session))
+        view = session.speculation()
+        self.query_one("#spec-settings", RenderPane).set(self._settings(launch, view, session))
+        self._live_steps(view, session)
+        accept = Text.assemble(("accept len  ", "dim"), now_and_mean(session.accept_len))
+        step = step_cost(session)
+        room = self.content_size.width
         self.query_one("#accept-len-label", RenderPane).set(
-            Text.assemble(("accept len  ", "dim"), now_and_mean(session.accept_len)))
+            accept + step if not room or accept.cell_len + step.cell_len <= room else accept)
         self.query_one("#accept-rate-label", RenderPane).set(
             Text.assemble(("accept rate ", "dim"), now_and_mean(session.accept_rate)))
         for name, values in (("#accept-len-spark", session.accept_len), ("#accept-rate-spark", session.accept_rate)):
@@ -67,12 +73,26 @@ class SpeculationPane(Vertical):
             spark.data = list(values)
             spark.styles.visibility = "visible" if values else "hidden"
 
+    def _live_steps(self, view: LiveSpeculation | None, session: Session) -> None:
+        """The live steps' sparkline, shown only while the engine adapts them."""
+        adaptive = view is not None and view.adaptive
+        label, spark = self.query_one("#live-steps-label", RenderPane), self.query_one("#live-steps-spark", Sparkline)
+        self.set_class(adaptive, "-adaptive")
+        if adaptive:
+            label.set(Text.assemble(("live steps  ", "dim"), live_steps_label(view, len(session.live_steps))))
+            spark.data = list(session.live_steps)
+
     @staticmethod
-    def _settings(launch: FlagSet | None, session: Session) -> Table:
+    def _settings(launch: object, view: LiveSpeculation | None, session: Session) -> Table:
         grid = Table.grid(padding=(0, 1))
         grid.add_column(style="dim", no_wrap=True, min_width=12)
         grid.add_column(no_wrap=True, overflow="ellipsis")
-        for label, value in spec_settings(launch):
+        rows = session.engine.launch_rows(launch, NONE) if launch is not None else None
+        launched = session.server.speculation.launch_seen or launch is not None
+        rows = rows or settings_from_log(view, launched) or NO_SETTINGS  # the log's (or launch's) own words
+        if session.per_position is not None:  # an engine that logs acceptance per draft position (vLLM)
+            rows = [*rows, ("per position", per_position(session.per_position))]
+        for label, value in configured_vs_live(rows, view):
             grid.add_row(label, Text(visible(value), "yellow" if "(auto)" in value else ""))
         source = session.host.launch_source if session.host else ""
         if source:

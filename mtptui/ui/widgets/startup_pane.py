@@ -70,8 +70,11 @@ def _progress(progress: dict | None, extra: str) -> Text:
 def _capacity(capacity: dict | None) -> Text:
     if not capacity:
         return Text(NONE, "dim")
-    return Text(f"{number(capacity.get('max_total_num_tokens'))} tok · ctx {number(capacity.get('context_len'))}"
+    text = Text(f"{number(capacity.get('max_total_num_tokens'))} tok · ctx {number(capacity.get('context_len'))}"
                 f" · max run {number(capacity.get('max_running_requests'))}")
+    if capacity.get("max_concurrency") is not None:  # the engine's own sum: requests of a full context that fit
+        text.append(f" · {capacity['max_concurrency']:g}× full ctx")
+    return text
 
 
 def _served(session: Session) -> Text:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from mtptui.ui.format import NONE, number
+
+from mtptui.ui.format import NONE, number, offline_text
 from mtptui.ui.session import Session
 from mtptui.ui.widgets.memory_pane import usage_bar
 from mtptui.ui.widgets.render_pane import RenderPane
@@ -20,12 +21,20 @@ BAR_WIDTH = 6
 
 
 class StatsStrip(RenderPane):
-    """Repainted with the panes; its lines are cut with an ellipsis, never wrapped."""
+    """Repainted with the panes; its lines are cut with an ellipsis, never wrapped. A host that does not answer
+    is its first line (the panes it stands for say so in their borders)."""
+
+    def __init__(self, host: str = "HOST", *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.host = host
 
     def show(self, session: Session) -> None:
         grid = Table.grid(padding=(0, 1))
         grid.add_column(no_wrap=True, overflow="ellipsis")
-        grid.add_row(Text.assemble(StartupPane.phase_text(session), " · ", problems_text(session)))
+        if session.offline is not None:
+            grid.add_row(Text(offline_text(session.offline, self.host, self.size.width), "bold red"))
+        else:
+            grid.add_row(Text.assemble(StartupPane.phase_text(session), " · ", problems_text(session)))
         grid.add_row(speed_line(session))
         grid.add_row(memory_line(session))
         self.set(grid)
@@ -33,11 +42,11 @@ class StatsStrip(RenderPane):
 
 def speed_line(session: Session) -> Text:
     accept = session.accept_len
-    steady = session.throughput.steady
-    mean = session.steady_mean
+    now = session.gen_now
+    mean = session.steady_mean if not session.now_cleared else None
     return Text.assemble(
         ("accept len ", "dim"), f"{accept[-1]:.2f} now · {sum(accept) / len(accept):.2f} mean" if accept else NONE,
-        ("  gen tok/s ", "dim"), f"{steady[-1][1]:.1f} now" if steady else NONE,
+        ("  gen tok/s ", "dim"), f"{now:.1f} now" if now is not None else NONE,
         f" · {mean:.1f} steady mean" if mean is not None else "")
 
 

@@ -1,6 +1,7 @@
 """Throughput pane: server gen tok/s from the log against seconds since start, steady mean marked.
 
-Warm-up batches (the first decode batch of each startup) are drawn apart as ``x`` and left out of the mean;
+Warm-up batches (the first decode batch of each startup) are drawn apart as ``x`` and left out of the mean; the
+switches of adaptive speculation (the engine changed its draft steps) are marked with a magenta line;
 idle batches (no running request) are left out altogether, and the line is cut where the server was idle
 (mtptui.ui.throughput_window). The window is the last minute, the last five or the whole log. The legend lives
 in the pane's border, so the plot keeps every row for data.
@@ -14,8 +15,9 @@ from textual_plotext import PlotextPlot
 
 from mtptui.ui.session import Session
 from mtptui.ui.throughput_window import WINDOW_LABELS, WINDOWS, window_series
+from mtptui.ui.plain import plain
 
-STEADY_COLOR, WARM_UP_COLOR, MEAN_COLOR, RESTART_COLOR = "cyan", "orange", "green", "red"
+STEADY_COLOR, WARM_UP_COLOR, MEAN_COLOR, RESTART_COLOR, SWITCH_COLOR = "cyan", "orange", "green", "red", "magenta"
 LEGEND = "x: seconds since the first log line · ⠒ steady mean · x warm-up (excluded)"
 SHORT_LEGEND = "x: s since the first line · ⠒ mean · x warm-up"
 
@@ -49,11 +51,19 @@ class ThroughputPane(PlotextPlot):
         if self.session is not None:
             self.show(self.session)
 
+    def _switches(self, session: Session, x_range: tuple[float, float] | None) -> list[float]:
+        """Adaptive switches inside the window (one just before its first sample, often the case, included)."""
+        if x_range is None:
+            return []
+        window = WINDOWS[self.time_window]
+        start = x_range[1] - window if window is not None else float("-inf")
+        return [at for at, _, _ in session.throughput.switches if start <= at <= x_range[1]]
+
     def show(self, session: Session) -> None:
         self.session = session
         plt = self.plt
         plt.clear_figure()
-        mean = session.steady_mean
+        mean = session.steady_mean if not session.now_cleared else None  # a restart: not the new process's
         series = session.throughput
         shown = window_series(series.steady, series.warm_up, series.restarts, WINDOWS[self.time_window])
         points, warm, restarts = shown.points, shown.warm_up, series.restarts
@@ -64,10 +74,15 @@ class ThroughputPane(PlotextPlot):
         points_now = [p for p in points if p[0] >= restarts[-1]] if restarted else points
         for at in shown.restarts:
             plt.vline(at, color=RESTART_COLOR)
+        switches = self._switches(session, shown.x_range)
+        for at in switches:
+            plt.vline(at, color=SWITCH_COLOR)
         down = session.server_down()
         legend = SHORT_LEGEND if 0 < self.size.width < len(LEGEND) + 16 else LEGEND
-        self.border_subtitle = f"server {down} · last run's figures" if down else \
-            (legend + (" · │ restart" if restarts else "")) if points or warm else "waiting for decode batches"
+        if session.offline is None:  # while the host does not answer, the dashboard's "not connected" stays
+            self.border_subtitle = plain(f"server {down} · last run's figures" if down else (
+                legend + (" · │ restart" if restarts else "") + (" · │ switch" if switches else ""))
+                if points or warm else "waiting for decode batches")
         if mean is not None and points_now:
             plt.plot([points_now[0][0], points_now[-1][0]], [mean, mean], marker="braille", color=MEAN_COLOR)
         for segment in shown.segments:  # apart: an idle gap is no line
@@ -76,8 +91,9 @@ class ThroughputPane(PlotextPlot):
         if warm:
             wx, wy = zip(*warm)
             plt.scatter(wx, wy, marker="x", color=WARM_UP_COLOR)
-        if shown.x_range and shown.x_range[1] > shown.x_range[0]:
-            plt.xlim(*shown.x_range)
+        x_range = (min(shown.x_range[0], *switches), shown.x_range[1]) if shown.x_range and switches else shown.x_range
+        if x_range and x_range[1] > x_range[0]:
+            plt.xlim(*x_range)
         values = [y for _, y in points + warm] + ([mean] if mean is not None else [])
         plt.ylim(*y_range(values or [0.0, 1.0]))
         self.refresh()

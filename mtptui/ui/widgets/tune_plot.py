@@ -10,6 +10,7 @@ from textual_plotext import PlotextPlot
 from mtptui.ops.tune.state import TuneRun
 from mtptui.ops.tune.verdict import pareto
 from mtptui.ui.widgets.throughput_pane import y_range
+from mtptui.ui.plain import plain
 
 COLORS = ("cyan", "magenta", "yellow", "blue", "red", "white")
 BEST_COLOR, FRONT_COLOR = "green", "gray"
@@ -35,7 +36,7 @@ class TunePlot(PlotextPlot):
         plt.clear_figure()
         best = run.verdict.best if run is not None and run.verdict else None
         arms = [arm for arm in (run.arms if run else []) if _points(arm)[0]]
-        self.border_title = "per-request vs total tok/s" + (f" · best {best.label}" if best else "")
+        self.border_title = plain("per-request vs total tok/s" + (f" · best {best.label}" if best else ""))
         self.border_subtitle = LEGEND if arms else "waiting for the first measured arm"
         if not arms:
             plt.xlim(0.0, 1.0)

@@ -1,0 +1,1 @@
+"""Part of the demo's stand-in vllm package (see vllm/__init__.py)."""

@@ -1,0 +1,479 @@
+"""The engines mtptui knows, by name: what the stable commands need of each (a small seam; the full engine
+protocol comes with the engine layer). `parse-log` asks every engine whether a log is its own, `flags lint
+--engine E` asks E's offline lint; the CLI never asks which engine it holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, Protocol
+
+from mtptui.engines import names
+from mtptui.engines.vllm.flags.table import DEFAULT_VERSION as VLLM_DEFAULT
+from mtptui.sglang.versions import DEFAULT_VERSION as SGLANG_DEFAULT
+
+
+class Parser(Protocol):
+    """An incremental log parser: events with ``to_dict()``."""
+
+    def feed(self, data: bytes | str) -> list[Any]: ...
+
+    def close(self) -> list[Any]: ...
+
+
+class Report(Protocol):
+    """An offline lint's result: JSON, text lines, and whether it found errors."""
+
+    def to_json(self) -> dict[str, Any]: ...
+
+    def lines(self) -> list[str]: ...
+
+    def count(self, severity: str) -> int: ...
+
+
+@dataclass(frozen=True)
+class Launcher:
+    """How a launch profile of this engine starts its server: the command line, and a systemd unit running it
+    (``skeleton``: a unit whose [Service] has a placeholder ExecStart=). ``stand_in`` names the directory beside
+    mtptui's packages that plays the engine's module for `mtptui demo` (put first on the server's PYTHONPATH)."""
+
+    words: Callable[[Any, Any], list[str]]  # (HostConfig, LaunchProfile)
+    unit: Callable[[str, str, Any, Any], str]  # (skeleton, unit name, HostConfig, LaunchProfile)
+    stand_in: str
+    demo_host: str  # the demo's host file in configs/
+
+
+@dataclass(frozen=True)
+class Engine:
+    name: str
+    label: str
+    new_parser: Callable[[], Parser]
+    summarize: Callable[[Iterable[tuple[str, BinaryIO]], Callable[..., None]], dict[str, Any]]
+    recognises: Callable[[str], bool]
+    default_version: str
+    offline_lint: Callable[[list[str], str], Report] | None = None  # None: the engine's lint is the CLI's own
+    simulate: Callable[..., int] | None = None  # the simulated server (`mtptui sim --engine E`), in the foreground
+    launcher: Launcher | None = None
+
+
+def _sglang_parser() -> Parser:
+    from mtptui.sglang.logparse import LogParser
+
+    return LogParser()
+
+
+def _sglang_summary(streams: Iterable[tuple[str, BinaryIO]], read: Callable[..., None]) -> dict[str, Any]:
+    from mtptui.sglang.state import ServerState, state_to_dict
+    from mtptui.sglang.state.scan import summarize_stream
+
+    state = ServerState()
+    for name, stream in streams:
+        read(name, summarize_stream, stream, state)
+    return {"engine": "sglang", **state_to_dict(state)}
+
+
+def _vllm_parser() -> Parser:
+    from mtptui.engines.vllm.logparse import LogParser
+
+    return LogParser()
+
+
+def _vllm_summary(streams: Iterable[tuple[str, BinaryIO]], read: Callable[..., None]) -> dict[str, Any]:
+    from mtptui.engines.vllm.state import VllmState, state_to_dict, summarize_stream
+
+    state = VllmState()
+    for name, stream in streams:
+        read(name, summarize_stream, stream, state)
+    return state_to_dict(state)
+
+
+def _vllm_recognises(head: str) -> bool:
+    from mtptui.engines.vllm.logparse.recognise import looks_like_vllm
+
+    return looks_like_vllm(head)
+
+
+def _vllm_lint(words: list[str], version: str) -> Report:
+    from mtptui.engines.vllm.flags.lint import lint_words
+
+    return lint_words(words, version)
+
+
+def _sglang_sim(argv: list[str], **options: Any) -> int:
+    from mtptui.sim.launch import run_sim
+
+    return run_sim(argv, **options)
+
+
+def _vllm_sim(argv: list[str], **options: Any) -> int:
+    from mtptui.engines.vllm.sim.launch import run_sim
+
+    return run_sim(argv, **options)
+
+
+def _sglang_words(host: Any, profile: Any) -> list[str]:
+    from mtptui.sglang.flags import FlagSet, render_argv
+
+    flagset = FlagSet.from_profile(profile, host.sglang_version)
+    return [*flagset.entry_argv, *render_argv(flagset)]
+
+
+def _sglang_unit(skeleton: str, name: str, host: Any, profile: Any) -> str:
+    from mtptui.sglang.flags import FlagSet
+    from mtptui.sglang.unit import read_unit, with_launch
+
+    return with_launch(read_unit(skeleton, name), FlagSet.from_profile(profile, host.sglang_version))
+
+
+def _vllm_words(host: Any, profile: Any) -> list[str]:
+    from mtptui.engines.vllm.flags.render import launch_words
+
+    return launch_words(profile)
+
+
+def _vllm_unit(skeleton: str, name: str, host: Any, profile: Any) -> str:
+    from mtptui.engines.vllm.flags.render import unit_text
+
+    return unit_text(skeleton, _vllm_words(host, profile), profile.env)
+
+
+def _never(head: str) -> bool:
+    return False
+
+
+SGLANG = Engine("sglang", "SGLang", _sglang_parser, _sglang_summary, _never, SGLANG_DEFAULT, simulate=_sglang_sim,
+                launcher=Launcher(_sglang_words, _sglang_unit, "demo_sglang", "demo.toml"))
+VLLM = Engine("vllm", "vLLM", _vllm_parser, _vllm_summary, _vllm_recognises, VLLM_DEFAULT, _vllm_lint, _vllm_sim,
+              Launcher(_vllm_words, _vllm_unit, "demo_vllm", "demo-vllm.toml"))
+ENGINES: dict[str, Engine] = {engine.name: engine for engine in (SGLANG, VLLM)}
+DEFAULT = ENGINES[names.DEFAULT]
+NAMES = names.NAMES
+assert tuple(ENGINES) == NAMES, "mtptui.engines.names lists the engines of the registry"
+
+
+def engine(name: str | None) -> Engine:
+    """The engine called ``name`` (None: the default, SGLang)."""
+    from mtptui.errors import UserError
+
+    if name is None:
+        return DEFAULT
+    if name not in ENGINES:
+        raise UserError(f"unknown engine {name!r}: mtptui knows {', '.join(NAMES)}")
+    return ENGINES[name]
+
+
+def launcher(name: str | None) -> Launcher:
+    """How the engine called ``name`` starts its server (one sentence if mtptui cannot start it)."""
+    from mtptui.errors import UserError
+
+    chosen = engine(name)
+    if chosen.launcher is None:
+        raise UserError(f"mtptui cannot start a {chosen.label} server")
+    return chosen.launcher
+
+
+def recognise(head: str) -> Engine:
+    """The engine whose log ``head`` (the start of a log, as text) is; SGLang when none says so."""
+    return next((e for e in ENGINES.values() if e.recognises(head)), DEFAULT)
+
+
+# --- Launches: how an engine's launch is read, compared, written back and watched (diff and restart) -----------
+
+
+class StartupState(Protocol):
+    """A server's state as its log tells it, reduced from the parser's events (the phases of sglang.state)."""
+
+    phase: str
+
+    def apply(self, event: Any) -> None: ...
+
+
+@dataclass(frozen=True)
+class Launches:
+    """An engine's launches for `mtptui diff` and `mtptui restart`. A launch is the engine's own flag set (SGLang's
+    FlagSet, vLLM's VllmFlagSet); every one has ``env``, ``entry`` (shell words), ``entry_argv``, ``version`` and
+    ``python``, and is copied with copy.copy. Reading one that the engine would refuse is a UserError."""
+
+    version: Callable[[Any], str]  # (HostConfig) -> the release whose flags apply
+    profile: Callable[[Any, str], Any]  # (LaunchProfile, version)
+    argv: Callable[[list[str], str], Any]  # a whole command line's words (a process's, an ExecStart='s), version
+    command: Callable[[str, str], Any]  # a command line as text (server.launch_command), version
+    unit: Callable[[Any, str], Any]  # (parsed unit: sglang.unit.Unit, version): its ExecStart= and Environment=
+    diff: Callable[[list[tuple[str, Any]], bool], Any]  # (labelled launches, show_all) -> sglang.flags.Diff
+    words: Callable[[Any], list[str]]  # the words a launch runs: its entry, then its options
+    entry: Callable[[list[str]], str | None]  # how a command line starts this engine (None: it does not)
+    with_entry: Callable[[Any, str], Any]  # the launch started by another entry (the host's interpreter)
+    write_unit: Callable[[Any, Any], str]  # (parsed unit, launch) -> the unit's text running the launch
+    watch: Callable[[], tuple[Parser, StartupState]]  # a parser and a state for following a start
+    lint: Callable[[Any], Any] | None = None  # launch -> sglang.flags.verdict.LintVerdict; None: the host's own
+    stop_facts: bool = False  # mtptui knows what the engine's stop does to requests (ops.restart_stop)
+    resolved: ResolvedLine | None = None  # the log line in which a running server says what it resolved
+    process: str = ""  # an extended regex a server's command line (words joined by spaces) matches
+    env_prefixes: tuple[str, ...] = ()  # the engine's own environment variables (beside CUDA_, NCCL_, HF_, ...)
+
+
+@dataclass(frozen=True)
+class ResolvedLine:
+    """A startup log line in which the server says what it resolved (vLLM's `non-default args: {...}`):
+    ``marker`` finds it, ``apply(launch, line)`` gives the running launch with what the line says."""
+
+    marker: str
+    apply: Callable[[Any, str], Any]
+
+
+def _sglang_version(host: Any) -> str:
+    return str(host.sglang_version)
+
+
+def _sglang_profile(profile: Any, version: str) -> Any:
+    from mtptui.sglang.flags import FlagSet
+
+    return FlagSet.from_profile(profile, version)
+
+
+def _sglang_argv(words: list[str], version: str) -> Any:
+    from mtptui.sglang.flags.command import parse_launch_argv
+
+    return parse_launch_argv(words, version, require_model=False)
+
+
+def _sglang_command(text: str, version: str) -> Any:
+    from mtptui.sglang.flags import parse_command
+
+    return parse_command(text, version, require_model=False)
+
+
+def _sglang_unit_launch(parsed: Any, version: str) -> Any:
+    from mtptui.sglang.unit import unit_flagset
+
+    return unit_flagset(parsed, version)
+
+
+def _sglang_diff(sides: list[tuple[str, Any]], show_all: bool) -> Any:
+    from mtptui.sglang.flags import diff_flagsets
+
+    return diff_flagsets(sides, show_all=show_all)
+
+
+def _sglang_launch_words(launch: Any) -> list[str]:
+    from mtptui.sglang.flags import render_argv
+
+    return [*launch.entry_argv, *render_argv(launch)]
+
+
+def _sglang_entry(words: list[str]) -> str | None:
+    import shlex
+
+    from mtptui.sglang.flags.command import find_entry
+
+    found = find_entry(words)
+    return shlex.join(words[found[0]:found[1]]) if found else None
+
+
+def _with_entry(launch: Any, entry: str) -> Any:
+    import copy
+
+    moved = copy.copy(launch)
+    moved.entry = entry
+    return moved
+
+
+def _sglang_write_unit(parsed: Any, launch: Any) -> str:
+    from mtptui.sglang.unit import with_launch
+
+    return with_launch(parsed, launch)
+
+
+def _sglang_watch() -> tuple[Parser, StartupState]:
+    from mtptui.sglang.logparse import LogParser
+    from mtptui.sglang.state import ServerState
+
+    return LogParser(), ServerState()
+
+
+def _vllm_version(host: Any) -> str:
+    return VLLM_DEFAULT
+
+
+def _vllm_profile(profile: Any, version: str) -> Any:
+    from mtptui.engines.vllm.flags.launchset import from_profile
+
+    return from_profile(profile, version)
+
+
+def _vllm_argv(words: list[str], version: str) -> Any:
+    from mtptui.engines.vllm.flags.launchset import from_words
+
+    return from_words(words, version)
+
+
+def _vllm_command(text: str, version: str) -> Any:
+    from mtptui.engines.vllm.flags.launchset import from_command
+
+    return from_command(text, version)
+
+
+def _vllm_unit_launch(parsed: Any, version: str) -> Any:
+    from mtptui.engines.vllm.flags.launchset import from_words
+
+    launch = from_words(parsed.exec_argv, version, "its ExecStart=")
+    launch.env = {**parsed.environment, **launch.env}
+    return launch
+
+
+def _vllm_diff(sides: list[tuple[str, Any]], show_all: bool) -> Any:
+    from mtptui.engines.vllm.flags.diff import diff_launches
+
+    return diff_launches(sides, show_all)
+
+
+def _vllm_launch_words(launch: Any) -> list[str]:
+    return list(launch.words())
+
+
+def _vllm_entry(words: list[str]) -> str | None:
+    from mtptui.engines.vllm.flags.launchset import entry_of
+
+    return entry_of(words)
+
+
+def _vllm_with_entry(launch: Any, entry: str) -> Any:
+    from mtptui.engines.vllm.flags.launchset import with_entry
+
+    return with_entry(launch, entry)
+
+
+def _vllm_write_unit(parsed: Any, launch: Any) -> str:
+    from mtptui.sglang.unit.write import with_launch
+
+    return with_launch(parsed, launch, groups=launch.groups())
+
+
+def _vllm_watch() -> tuple[Parser, StartupState]:
+    from mtptui.engines.vllm.logparse import LogParser
+    from mtptui.engines.vllm.state import VllmState
+
+    return LogParser(), VllmState()
+
+
+def _vllm_server_said(launch: Any, line: str) -> Any:
+    from mtptui.engines.vllm.flags.launchset import with_server_args
+
+    return with_server_args(launch, line)
+
+
+def _vllm_restart_lint(launch: Any) -> Any:
+    from mtptui.engines.vllm.flags.launchset import lint_verdict
+
+    return lint_verdict(launch)
+
+
+LAUNCHES: dict[str, Launches] = {
+    "sglang": Launches(_sglang_version, _sglang_profile, _sglang_argv, _sglang_command, _sglang_unit_launch,
+                       _sglang_diff, _sglang_launch_words, _sglang_entry, _with_entry, _sglang_write_unit,
+                       _sglang_watch, stop_facts=True,
+                       process=r"-m sglang[.]launch_server( |$)|sglang serve( |$)"),
+    "vllm": Launches(_vllm_version, _vllm_profile, _vllm_argv, _vllm_command, _vllm_unit_launch, _vllm_diff,
+                     _vllm_launch_words, _vllm_entry, _vllm_with_entry, _vllm_write_unit, _vllm_watch,
+                     _vllm_restart_lint, resolved=ResolvedLine("non-default args: ", _vllm_server_said),
+                     process=r"-m vllm[.]entrypoints[.](openai[.])?api_server( |$)|vllm serve( |$)"
+                             r"|-m vllm[.]entrypoints[.]cli[.]main serve( |$)", env_prefixes=("VLLM_",)),
+}
+assert tuple(LAUNCHES) == NAMES, "every engine says how its launches are read"
+
+
+def server_pattern() -> str:
+    """An extended regex the command line of a server of any engine mtptui knows matches (`find_servers`)."""
+    return "|".join(model.process for model in LAUNCHES.values())
+
+
+def launches(name: str | None) -> Launches:
+    """How the launches of the engine called ``name`` are read and written (None: the default, SGLang)."""
+    return LAUNCHES[engine(name).name]
+
+
+# The dashboard's view of an engine (mtptui.ui and mtptui.ops read an engine through it, never by its name) -----
+
+class DashboardParser(Parser, Protocol):
+    """A log parser whose events are the dashboard state's (mtptui.sglang.state.ServerState reads SGLang's contract
+    kinds), line by line for the log view: ``in_error`` while an error is held back for its traceback, ``holding``
+    while anything is (a quiet stream releases it through ``flush_pending``)."""
+
+    @property
+    def holding(self) -> bool: ...
+
+    @property
+    def in_error(self) -> bool: ...
+
+    def feed_lines(self, data: bytes | str) -> Iterator[tuple[str, list[Any]]]: ...
+
+    def flush_pending(self, out: list[Any]) -> list[Any]: ...
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    """What the dashboard needs of a host's engine: its name for the header, its log read into the dashboard's
+    events, and the version the host's configuration names (None: the server's own log or API says it)."""
+
+    label: str
+    new_parser: Callable[[], DashboardParser]
+    host_version: Callable[[Any], str | None]  # (HostConfig)
+    launch_speculation: Callable[[Any], Any]  # a running launch -> mtptui.speculation.LiveSpeculation | None
+    launch_rows: Callable[[Any, str], list[tuple[str, str]] | None]  # (launch, unknown): the pane's settings rows
+    # as the engine resolves a launch; None: the launch's speculation (launch_speculation) says them
+
+
+def _sglang_dashboard_parser() -> DashboardParser:
+    from mtptui.sglang.logparse import LogParser
+
+    return LogParser()
+
+
+def _vllm_dashboard_parser() -> DashboardParser:
+    from mtptui.engines.vllm.dashboard import DashboardParser as VllmDashboardParser
+
+    return VllmDashboardParser()
+
+
+def _sglang_host_version(host: Any) -> str | None:
+    return str(host.sglang_version)
+
+
+def _no_host_version(host: Any) -> str | None:
+    return None  # the host file names no vLLM version: the banner of the server's log does
+
+
+def _sglang_launch_speculation(launch: Any) -> Any:
+    from mtptui.sglang.live import live_from_launch
+
+    return live_from_launch(launch)
+
+
+def _sglang_launch_rows(launch: Any, unknown: str) -> list[tuple[str, str]] | None:
+    from mtptui.sglang.spec_rows import launch_rows
+
+    return launch_rows(launch, unknown)
+
+
+def _no_launch_rows(launch: Any, unknown: str) -> list[tuple[str, str]] | None:
+    return None
+
+
+def _vllm_launch_speculation(launch: Any) -> Any:
+    from mtptui.engines.vllm.flags.launch_speculation import launch_speculation
+
+    return launch_speculation(launch)
+
+
+DASHBOARDS: dict[str, Dashboard] = {
+    "sglang": Dashboard(SGLANG.label, _sglang_dashboard_parser, _sglang_host_version, _sglang_launch_speculation,
+                        _sglang_launch_rows),
+    "vllm": Dashboard(VLLM.label, _vllm_dashboard_parser, _no_host_version, _vllm_launch_speculation,
+                      _no_launch_rows),
+}
+assert tuple(DASHBOARDS) == NAMES, "every engine of the registry has a dashboard view"
+
+
+def dashboard(name: str | None) -> Dashboard:
+    """The dashboard's view of the engine called ``name`` (None: the default, SGLang)."""
+    return DASHBOARDS[engine(name).name]

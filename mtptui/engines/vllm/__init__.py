@@ -1,0 +1,1 @@
+"""What mtptui knows about vLLM: its log, its command line and flags, its HTTP API and metric names."""

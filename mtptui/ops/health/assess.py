@@ -1,0 +1,128 @@
+"""The health verdict from what the dashboard holds: the host's configuration, its status, the log's serving
+figures and the bench history (``HealthAssessor.assess``); the pieces are in ``drift``, ``baseline`` and
+``health``.
+
+The samples carry the log's own times, so a change turns the line red only once it has lasted
+(``mtptui.ops.health.lasting``), however fast the log arrives. During a restart the line says which profile comes
+and shows no figure; a host that does not answer is said instead of any figure.
+"""
+
+from __future__ import annotations
+
+from statistics import median
+from typing import Any, Callable, Generic, Sequence, TypeVar
+
+from mtptui.config import HostConfig
+from mtptui.ops.baseline import Baseline, accept_baseline, host_runs, no_spec_baseline, speed_baseline, unmeasured
+from mtptui.ops.drift import Drift, known_good_drift
+from mtptui.ops.feed import HostStatus
+from mtptui.ops.health.verdict import Adjust, Evidence, Health, judge_evidence, not_connected, restarting, server_down
+from mtptui.sglang.flags import FlagSet, resolve_effective
+from mtptui.sglang.state.serving import ServingStats
+from mtptui.speculation import LiveSpeculation
+
+SPEC_FLAGS = ("--speculative-num-steps", "--speculative-num-draft-tokens", "--speculative-eagle-topk")
+
+
+def running_shape(launch: FlagSet | None) -> tuple[str, ...] | None:
+    """(steps, draft tokens, topk) as SGLang resolves them; None without speculative decoding."""
+    if launch is None or launch.get("--speculative-algorithm") is None:
+        return None
+    effective = resolve_effective(launch)
+    return tuple("" if effective.get(flag) is None or effective[flag].value is None else str(effective[flag].value)
+                 for flag in SPEC_FLAGS)
+
+
+def load_now(serving: ServingStats) -> int | None:
+    """The usual number of running requests lately (the concurrency a baseline must have been measured at)."""
+    busy = [count for count in serving.running if count]
+    return round(median(busy)) if busy else None
+
+
+T = TypeVar("T")
+Baselines = tuple[Baseline | None, Baseline | None, Baseline | None, int]
+
+
+class _LastOf(Generic[T]):
+    """Remembers the last result of a computation by its key: the launch and the history change seldom, the
+    live figures twice a second (the dashboard repaints), so the diff and the baselines are not redone each time."""
+
+    def __init__(self) -> None:
+        self.objects: tuple[object, ...] = ()  # held, so that no other object can take their identity
+        self.values: tuple[object, ...] = ()
+        self.last: tuple[T] | None = None  # the last result, once there is one
+
+    def get(self, objects: tuple[object, ...], values: tuple[object, ...], compute: Callable[[], T]) -> T:
+        """``compute()`` unless the ``objects`` are the very same and the ``values`` equal as last time."""
+        same = len(objects) == len(self.objects) and all(a is b for a, b in zip(objects, self.objects))
+        if self.last is None or not same or values != self.values:
+            self.objects, self.values, self.last = objects, values, (compute(),)
+        return self.last[0]
+
+
+def baselines(runs: Sequence[dict[str, Any]], host: HostConfig | None, version: str | None, load: int | None,
+              shape: tuple[str, ...] | None) -> Baselines:
+    """(speed, acceptance, no-speculation) baselines of the host's runs, and the runs no speed baseline can use."""
+    mine = host_runs(runs, host.name) if host else []
+    return (speed_baseline(mine, version, load, host),
+            accept_baseline(mine, version, shape, host) if shape else None,
+            no_spec_baseline(mine, version, load, host) if shape else None,
+            unmeasured(mine, load))
+
+
+class HealthAssessor:
+    """One dashboard's verdicts: the drift and the baselines, remembered while the launch and history stay."""
+
+    def __init__(self) -> None:
+        self._drift: _LastOf[Drift | None] = _LastOf()
+        self._baselines: _LastOf[Baselines] = _LastOf()
+
+    def assess(self, host: HostConfig | None, status: HostStatus | None, serving: ServingStats,
+               runs: Sequence[dict[str, Any]], down: str | None = None, *, restarting_to: str | None = None,
+               offline: str | None = None, speculation: LiveSpeculation | None = None) -> Health:
+        """Drift, speed, acceptance, the cost of speculation and the pools of what runs now on ``host``
+        (``down``: the server crashed or stopped; ``restarting_to``: the profile a restart brings up;
+        ``offline``: why the host is not connected; ``speculation``: configured vs live, with the checks of
+        mtptui.ops.health.more)."""
+        launch = status.launch if status else None
+        drift = self._drift.get((host, launch), (), lambda: known_good_drift(host, launch))
+        if offline is not None:
+            return not_connected(offline, host.name if host else "HOST")
+        if restarting_to is not None:
+            return restarting(restarting_to)
+        if down is not None:
+            return server_down(drift, down)
+        evidence = self.evidence(host, status, serving, runs, drift)
+        return judge_evidence(evidence, adjust=more(evidence, serving, speculation, runs, host, status))
+
+    def evidence(self, host: HostConfig | None, status: HostStatus | None, serving: ServingStats,
+                 runs: Sequence[dict[str, Any]], drift: Drift | None) -> Evidence:
+        launch = status.launch if status else None
+        version = (status.version if status else None) or (host.sglang_version if host else None)
+        load, shape = load_now(serving), running_shape(launch)
+        speed_base, accept_base, no_spec_base, missing = self._baselines.get(
+            (runs, host), (len(runs), version, load, shape), lambda: baselines(runs, host, version, load, shape))
+        return Evidence(drift, list(serving.speed), list(serving.accept), speed_base, list(serving.speed_t),
+                        list(serving.accept_t), accept_base, no_spec_base,
+                        speculative=launch is None or shape is not None, unmeasured=missing, serving=serving,
+                        launch=launch)
+
+
+def more(evidence: Evidence, serving: ServingStats, speculation: LiveSpeculation | None,
+         runs: Sequence[dict[str, Any]], host: HostConfig | None, status: HostStatus | None) -> Adjust:
+    """The checks of their own modules (speculation as it runs, the step cost: mtptui.ops.health.more), as one
+    hook over the reasons' list."""
+    from mtptui.ops.health.more import more_checks
+
+    launch = evidence.launch
+    version = (status.version if status else None) or (host.sglang_version if host else None)
+    return more_checks(speculation, evidence.drift, serving, runs, host, version, load_now(serving),
+                       running_shape(launch), launch)
+
+
+def assess(host: HostConfig | None, status: HostStatus | None, serving: ServingStats,
+           runs: Sequence[dict[str, Any]], down: str | None = None,
+           speculation: LiveSpeculation | None = None) -> Health:
+    """One verdict, nothing remembered: for a headless caller and tests (``speculation``: configured vs live,
+    mtptui.ops.speculation_view)."""
+    return HealthAssessor().assess(host, status, serving, runs, down, speculation=speculation)

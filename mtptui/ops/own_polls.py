@@ -1,0 +1,30 @@
+"""mtptui's own polls in the log it reads: ``/metrics``, ``/server_info`` and ``/health`` are uvicorn access lines.
+
+The dashboard polls every few seconds, so on a quiet server its own requests are most of the log. The log pane
+hides them (``is_own_poll``; a key shows them again), and ``mtptui check`` suggests SGLang's
+``--uvicorn-access-log-exclude-prefixes`` for the paths a launch does not exclude yet (``unexcluded``).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from mtptui.sglang.api import POLL_PATHS
+from mtptui.sglang.logparse.lines import ACCESS
+from mtptui.sglang.logparse.prefix import split_line
+
+EXCLUDE_FLAG = "--uvicorn-access-log-exclude-prefixes"
+
+
+def is_own_poll(text: str) -> bool:
+    """A uvicorn access line of a GET of one of the polled paths."""
+    if '"GET /' not in text:  # most lines: one substring test
+        return False
+    m = ACCESS.match(split_line(text).msg)
+    return m is not None and m.group(2) == "GET" and m.group(3).startswith(POLL_PATHS)
+
+
+def unexcluded(prefixes: Iterable[str] | None) -> list[str]:
+    """The polled paths uvicorn still logs with these exclude prefixes (it drops a path starting with one)."""
+    given = [str(prefix) for prefix in prefixes or ()]
+    return [path for path in POLL_PATHS if not any(path.startswith(prefix) for prefix in given if prefix)]

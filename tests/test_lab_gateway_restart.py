@@ -1,0 +1,361 @@
+"""The drain-aware restart on the lab host behind the real gateway: smg on the host's 127.0.0.1:30080 in front of
+the unit's server (30000) and a second replica started by hand (30001), a steady streamed load through the
+gateway (tests/stream_load.py, in the host's network namespace) while `mtptui restart lab --profile restored`
+runs. Drained: 0 failed, 0 cut; the same restart with --no-gateway cuts requests.
+
+The unit runs with ``KillMode=mixed`` and ``TimeoutStopSec=3``: in the lab's nspawn machine systemd cannot kill a
+control group ("Failed to kill control group ... Input/output error"), so the default control-group stop is not
+faithfully modelled; under mixed the server drains on SIGTERM while the gateway keeps sending it requests, and
+systemd's SIGKILL at the stop timeout cuts the ones in flight (what a plain restart costs).
+
+The rig (unit, replica, gateway) is built once for the module (``rig``); before each test ``ensure`` checks it
+and repairs only what the last test changed: the host file's gateway, the unit (the restored profile under
+KillMode=mixed, ready, idle), the replica, and the real smg gateway with both workers ready."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from tests.gateway_lab import (GATEWAY, REPLICA, REPLICA_PORT, SERVER, LabLoad as Load, lab_gateway_lists,
+                               lab_gateway_shows, start_lab_replica as start_replica,
+                               start_lab_replicas_gateway as start_gateway, stop_lab_gateway,
+                               with_lab_gateway as with_gateway)
+from tests.lab import API_PORT, Lab, LabHost, lab, operator_env, prepare_lab_host  # noqa: F401  (fixtures)
+from tests.smg_venv import OLD_ROUTERS
+from tests.sshd import ROOT
+from tests.lab.hosts import UNIT
+from tests.test_lab_systemd import show, unit_text
+
+pytestmark = pytest.mark.ssh
+
+STOP = "[Service]\nKillMode=mixed\nTimeoutStopSec=3\n"
+
+
+def run_mixed_unit(host: LabHost, tries: int = 3) -> None:
+    """The restored profile from the unit under KillMode=mixed. A start right after the stop of a control-group
+    unit can fail with 219/CGROUP in the lab (its cgroup was not removed yet: nspawn's cgroups are partial): the
+    start is tried again then, with the failed state reset."""
+    host.unit_file.write_text(unit_text(host, "restored").replace("[Service]\n", STOP))
+    host.lab.systemctl("daemon-reload")
+    for _ in range(tries):
+        before = len(host.log_text())
+        host.lab.machine.run("systemctl", "reset-failed", UNIT)
+        host.lab.machine.run("systemctl", "restart", UNIT)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if "ready to roll" in host.log_text()[before:]:
+                return
+            if show(host, "ActiveState")["ActiveState"] == "failed":
+                break
+            time.sleep(0.3)
+        time.sleep(1)
+    raise AssertionError(f"{UNIT} did not start under KillMode=mixed:\n{host.log_text()[-2000:]}")
+
+
+def exec_argv(host: LabHost) -> str:
+    """The command line of the unit's ExecStart= as systemd holds it (its argv[] field)."""
+    shown = show(host, "ExecStart")["ExecStart"]
+    return shown.partition("argv[]=")[2].partition(" ; ")[0]
+
+
+def http_status(host: LabHost, url: str) -> int:
+    """The status of GET ``url`` from the host itself (0: no answer)."""
+    code = ("import sys, urllib.request\ntry:\n print(urllib.request.urlopen(sys.argv[1], timeout=5).status)\n"
+            "except Exception:\n print(0)\n")
+    out = host.lab.run(sys.executable, "-c", code, url).stdout.strip()
+    return int(out) if out.isdigit() else 0
+
+
+def server_idle(host: LabHost, timeout: float = 15) -> bool:
+    """True once the unit's server holds no request by its own count (/v1/loads), within ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status, body = host.lab.api("/v1/loads")
+        if status == 200:
+            aggregate = json.loads(body)["aggregate"]
+            if int(aggregate["total_running_reqs"]) + int(aggregate["total_waiting_reqs"]) == 0:
+                return True
+        time.sleep(0.5)
+    return False
+
+
+def unit_as_built(host: LabHost) -> bool:
+    """The unit runs the restored profile under KillMode=mixed, as the rig built it, ready and idle."""
+    state = show(host, "ActiveState", "SubState", "KillMode", "TimeoutStopUSec", "NeedDaemonReload")
+    return (state == {"ActiveState": "active", "SubState": "running", "KillMode": "mixed", "TimeoutStopUSec": "3s",
+                      "NeedDaemonReload": "no"}
+            and host.unit_file.read_text() == host.unit_built  # type: ignore[attr-defined]
+            and exec_argv(host) == host.exec_built  # type: ignore[attr-defined]
+            and http_status(host, f"{SERVER}/health") == 200 and server_idle(host))
+
+
+def gateway_as_built(host: LabHost) -> bool:
+    """The real smg gateway (not an older sglang-router) runs, with both workers ready in it."""
+    gateway = host.gateway  # type: ignore[attr-defined]
+    return (gateway.poll() is None and "smg" in gateway.args and "sglang_router.launch_router" not in gateway.args
+            and lab_gateway_shows(host, {SERVER: "ready", REPLICA: "ready"}, timeout=5))
+
+
+def restart_gateway(host: LabHost) -> None:
+    stop_lab_gateway(host.gateway)  # type: ignore[attr-defined]
+    host.gateway = start_gateway(host)  # type: ignore[attr-defined]  (a test may replace it)
+    lab_gateway_lists(host, {SERVER: "ready", REPLICA: "ready"}, timeout=60)
+
+
+def build_unit(host: LabHost) -> None:
+    run_mixed_unit(host)
+    host.unit_built = host.unit_file.read_text()  # type: ignore[attr-defined]
+    host.exec_built = exec_argv(host)  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="module")
+def rig(lab: Lab, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabHost]:  # noqa: F811
+    """Built once for the module: the unit's server (restored, KillMode=mixed) and a second replica, both ready in
+    the real gateway; the host file names it."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        host = prepare_lab_host(lab, tmp_path_factory.mktemp("gateway-restart"), monkeypatch, "systemd")
+        host.wait_ready()
+        build_unit(host)
+        start_replica(host)
+        host.gateway = start_gateway(host)  # type: ignore[attr-defined]
+        try:
+            lab_gateway_lists(host, {SERVER: "ready", REPLICA: "ready"}, timeout=60)
+            yield host
+        finally:
+            stop_lab_gateway(host.gateway)  # type: ignore[attr-defined]
+            lab.reset()
+
+
+def ensure(host: LabHost) -> None:
+    """Repair only what the last test changed: the host file, the unit, the replica, the gateway."""
+    with_gateway(host)
+    repaired = False
+    if not unit_as_built(host):
+        print("ensure: the unit rebuilt")
+        build_unit(host)
+        repaired = True
+    if http_status(host, f"http://127.0.0.1:{REPLICA_PORT}/health") != 200:
+        print("ensure: the replica started again")
+        start_replica(host)
+        repaired = True
+    if repaired or not gateway_as_built(host):
+        print("ensure: the gateway started again")
+        restart_gateway(host)
+
+
+@pytest.fixture
+def behind_gateway(rig: LabHost) -> Iterator[LabHost]:
+    """The module's rig, checked (and repaired where a test changed it) before each test."""
+    ensure(rig)
+    yield rig
+
+
+def cli(host: LabHost, *args: str, profile: str = "restored") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mtptui.cli.main", "restart", "lab", "--profile", profile,
+                           "--config", str(host.path), *args], capture_output=True, text=True, timeout=400, cwd=ROOT,
+                          env=operator_env(host.lab))
+
+
+def restart_under_load(host: LabHost, tmp: Path, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
+    load = Load(host, tmp)
+    time.sleep(3)  # the load runs on both replicas
+    done = cli(host, "--yes", "--json", *args)
+    lab_gateway_lists(host, {SERVER: "ready"}, timeout=60)
+    time.sleep(2)
+    return done, load.tally()
+
+
+def main_pid(host: LabHost) -> str:
+    return show(host, "MainPID")["MainPID"]
+
+
+def test_a_drained_restart_loses_no_request_and_a_plain_one_cuts_them(behind_gateway, tmp_path) -> None:
+    host = behind_gateway
+    before = main_pid(host)
+    done, drained = restart_under_load(host, tmp_path)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    steps = [e["step"] for e in report["events"]]
+    order = [steps.index(s) for s in ("gateway_remove", "draining", "starting", "ready", "gateway_add",
+                                      "gateway_ready", "canary")]
+    assert order == sorted(order), steps
+    assert report["gateway"]["removed"] and report["gateway"]["re_added"] and report["gateway"]["canary"]
+    assert report["gateway"]["in_flight_at_stop"] == 0 and main_pid(host) != before
+    assert report["plan"]["gateway"]["ready_peers"] == [REPLICA]
+    assert drained["sent"] > 0 and drained["failed"] == 0 and drained["cut"] == 0, drained
+    plain_done, plain = restart_under_load(host, tmp_path, "--no-gateway")
+    assert plain_done.returncode == 0, plain_done.stderr
+    assert "gateway_remove" not in [e["step"] for e in json.loads(plain_done.stdout)["events"]]
+    assert plain["cut"] + plain["failed"] > 0, plain
+
+
+def test_the_plan_shows_the_gateway_steps_and_what_the_stop_does(behind_gateway) -> None:
+    host = behind_gateway
+    shown = cli(host, "--dry-run", "--drain-timeout", "45")
+    assert shown.returncode == 0, shown.stderr
+    assert f"gateway: remove {SERVER} from the gateway at {GATEWAY}" in shown.stdout
+    assert "at most 45 s (--drain-timeout)" in shown.stdout
+    assert f"gateway, once ready: add {SERVER} back (POST /workers)" in shown.stdout
+    assert "KillMode=mixed, TimeoutStopSec=3s; SIGTERM reaches SGLang's main process alone" in shown.stdout
+    assert "SIGKILL to itself: systemd then shows the unit failed (signal 9)" in shown.stdout
+
+
+def test_a_worker_that_never_drains_stops_the_restart_and_is_put_back(behind_gateway, tmp_path) -> None:
+    host = behind_gateway
+    before = main_pid(host)
+    long = subprocess.Popen(["ip", "netns", "exec", host.lab.ns, sys.executable, "-c", LONG_REQUEST, SERVER],
+                            env={**os.environ, **host.lab.session_env()}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(2)  # the request runs on the server, straight, not through the gateway
+        done = cli(host, "--yes", "--drain-timeout", "2")
+    finally:
+        long.kill()
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert f"{SERVER} still held 1 requests 2 s after its removal from the gateway" in done.stderr, done.stderr
+    assert "nothing was changed" in done.stderr and main_pid(host) == before
+    assert f"adding {SERVER} back to the gateway" in done.stdout
+    lab_gateway_lists(host, {SERVER: "ready", REPLICA: "ready"}, timeout=30)
+
+
+def test_the_last_ready_worker_is_restarted_only_with_yes(behind_gateway) -> None:
+    host = behind_gateway
+    removed = host.lab.run(sys.executable, "-c", DELETE_WORKER, GATEWAY, REPLICA)
+    assert removed.returncode == 0, removed.stderr
+    lab_gateway_lists(host, {REPLICA: "gone"}, timeout=30)
+    before = main_pid(host)
+    refused = cli(host)
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert refused.stderr.strip() == (f"mtptui: refusing to restart lab without --yes: {SERVER} is the last ready "
+                                      f"worker of its model in the gateway at {GATEWAY}: the restart drops the "
+                                      f"traffic it serves (no gateway steps)")
+    assert main_pid(host) == before
+
+
+@pytest.mark.parametrize("problem", ["unreachable", "not registered", "older router"])
+def test_a_gateway_problem_stops_before_any_change_unless_no_gateway(behind_gateway, problem) -> None:
+    host = behind_gateway
+    if problem == "unreachable":
+        with_gateway(host, url="http://127.0.0.1:30089")
+        said = "cannot reach the gateway at http://127.0.0.1:30089"
+    elif problem == "not registered":
+        with_gateway(host, worker_url="http://127.0.0.1:30005")
+        said = f"the gateway at {GATEWAY} lists no worker at http://127.0.0.1:30005"
+    else:
+        stop_lab_gateway(host.gateway)
+        host.gateway = start_gateway(host, OLD_ROUTERS[1])  # sglang-router 0.2.4: its workers have no status
+        lab_gateway_lists(host, {SERVER: None, REPLICA: None}, timeout=60)
+        said = f"the gateway at {GATEWAY} is sglang-router 0.2.x"
+    before = main_pid(host)
+    refused = cli(host, "--yes")
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert said in refused.stderr and "the restart stops before changing anything (--no-gateway restarts without " \
+                                      "the gateway steps)" in refused.stderr, refused.stderr
+    assert main_pid(host) == before
+    if problem != "unreachable":
+        return
+    plain = cli(host, "--yes", "--no-gateway")  # what the operator may choose: the restart without the steps
+    assert plain.returncode == 0, plain.stderr
+    assert "the gateway steps are left out (--no-gateway)" in plain.stdout and main_pid(host) != before
+
+
+LONG_REQUEST = """
+import json, sys, urllib.request
+body = json.dumps({"model": "default", "max_tokens": 20000, "ignore_eos": True,
+                   "messages": [{"role": "user", "content": "Write a long story."}]}).encode()
+request = urllib.request.Request(sys.argv[1] + "/v1/chat/completions", body, {"Content-Type": "application/json"})
+urllib.request.urlopen(request, timeout=600).read()
+"""
+
+DELETE_WORKER = """
+import json, sys, urllib.request
+workers = json.load(urllib.request.urlopen(sys.argv[1] + "/workers", timeout=10))["workers"]
+worker = next(w for w in workers if w["url"] == sys.argv[2])
+urllib.request.urlopen(urllib.request.Request(sys.argv[1] + "/workers/" + worker["id"], method="DELETE"), timeout=10)
+"""
+
+
+def banner(panel) -> str:
+    return panel.view.render().plain if panel.view is not None else ""
+
+
+async def test_the_dashboard_shows_the_gateway_steps_live_in_the_restart_panel(behind_gateway) -> None:
+    from mtptui.ui.screens.confirm import ConfirmScreen
+    from tests.test_lab_dashboard import dashboard
+    from tests.ui_fixtures.support import SIZE, wait_until
+
+    host = behind_gateway
+    app = dashboard(host)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.session.host is not None and "pid" in app.session.host.service,
+                         timeout=90)
+        await pilot.press("R")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=90)
+        shown = app.screen.plain or ""
+        assert f"gateway: remove {SERVER} from the gateway at {GATEWAY}" in shown
+        assert "gateway, once ready: one canary request through the gateway" in shown
+        await pilot.press("y")
+        panel = app.screen.restart_panel
+        seen: list[str] = []
+        await wait_until(pilot, lambda: seen.append(banner(panel)) or panel.finished, timeout=120)
+        assert panel.view.outcome == "ready", banner(panel)
+        live = [text for text in seen if "out of gateway" in text]
+        assert live and "out of gateway → draining → stopping" in live[0]
+        assert "back in gateway → ready in gateway → canary" in live[0]
+        assert {"gateway_remove", "draining", "gateway_add", "gateway_ready", "canary"} <= panel.view.seen
+        assert any("✓ out of gateway → ✓ draining" in text for text in seen)
+    lab_gateway_lists(host, {SERVER: "ready", REPLICA: "ready"}, timeout=30)
+
+
+async def test_the_dialog_asks_when_the_server_does_not_drain_and_going_on_restarts_it(behind_gateway) -> None:
+    from mtptui.ui.screens.confirm import ConfirmScreen
+    from tests.test_lab_dashboard import dashboard
+    from tests.ui_fixtures.support import SIZE, wait_until
+
+    host = behind_gateway
+    before = main_pid(host)
+    long = subprocess.Popen(["ip", "netns", "exec", host.lab.ns, sys.executable, "-c", LONG_REQUEST, SERVER],
+                            env={**os.environ, **host.lab.session_env()}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    app = dashboard(host)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session.host is not None and "pid" in app.session.host.service,
+                             timeout=90)
+            panel = app.screen.restart_panel
+            panel.drain_timeout_s = 2
+            await pilot.press("R")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=90)
+            await pilot.press("y")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=60)
+            assert app.screen.title_text == "The server did not drain"
+            assert f"{SERVER} still held 1 requests 2 s after its removal" in app.screen.body.plain
+            await pilot.press("y")  # stop it anyway
+            await wait_until(pilot, lambda: panel.finished, timeout=120)
+            assert panel.view.outcome == "ready", banner(panel)
+    finally:
+        long.kill()
+    assert main_pid(host) != before
+    lab_gateway_lists(host, {SERVER: "ready", REPLICA: "ready"}, timeout=30)
+
+
+def test_a_crash_after_the_drain_is_rolled_back_and_the_worker_is_added_back(behind_gateway) -> None:
+    host = behind_gateway
+    done = cli(host, "--yes", "--force", "--json", profile="no-extra-buffer")  # SGLang stops at start: a crash
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert report["outcome"] == "rolled_back", report["summary"]
+    steps = [e["step"] for e in report["events"]]
+    assert steps.index("gateway_remove") < steps.index("crashed") < steps.index("rolled_back") \
+        < steps.index("gateway_add") < steps.index("gateway_ready")
+    assert "canary" not in steps  # the canary is for a restart that went through, not for its rollback
+    assert report["gateway"]["removed"] and report["gateway"]["re_added"]
+    lab_gateway_lists(host, {SERVER: "ready", REPLICA: "ready"}, timeout=30)

@@ -1,0 +1,37 @@
+"""A restart's watch reads the log from before the stop: the stopped server's last words (SGLang's running-phase
+SIGQUIT line when its process group is stopped) are not the new start's crash; the same line once the new start
+has loaded anything is."""
+
+from __future__ import annotations
+
+from mtptui.ops.progress import StartupTracker
+from mtptui.sglang.logparse import LogParser
+
+OLD_SERVER_GOING = (
+    "[2026-12-01 22:18:40] SIGTERM received. signum=None frame=None. Draining requests and shutting down...\n"
+    "[2026-12-01 22:18:40] Subprocess scheduler_0 (pid=4242) crashed with exit code -15. Triggering SIGQUIT for "
+    "cleanup...\n"
+    "[2026-12-01 22:18:40] SIGQUIT received. signum=None, frame=None. It usually means one child failed.\n"
+)
+NEW_START = ("[2026-12-01 22:18:45 TP0] Load weight begin. avail mem=44.12 GB\n"
+             "[2026-12-01 22:18:46 TP0] Load weight end. elapsed=0.95 s, type=Qwen3_5ForCausalLM, "
+             "dtype=torch.bfloat16, avail mem=18.51 GB, mem usage=25.61 GB.\n")
+
+
+def _tracked(text: str) -> tuple[StartupTracker, list[str]]:
+    steps: list[str] = []
+    tracker = StartupTracker(lambda step, message, detail: steps.append(step))
+    parser = LogParser()
+    for event in [*parser.feed(text.encode()), *parser.flush_pending([])]:
+        tracker.apply(event)
+    return tracker, steps
+
+
+def test_the_stopped_servers_sigquit_line_is_not_the_new_starts_crash() -> None:
+    tracker, steps = _tracked(OLD_SERVER_GOING + NEW_START)
+    assert tracker.state.phase == "loading_weights" and "crashed" not in steps
+
+
+def test_the_same_line_after_the_new_start_loaded_anything_is_its_crash() -> None:
+    tracker, steps = _tracked(NEW_START + OLD_SERVER_GOING.splitlines(keepends=True)[2])
+    assert tracker.state.phase == "crashed" and steps[-1] == "crashed"

