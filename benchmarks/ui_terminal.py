@@ -7,6 +7,7 @@ import shlex
 import shutil
 import subprocess
 import time
+import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -18,7 +19,7 @@ class Terminal:
     """``tmux -L NAME``: its own server, so the command gets exactly the environment given."""
 
     def __init__(self, name: str) -> None:
-        self.socket = f"{name}-{os.getpid()}"
+        self.socket = f"{name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"  # never a dying server's name
 
     def tmux(self, *args: str) -> subprocess.CompletedProcess:
         return subprocess.run([TMUX, "-L", self.socket, "-f", "/dev/null", *args], capture_output=True, text=True,

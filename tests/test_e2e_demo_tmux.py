@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import time
+import uuid
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
@@ -58,18 +59,30 @@ class Terminal:
 
 
 @contextmanager
-def own_terminal(socket: str) -> Iterator[Terminal]:
-    """A Terminal on its own tmux server, killed on the way out whatever happened."""
-    term = Terminal(socket)
+def own_terminal(name: str) -> Iterator[Terminal]:
+    """A Terminal on a tmux server of its own, killed on the way out whatever happened.
+
+    Each call gets a fresh socket name: a server told to ``kill-server`` still holds its socket for a moment,
+    and a test that reused the name met the dying server ("server exited unexpectedly").
+    """
+    term = Terminal(f"{name}-{os.getpid()}-{uuid.uuid4().hex[:8]}")
     try:
         yield term
     finally:
         term.tmux("kill-server")
+        wait_until_gone(term)
+
+
+def wait_until_gone(term: Terminal, timeout: float = 5.0) -> None:
+    """Wait until the server no longer answers, so nothing of it outlives the test."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and term.tmux("has-session").returncode == 0:
+        time.sleep(0.05)
 
 
 @pytest.fixture
 def terminal() -> Iterator[Terminal]:
-    with own_terminal(f"mtptui-e2e-{os.getpid()}") as term:
+    with own_terminal("mtptui-e2e") as term:
         yield term
 
 

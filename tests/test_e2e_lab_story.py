@@ -9,7 +9,6 @@ systemd manager here, the process manager in the second test) and the banner rea
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import sys
@@ -27,7 +26,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.ssh, pytest.mark.needs(None if TMUX e
 
 @pytest.fixture
 def lab_terminal() -> Iterator[Terminal]:
-    with own_terminal(f"mtptui-lab-{os.getpid()}") as term:
+    with own_terminal("mtptui-lab") as term:
         yield term
 
 # the bench's verdict as the comparison pane words it: "vs best earlier: 54.0 vs 34.4 tok/s, 57 % faster, outside

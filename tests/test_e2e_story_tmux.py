@@ -53,7 +53,7 @@ def stop_demo_servers(tmp_path: Path) -> None:
 
 @pytest.fixture
 def story_terminal(tmp_path: Path) -> Iterator[Terminal]:
-    with own_terminal(f"mtptui-story-{os.getpid()}") as term:
+    with own_terminal("mtptui-story") as term:
         try:
             yield term
         finally:
