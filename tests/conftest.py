@@ -108,9 +108,11 @@ def xdist_group_of(item: pytest.Item) -> str:
 # running one alone at the end. Instead the queue is longest first: LONG_GROUPS (each took minutes in earlier
 # make test JUnit runs, ~150-380 s; benchmarks/suite_time.py lists a run's groups by time), then the lab modules
 # (each boots a machine and waits on its server), then the rest by test count, so what is left at the end is short.
-LONG_GROUPS = ("hosts", "lab:test_lab_tune.py", "lab:test_lab_gateway_restart.py", "vllm-server",
-               "test_flags_sglang_differential.py", "lab:test_lab_host_lint.py", "test_vllm_flags_differential.py",
-               "lab:test_lab_systemd.py")
+# The lab's real vLLM (lab:test_lab_vllm_real.py: 70 s alone, minutes under load) goes early, beside "hosts", so
+# it is done before the other worker starts the session's real vLLM ("vllm-server"): two at once crawl on 2 cores.
+LONG_GROUPS = ("hosts", "lab:test_lab_vllm_real.py", "lab:test_lab_tune.py", "lab:test_lab_gateway_restart.py",
+               "vllm-server", "test_flags_sglang_differential.py", "lab:test_lab_host_lint.py",
+               "test_vllm_flags_differential.py", "lab:test_lab_systemd.py")
 
 
 def longest_first(groups: list[str]) -> list[str]:

@@ -111,3 +111,34 @@ async def test_a_start_vllm_refuses_is_rolled_back_to_the_previous_launch(vllm_h
     assert result.end is not None and result.end.launch == "previous" and result.end.pid != before
     assert result.end.pid is not None and _cmdline(result.end.pid) == vllm_host.launch_argv(BAD_PROFILE)
     await _ready(vllm_host.api_url)
+
+
+# What a real vLLM 0.32.0 unit printed as systemd stopped it for a restart (its engine core force-killed under
+# the API server's output handler), before the new server's first line (tests/test_lab_vllm_real.py).
+ENGINE_DEAD = (
+    "(APIServer pid=86) ERROR 12-02 13:59:14 [async_llm.py:906] AsyncLLM output_handler failed.\n"
+    "(APIServer pid=86) ERROR 12-02 13:59:14 [async_llm.py:906] Traceback (most recent call last):\n"
+    "(APIServer pid=86) ERROR 12-02 13:59:14 [async_llm.py:906]     raise self._format_exception(outputs) from None\n"
+    "(APIServer pid=86) ERROR 12-02 13:59:14 [async_llm.py:906] vllm.v1.engine.exceptions.EngineDeadError: "
+    "EngineCore encountered an issue. See stack trace (above) for the root cause.\n")
+OLD_SHUTDOWN = (f"Stopping vllm.service - vLLM...\n{ENGINE_DEAD}"
+                "Stopped vllm.service - vLLM.\nStarted vllm.service - vLLM.\n")
+
+
+def _watched(text: str) -> tuple[str, str | None]:
+    """(phase, crash reason) of a restart's watch that read ``text`` from the position taken before it."""
+    from mtptui.engines.registry import launches
+    from mtptui.ops.progress import StartupTracker
+
+    parser, state = launches("vllm").watch()
+    tracker = StartupTracker(lambda *args: None, state)
+    for event in [*parser.feed(text.encode()), *parser.flush_pending([])]:
+        tracker.apply(event)
+    return tracker.state.phase, tracker.reason
+
+
+def test_the_old_servers_shutdown_error_is_not_the_new_starts_crash() -> None:
+    real = (Path(__file__).parent / "ui_fixtures" / "vllm-real.log").read_text()
+    assert _watched(OLD_SHUTDOWN + real) == ("ready", None)
+    phase, reason = _watched(real[:real.index("Application startup complete.")] + ENGINE_DEAD)
+    assert phase == "crashed" and reason is not None and "EngineDeadError" in reason  # the new server's own

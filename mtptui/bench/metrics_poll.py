@@ -3,6 +3,9 @@
 - `Δ sglang:generation_tokens_total / Δ sglang:spec_verify_calls_total` is the exact accept length over a
   window (serving-benchmarks.md §2.5), where the verify counter exists (0.5.23; 0.5.12.post1 has none). Both
   counters move only when a request finishes, so the difference is taken over the whole run, never per second.
+- an engine whose speculation counters are others (vLLM: `vllm:spec_decode_num_drafts_total` and
+  `..._num_accepted_tokens_total`) gives a pair through the engine registry (``spec_tokens``, ``spec_steps``)
+  whose differences divide to the accept length the same way: 1 + Δaccepted / Δdrafts for vLLM.
 - `sglang:spec_accept_length` is a gauge of the last decode-log interval: each new value seen during the run
   is one interval's accept length (the live figure, and the run's figure when nothing better exists).
 
@@ -15,6 +18,7 @@ from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, Protocol
 
+from mtptui.engines.registry import accept_counters
 from mtptui.sglang.exposition import family_values
 
 GEN_TOKENS = "sglang:generation_tokens_total"
@@ -35,6 +39,13 @@ class Scrape:
     queue: float | None = None
     running: float | None = None
     accept_gauge: float | None = None
+    spec_tokens: float | None = None  # another engine's counters (mtptui.engines.registry.accept_counters)
+    spec_steps: float | None = None
+
+    @property
+    def speculative(self) -> bool:
+        """Whether the scrape has an engine's speculation counters (a server without speculation has none)."""
+        return self.spec_steps is not None
 
 
 def parse_metrics(text: str, t: float = 0.0) -> Scrape:
@@ -43,14 +54,20 @@ def parse_metrics(text: str, t: float = 0.0) -> Scrape:
     sums = {name: sum(values) for name, values in found.items() if name in _SUMMED}
     gauges = found.get(ACCEPT_GAUGE)
     gauge = sum(gauges) / len(gauges) if gauges else None
-    return Scrape(t, sums.get(GEN_TOKENS), sums.get(VERIFY_CALLS), sums.get(QUEUE), sums.get(RUNNING), gauge)
+    spec = None if VERIFY_CALLS in sums else accept_counters(text)
+    return Scrape(t, sums.get(GEN_TOKENS), sums.get(VERIFY_CALLS), sums.get(QUEUE), sums.get(RUNNING), gauge,
+                  *(spec or (None, None)))
 
 
 def _counters(scrape: Scrape | None) -> tuple[float, float] | None:
-    """(generated tokens, verify calls) of a scrape that has both counters, else None."""
-    if scrape is None or scrape.gen_tokens is None or scrape.verify_calls is None:
+    """(generated tokens, verify calls) of a scrape that has both counters, else another engine's pair, else None."""
+    if scrape is None:
         return None
-    return scrape.gen_tokens, scrape.verify_calls
+    if scrape.gen_tokens is not None and scrape.verify_calls is not None:
+        return scrape.gen_tokens, scrape.verify_calls
+    if scrape.spec_tokens is not None and scrape.spec_steps is not None:
+        return scrape.spec_tokens, scrape.spec_steps
+    return None
 
 
 def accept_len_between(before: Scrape | None, after: Scrape | None) -> float | None:

@@ -248,12 +248,14 @@ class BenchRunner:
                         window: tuple[float, float]) -> AcceptEvidence:
         """What each source says about acceptance over the measured window (``perf_counter`` times)."""
         poller, log = self._poller, self._log
-        evidence = AcceptEvidence(server.speculative, server.version, counters=accept_len_between(before, after),
+        # a server whose /server_info says nothing of its launch (vLLM) speculates when its counters say so
+        speculative = server.speculative or bool(before and before.speculative)
+        evidence = AcceptEvidence(speculative, server.version, counters=accept_len_between(before, after),
                                   followed_log=log is not None, metrics_enabled=bool(poller and poller.enabled),
                                   gauge=poller.gauge_between(*window) if poller else [])
         if log is not None:
             await log.drain()
-        if server.speculative and log is not None:
+        if speculative and log is not None:
             evidence.log = log.accept_len(window[0], window[1] + DRAIN_S)
         if server.speculative:
             evidence.server_info = await server_accept_len(client)

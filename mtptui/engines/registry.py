@@ -177,6 +177,24 @@ def recognise(head: str) -> Engine:
     return next((e for e in ENGINES.values() if e.recognises(head)), DEFAULT)
 
 
+# --- The bench: an engine's speculation counters in /metrics ----------------------------------------------------
+
+def _vllm_accept_counters(text: str) -> tuple[float, float] | None:
+    from mtptui.engines.vllm.metrics import accept_counters as vllm_counters
+
+    return vllm_counters(text)
+
+
+# SGLang's (generation tokens, verify calls) are mtptui.bench.metrics_poll's own, read with either name prefix.
+ACCEPT_COUNTERS: tuple[Callable[[str], tuple[float, float] | None], ...] = (_vllm_accept_counters,)
+
+
+def accept_counters(text: str) -> tuple[float, float] | None:
+    """A pair of an engine's counters in a `/metrics` text (``text``) whose differences over a window divide to
+    the window's accept length (vLLM: drafts + accepted tokens, drafts); None when no engine's are there."""
+    return next((found for counters in ACCEPT_COUNTERS if (found := counters(text)) is not None), None)
+
+
 # --- Launches: how an engine's launch is read, compared, written back and watched (diff and restart) -----------
 
 
@@ -353,7 +371,7 @@ def _vllm_watch() -> tuple[Parser, StartupState]:
     from mtptui.engines.vllm.logparse import LogParser
     from mtptui.engines.vllm.state import VllmState
 
-    return LogParser(), VllmState()
+    return LogParser(), VllmState(own_start_only=True)  # the old server's shutdown lines come first
 
 
 def _vllm_server_said(launch: Any, line: str) -> Any:

