@@ -483,6 +483,7 @@ class Dashboard:
     server_info: Callable[[GetJson, str | None], Awaitable[ServerInfo | None]]  # (get_json, the version known so
     # far): what the server's API says of itself (mtptui.engines.polls), None while it cannot answer
     metrics_reader: Callable[[str | None], MetricsReader]  # (version): a reader of its /metrics into figures
+    metrics_off: str = ""  # what a /metrics that does not answer 200 may mean ("" when it is always on)
 
 
 def _sglang_dashboard_parser() -> DashboardParser:
@@ -553,7 +554,8 @@ def _vllm_metrics(version: str | None) -> MetricsReader:
 
 DASHBOARDS: dict[str, Dashboard] = {
     "sglang": Dashboard(SGLANG.label, _sglang_dashboard_parser, _sglang_host_version, _sglang_launch_speculation,
-                        _sglang_launch_rows, _sglang_server_info, _sglang_metrics),
+                        _sglang_launch_rows, _sglang_server_info, _sglang_metrics,
+                        metrics_off="no --enable-metrics?"),
     "vllm": Dashboard(VLLM.label, _vllm_dashboard_parser, _no_host_version, _vllm_launch_speculation,
                       _no_launch_rows, _vllm_server_info, _vllm_metrics),
 }

@@ -52,7 +52,8 @@ class MetricsSource:
     def __init__(self, session: HostSession, version: str | None, *, every_s: float = 5.0,
                  missing_every_s: float = 15.0, timeout_s: float = 3.0) -> None:
         self.session = session
-        self.read = dashboard(session.host.engine).metrics_reader(version)
+        view = dashboard(session.host.engine)
+        self.read, self.off = view.metrics_reader(version), view.metrics_off
         self.every_s, self.missing_every_s, self.timeout_s = every_s, missing_every_s, timeout_s
 
     async def __call__(self, emit: Callable[[ServerMetrics], Awaitable[None]]) -> None:
@@ -75,7 +76,7 @@ class MetricsSource:
         except (UserError, httpx.HTTPError) as exc:
             return ServerMetrics(now, {}, f"/metrics cannot be read: {exc or type(exc).__name__}")
         if status != 200:
-            return ServerMetrics(now, {}, f"/metrics answered HTTP {status} (no --enable-metrics?)")
+            return ServerMetrics(now, {}, f"/metrics answered HTTP {status}" + (f" ({self.off})" if self.off else ""))
         if body is None:
             return ServerMetrics(now, {}, f"/metrics is larger than {MAX_BYTES >> 20} MiB: not read")
         try:

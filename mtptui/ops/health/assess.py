@@ -13,7 +13,7 @@ from statistics import median
 from typing import Any, Callable, Generic, Sequence, TypeVar
 
 from mtptui.config import HostConfig
-from mtptui.engines.registry import launches
+from mtptui.engines.registry import dashboard, launches
 from mtptui.ops.baseline import Baseline, accept_baseline, host_runs, no_spec_baseline, speed_baseline, unmeasured
 from mtptui.ops.drift import Drift, known_good_drift
 from mtptui.ops.feed import HostStatus
@@ -100,7 +100,7 @@ class HealthAssessor:
         return Evidence(drift, list(serving.speed), list(serving.accept), speed_base, list(serving.speed_t),
                         list(serving.accept_t), accept_base, no_spec_base,
                         speculative=launch is None or shape is not None, unmeasured=missing, serving=serving,
-                        launch=launch)
+                        launch=launch, engine=dashboard(host.engine if host else None).label)
 
 
 def more(evidence: Evidence, serving: ServingStats, speculation: LiveSpeculation | None,
