@@ -212,3 +212,17 @@ def test_the_health_line_of_the_real_server_knows_its_launch(polled: Polled) -> 
     drift = next(check for check in health.checks if check.name == "drift")
     assert drift.text == "running ≠ known-good: 1 flag" and drift.items == ("spec ngram:3≠ngram:5",)
     assert "SGLang" not in " ".join(texts)
+
+
+def test_the_help_panes_name_the_hosts_engine() -> None:
+    from rich.console import Console
+
+    from mtptui.ui.screens.help import HelpScreen
+
+    def panes(label: str) -> str:
+        console = Console(width=200, record=True, file=open("/dev/null", "w"))
+        console.print(HelpScreen([], label)._panes_table())
+        return console.export_text()
+
+    assert "vLLM version" in panes("vLLM") and "SGLang" not in panes("vLLM")
+    assert "SGLang version" in panes("SGLang")

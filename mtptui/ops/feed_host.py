@@ -83,6 +83,7 @@ class SessionStatus:
         self.every_s, self.slow_every_s = every_s, slow_every_s
         self._poked = asyncio.Event()
         self._api_answered = False
+        self._resolved: tuple[int, Any] | None = None  # (pid, its launch with what its log said it resolved)
 
     def poke(self) -> None:
         """Look again now, as after a restart: a new process, a new start time, a new launch."""
@@ -148,10 +149,16 @@ class SessionStatus:
             running = await running_side(self.session, set())
         except UserError:
             return status
-        try:
-            running = await with_server_word(self.session, running)
-        except UserError:
-            pass  # the log cannot be read now: the command line alone
+        if running is not None and self._resolved is not None and self._resolved[0] == running.info.pid:
+            running.side.flagset = self._resolved[1]  # the same process: its log said it once (no re-read)
+        elif running is not None:
+            read = running.side.flagset
+            try:
+                running = await with_server_word(self.session, running)
+            except UserError:
+                pass  # the log cannot be read now: the command line alone, and asked again next time
+            if running is not None and running.side.flagset is not read:
+                self._resolved = (running.info.pid, running.side.flagset)
         if running is not None:  # the process's own command line and start time: the only sources of both
             status = replace(status, launch=running.side.flagset, launch_source=f"running pid {running.info.pid}",
                              service=self.session.manager.service_label(running.info.pid),
