@@ -171,9 +171,9 @@ def polled(vllm_server: VllmServer, tmp_path_factory: pytest.TempPathFactory) ->
     assert vllm_server.process is not None
     pid_file = tmp_path_factory.mktemp("vllm-host") / "vllm.pid"
     pid_file.write_text(f"{vllm_server.process.pid}\n")
-    host = real_host(vllm_server, pid_file)
+    host = real_host(vllm_server.port, vllm_server.model, vllm_server.log_path, pid_file)
     mark = vllm_server.mark()
-    status, scrapes, after = asyncio.run(asyncio.wait_for(_poll(vllm_server, host), 600))  # a guard against a hang
+    status, scrapes, after = asyncio.run(asyncio.wait_for(_poll(vllm_server, host), 300))  # a guard against a hang
     return Polled(status, scrapes[0], scrapes[after], scrapes, vllm_server.log_since(mark), host)
 
 
@@ -226,3 +226,13 @@ def test_the_help_panes_name_the_hosts_engine() -> None:
 
     assert "vLLM version" in panes("vLLM") and "SGLang" not in panes("vLLM")
     assert "SGLang version" in panes("SGLang")
+
+
+def test_a_console_script_is_read_as_its_process_shows_it() -> None:
+    """`vllm serve` started as a script: the kernel puts the shebang's interpreter first in /proc/PID/cmdline."""
+    model = launches("vllm")
+    words = ["/venv/bin/python", "/venv/bin/vllm", "serve", "/m/tiny", "--max-num-seqs", "8"]
+    launch = model.argv(words, "0.32.0")
+    assert (launch.model_path, launch.flags) == ("/m/tiny", {"--max-num-seqs": 8})
+    assert model.entry(words) == "/venv/bin/python /venv/bin/vllm serve"
+    assert model.entry(["/venv/bin/python", "/venv/bin/other", "serve"]) is None
