@@ -186,6 +186,16 @@ def test_the_host_feed_asks_vllm_for_its_version_and_never_for_server_info(polle
     assert "/server_info" not in polled.log and "/get_server_info" not in polled.log
 
 
+def test_the_log_view_hides_the_access_lines_of_the_vllm_polls(polled: Polled) -> None:
+    from mtptui.ops.own_polls import is_own_poll, own_poll_test
+
+    hidden = own_poll_test(dashboard("vllm").poll_paths)
+    lines = [line for line in polled.log.splitlines() if '"GET /' in line]
+    versions = [line for line in lines if '"GET /version ' in line]
+    assert versions and all(hidden(line) for line in lines)
+    assert not any(is_own_poll(line) for line in versions)  # SGLang's paths: /version is no poll of its dashboard
+
+
 def test_the_running_launch_is_the_process_with_what_the_server_said_it_resolved(polled: Polled,
                                                                               vllm_server: VllmServer) -> None:
     assert vllm_server.process is not None

@@ -11,6 +11,7 @@ from typing import Any, Awaitable, BinaryIO, Callable, Iterable, Iterator, Mappi
 from mtptui.engines import names
 from mtptui.engines.polls import GetJson, MetricsReader, ServerInfo
 from mtptui.engines.vllm.flags.table import DEFAULT_VERSION as VLLM_DEFAULT
+from mtptui.sglang.api import POLL_PATHS as SGLANG_POLLS
 from mtptui.sglang.versions import DEFAULT_VERSION as SGLANG_DEFAULT
 
 
@@ -484,6 +485,8 @@ class Dashboard:
     # far): what the server's API says of itself (mtptui.engines.polls), None while it cannot answer
     metrics_reader: Callable[[str | None], MetricsReader]  # (version): a reader of its /metrics into figures
     metrics_off: str = ""  # what a /metrics that does not answer 200 may mean ("" when it is always on)
+    poll_paths: tuple[str, ...] = ("/metrics", "/health")  # what the dashboard (and monitors) GET every few
+    # seconds: the log view hides their access lines
 
 
 def _sglang_dashboard_parser() -> DashboardParser:
@@ -555,9 +558,10 @@ def _vllm_metrics(version: str | None) -> MetricsReader:
 DASHBOARDS: dict[str, Dashboard] = {
     "sglang": Dashboard(SGLANG.label, _sglang_dashboard_parser, _sglang_host_version, _sglang_launch_speculation,
                         _sglang_launch_rows, _sglang_server_info, _sglang_metrics,
-                        metrics_off="no --enable-metrics?"),
+                        metrics_off="no --enable-metrics?", poll_paths=SGLANG_POLLS),
     "vllm": Dashboard(VLLM.label, _vllm_dashboard_parser, _no_host_version, _vllm_launch_speculation,
-                      _no_launch_rows, _vllm_server_info, _vllm_metrics),
+                      _no_launch_rows, _vllm_server_info, _vllm_metrics,
+                      poll_paths=("/metrics", "/version", "/health")),
 }
 assert tuple(DASHBOARDS) == NAMES, "every engine of the registry has a dashboard view"
 
