@@ -8,6 +8,7 @@ import itertools
 from mtptui.ops.feed import Connection, FollowerFeed, HostStatus, LogChunk, merge_feeds
 from tests.recorded_feed import RecordedFeed
 from mtptui.ops.feed_host import with_server_info
+from mtptui.sglang.host_polls import info_of
 from mtptui.ui import messages
 from mtptui.ui.logbuffer import ERROR, INFO, WARNING
 from mtptui.ui.pump import RESET_LINE, FeedPump, clean
@@ -53,12 +54,12 @@ async def test_merged_feed_interleaves_sources_and_ends_with_the_log() -> None:
 def test_server_info_gives_the_version_and_0523s_launch_command_but_never_the_start() -> None:
     """0.5.12.post1 has no launch_command or start time in /server_info; 0.5.23's startup_time is a dict of
     durations and its launch_command is argv without the interpreter. The uptime comes from /proc only."""
-    old = with_server_info(HostStatus("demo"), {"version": "0.5.12.post1", "tp_size": 2})
+    old = with_server_info(HostStatus("demo"), info_of({"version": "0.5.12.post1", "tp_size": 2}, None))
     assert (old.version, old.started_at, old.launch, old.launch_source) == ("0.5.12.post1", None, None, "")
     info = {"version": "0.5.23", "startup_time": {"load_weight": 30.1, "scheduler_e2e": 61.0},
             "launch_command": "--model-path /m --speculative-algorithm NEXTN --speculative-num-steps 1 "
                               "--speculative-eagle-topk 1 --tp-size 2"}
-    status = with_server_info(HostStatus("demo"), info)
+    status = with_server_info(HostStatus("demo"), info_of(info, None))
     assert (status.version, status.started_at, status.launch_source) == ("0.5.23", None, "server_info")
     assert dict(launch_rows(status.launch, "—")) == {"algorithm": "NEXTN (runs as EAGLE)", "steps": "1",
                                                   "draft tokens": "2 (auto)", "topk": "1"}

@@ -5,11 +5,13 @@ protocol comes with the engine layer). `parse-log` asks every engine whether a l
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, BinaryIO, Callable, Iterable, Iterator, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, BinaryIO, Callable, Iterable, Iterator, Mapping, Protocol
 
 from mtptui.engines import names
+from mtptui.engines.polls import GetJson, MetricsReader, ServerInfo
 from mtptui.engines.vllm.flags.table import DEFAULT_VERSION as VLLM_DEFAULT
+from mtptui.sglang.api import POLL_PATHS as SGLANG_POLLS
 from mtptui.sglang.versions import DEFAULT_VERSION as SGLANG_DEFAULT
 
 
@@ -228,6 +230,12 @@ class Launches:
     resolved: ResolvedLine | None = None  # the log line in which a running server says what it resolved
     process: str = ""  # an extended regex a server's command line (words joined by spaces) matches
     env_prefixes: tuple[str, ...] = ()  # the engine's own environment variables (beside CUDA_, NCCL_, HF_, ...)
+    shape: Callable[[Any], tuple[str, ...] | None] | None = None  # a launch -> its speculative shape as the bench
+    # records one ((steps, draft tokens, topk) as text); None from it: no speculative decoding
+    short_names: Mapping[str, str] = field(default_factory=dict)  # flag -> its short name in the health line,
+    # weightiest first (the drift's order)
+    short_value: Callable[[str, str], str | None] | None = None  # (flag, resolved value) -> the value shortly for
+    # the health line, where the engine says it better than the words of the diff (None: those words)
 
 
 @dataclass(frozen=True)
@@ -386,16 +394,68 @@ def _vllm_restart_lint(launch: Any) -> Any:
     return lint_verdict(launch)
 
 
+SGLANG_SHORT = {
+    "--speculative-num-steps": "steps", "--speculative-num-draft-tokens": "draft",
+    "--speculative-eagle-topk": "topk", "--speculative-algorithm": "spec", "--max-running-requests": "max-running",
+    "--mem-fraction-static": "mem-fraction", "--context-length": "context", "--mamba-full-memory-ratio": "mamba-ratio",
+    "--mamba-scheduler-strategy": "mamba-strategy", "--tp-size": "tp", "--model-path": "model",
+}
+VLLM_SHORT = {
+    "--speculative-config": "spec", "--spec-tokens": "draft", "--max-num-seqs": "max-seqs",
+    "--gpu-memory-utilization": "mem-util", "--max-model-len": "context", "--tensor-parallel-size": "tp",
+    "--model": "model",
+}
+SPEC_FLAGS = ("--speculative-num-steps", "--speculative-num-draft-tokens", "--speculative-eagle-topk")
+
+
+def _sglang_shape(launch: Any) -> tuple[str, ...] | None:
+    from mtptui.sglang.flags import resolve_effective
+
+    if launch is None or launch.get("--speculative-algorithm") is None:
+        return None
+    effective = resolve_effective(launch)
+    return tuple("" if effective.get(flag) is None or effective[flag].value is None else str(effective[flag].value)
+                 for flag in SPEC_FLAGS)
+
+
+def _vllm_short_value(flag: str, resolved: str) -> str | None:
+    """`--speculative-config` as METHOD:TOKENS (``mtp:3``), the rest of it left to the diff."""
+    import json
+
+    if flag != "--speculative-config":
+        return None
+    try:
+        config = json.loads(resolved)
+    except ValueError:
+        return None
+    if not isinstance(config, dict) or "method" not in config:
+        return None
+    tokens = config.get("num_speculative_tokens")
+    return f"{config['method']}:{tokens}" if tokens is not None else str(config["method"])
+
+
+def _vllm_shape(launch: Any) -> tuple[str, ...] | None:
+    from mtptui.engines.vllm.flags.launch_speculation import launch_speculation
+
+    found = launch_speculation(launch)
+    shape = found.configured if found is not None else None
+    if shape is None:
+        return None
+    return tuple("" if value is None else str(value) for value in (shape.steps, shape.draft_tokens, shape.topk))
+
+
 LAUNCHES: dict[str, Launches] = {
     "sglang": Launches(_sglang_version, _sglang_profile, _sglang_argv, _sglang_command, _sglang_unit_launch,
                        _sglang_diff, _sglang_launch_words, _sglang_entry, _with_entry, _sglang_write_unit,
                        _sglang_watch, stop_facts=True,
-                       process=r"-m sglang[.]launch_server( |$)|sglang serve( |$)"),
+                       process=r"-m sglang[.]launch_server( |$)|sglang serve( |$)", shape=_sglang_shape,
+                       short_names=SGLANG_SHORT),
     "vllm": Launches(_vllm_version, _vllm_profile, _vllm_argv, _vllm_command, _vllm_unit_launch, _vllm_diff,
                      _vllm_launch_words, _vllm_entry, _vllm_with_entry, _vllm_write_unit, _vllm_watch,
                      _vllm_restart_lint, resolved=ResolvedLine("non-default args: ", _vllm_server_said),
                      process=r"-m vllm[.]entrypoints[.](openai[.])?api_server( |$)|vllm serve( |$)"
-                             r"|-m vllm[.]entrypoints[.]cli[.]main serve( |$)", env_prefixes=("VLLM_",)),
+                             r"|-m vllm[.]entrypoints[.]cli[.]main serve( |$)", env_prefixes=("VLLM_",),
+                     shape=_vllm_shape, short_names=VLLM_SHORT, short_value=_vllm_short_value),
 }
 assert tuple(LAUNCHES) == NAMES, "every engine says how its launches are read"
 
@@ -439,6 +499,12 @@ class Dashboard:
     launch_speculation: Callable[[Any], Any]  # a running launch -> mtptui.speculation.LiveSpeculation | None
     launch_rows: Callable[[Any, str], list[tuple[str, str]] | None]  # (launch, unknown): the pane's settings rows
     # as the engine resolves a launch; None: the launch's speculation (launch_speculation) says them
+    server_info: Callable[[GetJson, str | None], Awaitable[ServerInfo | None]]  # (get_json, the version known so
+    # far): what the server's API says of itself (mtptui.engines.polls), None while it cannot answer
+    metrics_reader: Callable[[str | None], MetricsReader]  # (version): a reader of its /metrics into figures
+    metrics_off: str = ""  # what a /metrics that does not answer 200 may mean ("" when it is always on)
+    poll_paths: tuple[str, ...] = ("/metrics", "/health")  # what the dashboard (and monitors) GET every few
+    # seconds: the log view hides their access lines
 
 
 def _sglang_dashboard_parser() -> DashboardParser:
@@ -483,11 +549,37 @@ def _vllm_launch_speculation(launch: Any) -> Any:
     return launch_speculation(launch)
 
 
+async def _sglang_server_info(get_json: GetJson, version: str | None) -> ServerInfo | None:
+    from mtptui.sglang.host_polls import server_status
+
+    return await server_status(get_json, version)
+
+
+def _sglang_metrics(version: str | None) -> MetricsReader:
+    from mtptui.sglang.host_polls import metrics_reader
+
+    return metrics_reader(version)
+
+
+async def _vllm_server_info(get_json: GetJson, version: str | None) -> ServerInfo | None:
+    from mtptui.engines.vllm.host_polls import server_status
+
+    return await server_status(get_json, version)
+
+
+def _vllm_metrics(version: str | None) -> MetricsReader:
+    from mtptui.engines.vllm.host_polls import metrics_reader
+
+    return metrics_reader(version)
+
+
 DASHBOARDS: dict[str, Dashboard] = {
     "sglang": Dashboard(SGLANG.label, _sglang_dashboard_parser, _sglang_host_version, _sglang_launch_speculation,
-                        _sglang_launch_rows),
+                        _sglang_launch_rows, _sglang_server_info, _sglang_metrics,
+                        metrics_off="no --enable-metrics?", poll_paths=SGLANG_POLLS),
     "vllm": Dashboard(VLLM.label, _vllm_dashboard_parser, _no_host_version, _vllm_launch_speculation,
-                      _no_launch_rows),
+                      _no_launch_rows, _vllm_server_info, _vllm_metrics,
+                      poll_paths=("/metrics", "/version", "/health")),
 }
 assert tuple(DASHBOARDS) == NAMES, "every engine of the registry has a dashboard view"
 

@@ -1,7 +1,8 @@
 """Drift: how the launch that runs differs from the host's known-good profile, in the health line's words.
 
-The comparison is the diff's (``mtptui.sglang.flags.diff_flagsets``: aliases, renames and SGLang's own
-resolution of auto values); this module orders its rows by what decides speed first and names them shortly
+The comparison is the diff of the host's engine (its ``Launches`` in mtptui.engines.registry: for SGLang
+aliases, renames and its own resolution of auto values, for vLLM what the server said it resolved); this module
+orders its rows by what decides speed first (the engine's short names, weightiest first) and names them shortly
 (``steps 1≠3``), so the first ones survive a narrow terminal.
 """
 
@@ -9,17 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from typing import Any, Mapping
+
 from mtptui.config import HostConfig
-from mtptui.sglang.flags import FlagError, FlagSet, diff_flagsets
+from mtptui.engines.registry import SGLANG_SHORT, Launches, launches
+from mtptui.errors import UserError
 from mtptui.text import visible
 
-SHORT_NAMES = {
-    "--speculative-num-steps": "steps", "--speculative-num-draft-tokens": "draft",
-    "--speculative-eagle-topk": "topk", "--speculative-algorithm": "spec", "--max-running-requests": "max-running",
-    "--mem-fraction-static": "mem-fraction", "--context-length": "context", "--mamba-full-memory-ratio": "mamba-ratio",
-    "--mamba-scheduler-strategy": "mamba-strategy", "--tp-size": "tp", "--model-path": "model",
-}
-ORDER = tuple(SHORT_NAMES)
+SHORT_NAMES = SGLANG_SHORT  # the default engine's
 
 
 @dataclass(frozen=True)
@@ -61,22 +59,32 @@ def short_value(resolved: str | None) -> str:
     return one_line(resolved.removesuffix(" (auto)"))
 
 
-def short_name(flag: str) -> str:
-    return SHORT_NAMES.get(flag) or flag.removeprefix("--").removeprefix("speculative-")
+def short_name(flag: str, names: Mapping[str, str] = SHORT_NAMES) -> str:
+    return names.get(flag) or flag.removeprefix("--").removeprefix("speculative-")
 
 
-def known_good_drift(host: HostConfig | None, running: FlagSet | None) -> Drift | None:
-    """The running launch vs the known-good profile; None when either is unknown or cannot be read."""
+def _value(model: Launches, flag: str, resolved: str | None) -> str:
+    """A resolved value shortly: the engine's own short form where it has one, else ``short_value``'s."""
+    said = model.short_value(flag, resolved) if model.short_value is not None and resolved is not None else None
+    return one_line(said) if said is not None else short_value(resolved)
+
+
+def known_good_drift(host: HostConfig | None, running: Any) -> Drift | None:
+    """The running launch (the host's engine's flag set) vs the known-good profile; None when either is unknown
+    or cannot be read."""
     if host is None or running is None or host.known_good is None:
         return None
+    model = launches(host.engine)
     try:
-        good = FlagSet.from_profile(host.profile(host.known_good), host.sglang_version)
-        diff = diff_flagsets([("running", running), ("known-good", good)])
-    except FlagError:
+        good = model.profile(host.profile(host.known_good), model.version(host))
+        diff = model.diff([("running", running), ("known-good", good)], False)
+    except UserError:  # a FlagError too: a profile the engine refuses
         return None
-    rows = sorted(diff.rows, key=lambda row: ORDER.index(row.flag) if row.flag in ORDER else len(ORDER))
-    items = [DriftItem(short_name(row.flag), short_value(row.resolved[0]), short_value(row.resolved[1]))
-             for row in rows]
+    names = model.short_names
+    order = tuple(names)
+    rows = sorted(diff.rows, key=lambda row: order.index(row.flag) if row.flag in order else len(order))
+    items = [DriftItem(short_name(row.flag, names), _value(model, row.flag, row.resolved[0]),
+                       _value(model, row.flag, row.resolved[1])) for row in rows]
     items += [DriftItem(one_line(env.var), one_line(env.values[0] or "unset"), one_line(env.values[1] or "unset"))
               for env in diff.env]
     return Drift(host.known_good, tuple(items))

@@ -2,10 +2,11 @@
 
 The log comes from the session's follower (SSH or local, reconnecting with backoff); the status from the
 session's service manager (systemd state or the nohup process), the running server's process (its command
-line is the launch that actually runs, its /proc start time gives the uptime) and nvidia-smi; /server_info
-is asked through the session (over an SSH tunnel for a remote host) for the version. It is never where the
-uptime comes from: 0.5.12.post1 has no start time there and 0.5.23's ``startup_time`` is a dict of durations;
-its ``launch_command`` (0.5.23) stands in only while the process cannot be read.
+line is the launch that actually runs, its /proc start time gives the uptime, and what its log says it resolved
+where the engine logs that: vLLM's ``non-default args``) and nvidia-smi; the server's API is asked through the
+session (over an SSH tunnel for a remote host) what it says of itself, as the host's engine reads it
+(``dashboard(engine).server_info``: SGLang's /server_info, vLLM's /version). It is never where the uptime comes
+from; a launch it reports (SGLang 0.5.23's ``launch_command``) stands in only while the process cannot be read.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import asyncio
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
 
+from mtptui.engines.polls import ServerInfo
 from mtptui.engines.registry import dashboard
 from mtptui.errors import UserError
 from mtptui.ops.feed import Feed, FeedItem, FollowerFeed, HostStatus, Source, merge_feeds
@@ -24,16 +26,15 @@ from mtptui.remote.service_state import ServiceState
 
 if TYPE_CHECKING:
     from mtptui.ops.connect import HostSession
-    from mtptui.sglang.flags import FlagSet
 
 TAIL_LINES = 20_000  # a long-running server's log is read from its last lines (the startup may be older)
 
 
-async def fetch_server_info(api_url: str, timeout_s: float = 3.0) -> dict[str, Any] | None:
-    """SGLang's ``GET /server_info`` (mtptui.sglang.api's order), or None while the server cannot answer."""
+async def fetch_server_info(api_url: str, engine: str | None = None, version: str | None = None,
+                            timeout_s: float = 3.0) -> ServerInfo | None:
+    """What the server at ``api_url`` says of itself, as the engine called ``engine`` reads it (``version``: the
+    one known so far), or None while the server cannot answer."""
     import httpx
-
-    from mtptui.sglang.api import server_info
 
     base = api_url.rstrip("/")
     try:
@@ -45,36 +46,19 @@ async def fetch_server_info(api_url: str, timeout_s: float = 3.0) -> dict[str, A
                 except ValueError:
                     return response.status_code, None
 
-            return await server_info(get_json)
+            return await dashboard(engine).server_info(get_json, version)
     except httpx.HTTPError:
         return None
 
 
-def with_server_info(status: HostStatus, info: dict[str, Any]) -> HostStatus:
-    """The status with the version /server_info reports, and its ``launch_command`` where the release has one
-    (0.5.23: argv without the interpreter) until the process's own command line is read."""
-    from mtptui.sglang.live import live_from_server_info
-    from mtptui.sglang.surface import known_surface
-
-    version = info.get("version") or status.version
+def with_server_info(status: HostStatus, info: ServerInfo) -> HostStatus:
+    """The status with the version the server reports, and the launch it reports where it does (until the
+    process's own command line is read); its speculation where it says it."""
     launch, source = status.launch, status.launch_source
-    command = info.get("launch_command")
-    surface = known_surface(version)
-    if isinstance(command, str) and (surface is None or "launch_command" in surface.server_info_keys):
-        parsed = _parse_launch(command, str(version) if version else None)
-        if parsed is not None:
-            launch, source = parsed, "server_info"
-    return replace(status, version=version, launch=launch, launch_source=source,
-                   speculation=live_from_server_info(info))
-
-
-def _parse_launch(command: str, version: str | None) -> "FlagSet | None":
-    from mtptui.sglang.flags import DEFAULT_VERSION, FlagError, parse_command, versions
-
-    try:
-        return parse_command(command, version if version in versions() else DEFAULT_VERSION, require_model=False)
-    except FlagError:
-        return None
+    if info.launch is not None:
+        launch, source = info.launch, info.launch_source
+    return replace(status, version=info.version or status.version, launch=launch, launch_source=source,
+                   speculation=info.speculation)
 
 
 def host_status(session: HostSession) -> HostStatus:
@@ -86,8 +70,9 @@ def host_status(session: HostSession) -> HostStatus:
 
 
 class SessionStatus:
-    """A feed source: service state every ``every_s``; the running launch and (with ``api_url``) /server_info
-    every ``slow_every_s`` and whenever the service state changes (the GPUs are ``GpuPoll``'s, one poll)."""
+    """A feed source: service state every ``every_s``; the running launch and (with ``api_url``) what the server
+    says of itself every ``slow_every_s`` and whenever the service state changes (the GPUs are ``GpuPoll``'s,
+    one poll)."""
 
     def __init__(self, session: HostSession, base: HostStatus, *, api_url: str | None = None, tunnel: bool = False,
                  every_s: float = 5.0, slow_every_s: float = 30.0) -> None:
@@ -98,6 +83,7 @@ class SessionStatus:
         self.every_s, self.slow_every_s = every_s, slow_every_s
         self._poked = asyncio.Event()
         self._api_answered = False
+        self._resolved: tuple[int, Any] | None = None  # (pid, its launch with what its log said it resolved)
 
     def poke(self) -> None:
         """Look again now, as after a restart: a new process, a new start time, a new launch."""
@@ -131,14 +117,16 @@ class SessionStatus:
         except asyncio.TimeoutError:
             pass
 
-    async def _server_info(self) -> dict[str, Any] | None:
-        """/server_info; with ``tunnel`` the URL is (re)opened through the session when unset or failing."""
+    async def _server_info(self) -> ServerInfo | None:
+        """The server's word about itself; with ``tunnel`` the URL is (re)opened through the session when unset
+        or failing."""
         if self.api_url is None and self.tunnel:
             try:
                 self.api_url = await self.session.api_url()
             except UserError:
                 return None
-        info = await fetch_server_info(self.api_url) if self.api_url else None
+        host = self.session.host
+        info = await fetch_server_info(self.api_url, host.engine, self.status.version) if self.api_url else None
         if info is None and self.tunnel:
             self.api_url = None  # the tunnel may have died with a dropped connection: open a new one next time
         return info
@@ -150,8 +138,9 @@ class SessionStatus:
             return ServiceState("unknown", f"unknown ({exc})")
 
     async def _running(self, status: HostStatus) -> HostStatus:
-        """/server_info and the command line of the running server (each kept when unreadable)."""
-        from mtptui.ops.launches import running_side
+        """The server's word about itself and the command line of the running server, with what its log says it
+        resolved (each kept when unreadable)."""
+        from mtptui.ops.launches import running_side, with_server_word
 
         info = await self._server_info()
         self._api_answered = info is not None
@@ -160,6 +149,16 @@ class SessionStatus:
             running = await running_side(self.session, set())
         except UserError:
             return status
+        if running is not None and self._resolved is not None and self._resolved[0] == running.info.pid:
+            running.side.flagset = self._resolved[1]  # the same process: its log said it once (no re-read)
+        elif running is not None:
+            read = running.side.flagset
+            try:
+                running = await with_server_word(self.session, running)
+            except UserError:
+                pass  # the log cannot be read now: the command line alone, and asked again next time
+            if running is not None and running.side.flagset is not read:
+                self._resolved = (running.info.pid, running.side.flagset)
         if running is not None:  # the process's own command line and start time: the only sources of both
             status = replace(status, launch=running.side.flagset, launch_source=f"running pid {running.info.pid}",
                              service=self.session.manager.service_label(running.info.pid),
@@ -169,7 +168,7 @@ class SessionStatus:
 
 def feed_for_host(session: HostSession, *, every_s: float = 5.0, slow_every_s: float = 30.0,
                   extra: Sequence[Source] = ()) -> Feed:
-    """Log and status (service state every ``every_s``; process and /server_info every ``slow_every_s`` and
+    """Log and status (service state every ``every_s``; process and the server's API every ``slow_every_s`` and
     whenever the state changes or a restart pokes), the GPUs (one nvidia-smi poll) of the host of ``session``,
     and ``extra`` sources."""
     from mtptui.remote.logsource import Start
@@ -180,6 +179,6 @@ def feed_for_host(session: HostSession, *, every_s: float = 5.0, slow_every_s: f
                        make=lambda start: session.follower(start=start))
     status = SessionStatus(session, host_status(session), tunnel=True, every_s=every_s, slow_every_s=slow_every_s)
     gateway = [GatewayPoll(session)] if host.gateway is not None else []
-    return merge_feeds(log, status, GpuPoll(session.transport), MetricsSource(session, host.sglang_version), *gateway,
-                       *extra,
+    metrics = MetricsSource(session, dashboard(host.engine).host_version(host))
+    return merge_feeds(log, status, GpuPoll(session.transport), metrics, *gateway, *extra,
                        on_close=[session.close])

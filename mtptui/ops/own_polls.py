@@ -7,7 +7,7 @@ hides them (``is_own_poll``; a key shows them again), and ``mtptui check`` sugge
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Callable, Iterable
 
 from mtptui.sglang.api import POLL_PATHS
 from mtptui.sglang.logparse.lines import ACCESS
@@ -16,12 +16,18 @@ from mtptui.sglang.logparse.prefix import split_line
 EXCLUDE_FLAG = "--uvicorn-access-log-exclude-prefixes"
 
 
-def is_own_poll(text: str) -> bool:
-    """A uvicorn access line of a GET of one of the polled paths."""
+def is_own_poll(text: str, paths: tuple[str, ...] = POLL_PATHS) -> bool:
+    """A uvicorn access line of a GET of one of the polled ``paths`` (SGLang's by default; the host's engine
+    says its own: ``dashboard(engine).poll_paths``)."""
     if '"GET /' not in text:  # most lines: one substring test
         return False
     m = ACCESS.match(split_line(text).msg)
-    return m is not None and m.group(2) == "GET" and m.group(3).startswith(POLL_PATHS)
+    return m is not None and m.group(2) == "GET" and m.group(3).startswith(paths)
+
+
+def own_poll_test(paths: tuple[str, ...]) -> Callable[[str], bool]:
+    """``is_own_poll`` for the paths one engine's dashboard polls."""
+    return lambda text: is_own_poll(text, paths)
 
 
 def unexcluded(prefixes: Iterable[str] | None) -> list[str]:

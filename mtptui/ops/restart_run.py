@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+from mtptui.engines.registry import engine
 from mtptui.errors import UserError
 from mtptui.ops.progress import Clock, RestartEvent
 from mtptui.ops.readonly import refuse_if_readonly
@@ -80,7 +81,8 @@ class Restarter:
         plan = self.plan
         refuse_if_readonly(self.session.readonly, f"restart with profile {plan.profile}", plan.host)
         if plan.blocking and not self.force:
-            raise UserError(f"refusing to restart {plan.host} with profile {plan.profile}: SGLang would stop at "
+            label = engine(plan.engine).label
+            raise UserError(f"refusing to restart {plan.host} with profile {plan.profile}: {label} would stop at "
                             f"start ({plan.blocking[0]})")
         await self.link.take_lock()
         try:

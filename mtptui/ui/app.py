@@ -196,7 +196,7 @@ class MtpApp(PlainNotify, HostApp):  # every toast is text (mtptui.ui.plain)
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.key_list()))
+            self.push_screen(HelpScreen(self.key_list(), self.session.engine.label))
 
     def action_ops(self, name: str, profile: str | None = None) -> None:
         """Open an ops screen (diff, flags, bench, restore, restart), or say why not."""

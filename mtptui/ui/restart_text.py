@@ -11,6 +11,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.table import Table
 from rich.text import Text
 
+from mtptui.engines.registry import engine
 from mtptui.sglang.flags.diff_text import shown_cell
 from mtptui.text import visible
 from mtptui.ops.restart_text import service_facts
@@ -118,13 +119,18 @@ def commands_text(plan) -> Text:
     return text
 
 
+def engine_label(plan) -> str:
+    """The name of the engine of the plan's host (SGLang for a plan that names none)."""
+    return engine(getattr(plan, "engine", None)).label
+
+
 def lint_parts(plan) -> list[RenderableType]:
     """The lint and who judged it: SGLang on the host, or the offline table and why."""
     source = plan.judged_by
     heading = Text.assemble(("\nLint", "bold underline"), (f" by {visible(source.phrase)}", "bold"))
     parts: list[RenderableType] = [heading]
     if source.reason:
-        parts.append(Text(visible(f"(not the host's SGLang: {source.reason})"), "dim"))
+        parts.append(Text(visible(f"(not the host's {engine_label(plan)}: {source.reason})"), "dim"))
     parts.append(findings_text(plan.findings) if plan.findings else Text("no findings", "dim"))
     parts += [Text(visible(f"note: {note}"), "yellow") for note in plan.lint_notes]
     return parts
@@ -150,8 +156,8 @@ def plan_body(plan, force: bool = False) -> RenderableType:
     if plan.blocking:
         flag = plan.blocking[0].flag
         where = f" ({visible(flag)})" if flag else ""
-        parts.append(Text(f"SGLang would stop at start{where}: confirming restarts anyway, and the automatic "
-                          f"rollback brings the previous launch back.", "bold red"))
+        parts.append(Text(f"{engine_label(plan)} would stop at start{where}: confirming restarts anyway, and the "
+                          f"automatic rollback brings the previous launch back.", "bold red"))
     parts += [Text("\nCommands", "bold underline"), commands_text(plan),
               Text("then the log is watched until the server is ready, crashes or times out; "
                    + visible(plan.rollback), "italic")]

@@ -24,6 +24,7 @@ class VllmMetrics:
     values: dict[str, float] = field(default_factory=dict)
     histograms: dict[str, tuple[float, float]] = field(default_factory=dict)
     accepted_per_position: dict[int, float] = field(default_factory=dict)
+    finished_by_reason: dict[str, float] = field(default_factory=dict)  # request_success by `finished_reason`
     families: set[str] = field(default_factory=set)
 
     def get(self, family: str) -> float | None:
@@ -73,6 +74,9 @@ def _add_family(out: VllmMetrics, family: Metric) -> None:
                 out.accepted_per_position[position] = out.accepted_per_position.get(position, 0.0) + sample.value
             else:
                 out.values[name] = out.values.get(name, 0.0) + sample.value
+                if name == api.REQUEST_SUCCESS:
+                    reason = str(sample.labels.get("finished_reason", ""))
+                    out.finished_by_reason[reason] = out.finished_by_reason.get(reason, 0.0) + sample.value
 
 
 @dataclass(frozen=True)

@@ -13,24 +13,19 @@ from statistics import median
 from typing import Any, Callable, Generic, Sequence, TypeVar
 
 from mtptui.config import HostConfig
+from mtptui.engines.registry import dashboard, launches
 from mtptui.ops.baseline import Baseline, accept_baseline, host_runs, no_spec_baseline, speed_baseline, unmeasured
 from mtptui.ops.drift import Drift, known_good_drift
 from mtptui.ops.feed import HostStatus
 from mtptui.ops.health.verdict import Adjust, Evidence, Health, judge_evidence, not_connected, restarting, server_down
-from mtptui.sglang.flags import FlagSet, resolve_effective
 from mtptui.sglang.state.serving import ServingStats
 from mtptui.speculation import LiveSpeculation
 
-SPEC_FLAGS = ("--speculative-num-steps", "--speculative-num-draft-tokens", "--speculative-eagle-topk")
 
-
-def running_shape(launch: FlagSet | None) -> tuple[str, ...] | None:
-    """(steps, draft tokens, topk) as SGLang resolves them; None without speculative decoding."""
-    if launch is None or launch.get("--speculative-algorithm") is None:
-        return None
-    effective = resolve_effective(launch)
-    return tuple("" if effective.get(flag) is None or effective[flag].value is None else str(effective[flag].value)
-                 for flag in SPEC_FLAGS)
+def running_shape(launch: Any, host: HostConfig | None = None) -> tuple[str, ...] | None:
+    """(steps, draft tokens, topk) as the host's engine resolves them; None without speculative decoding."""
+    shape = launches(host.engine if host else None).shape
+    return shape(launch) if shape is not None and launch is not None else None
 
 
 def load_now(serving: ServingStats) -> int | None:
@@ -99,13 +94,13 @@ class HealthAssessor:
                  runs: Sequence[dict[str, Any]], drift: Drift | None) -> Evidence:
         launch = status.launch if status else None
         version = (status.version if status else None) or (host.sglang_version if host else None)
-        load, shape = load_now(serving), running_shape(launch)
+        load, shape = load_now(serving), running_shape(launch, host)
         speed_base, accept_base, no_spec_base, missing = self._baselines.get(
             (runs, host), (len(runs), version, load, shape), lambda: baselines(runs, host, version, load, shape))
         return Evidence(drift, list(serving.speed), list(serving.accept), speed_base, list(serving.speed_t),
                         list(serving.accept_t), accept_base, no_spec_base,
                         speculative=launch is None or shape is not None, unmeasured=missing, serving=serving,
-                        launch=launch)
+                        launch=launch, engine=dashboard(host.engine if host else None).label)
 
 
 def more(evidence: Evidence, serving: ServingStats, speculation: LiveSpeculation | None,
@@ -117,7 +112,7 @@ def more(evidence: Evidence, serving: ServingStats, speculation: LiveSpeculation
     launch = evidence.launch
     version = (status.version if status else None) or (host.sglang_version if host else None)
     return more_checks(speculation, evidence.drift, serving, runs, host, version, load_now(serving),
-                       running_shape(launch), launch)
+                       running_shape(launch, host), launch)
 
 
 def assess(host: HostConfig | None, status: HostStatus | None, serving: ServingStats,

@@ -81,6 +81,7 @@ class Evidence:
     unmeasured: int = 0  # bench runs at this load measured another way (no log rate): why there is no baseline
     serving: ServingStats | None = None
     launch: FlagSet | None = None
+    engine: str = "SGLang"  # the label of the host's engine (its baselines are of its releases)
 
 
 Reason = Callable[[Evidence], "Check | None"]
@@ -149,14 +150,14 @@ def drift_check(drift: Drift | None) -> Check:
 
 
 def speed_check(live: Sequence[float], baseline: Baseline | None, unmeasured: int = 0,
-                times: Sequence[float | None] = ()) -> Check:
+                times: Sequence[float | None] = (), engine: str = "SGLang") -> Check:
     if baseline is None and unmeasured:
         return Check("speed", UNKNOWN, f"no log-rate baseline: {unmeasured} bench run(s) here did not read the "
                      "server log", "no baseline")
     if baseline is None:
         return Check("speed", UNKNOWN, "no baseline on this host yet", "no baseline")
     if baseline.stale:
-        return Check("speed", UNKNOWN, f"baseline {baseline.mean:.0f} tok/s is SGLang {baseline.stale}'s: stale",
+        return Check("speed", UNKNOWN, f"baseline {baseline.mean:.0f} tok/s is {engine} {baseline.stale}'s: stale",
                      "baseline stale")
     if len(live) < MIN_LIVE:
         return Check("speed", UNKNOWN, f"measuring vs {baseline.mean:.0f} = {baseline.source}", "measuring")
@@ -210,7 +211,7 @@ def pool_check(serving: ServingStats | None) -> Check | None:
 
 REASONS: list[Reason] = [
     lambda e: drift_check(e.drift),
-    lambda e: speed_check(e.speed, e.speed_base, e.unmeasured, e.speed_t),
+    lambda e: speed_check(e.speed, e.speed_base, e.unmeasured, e.speed_t, e.engine),
     lambda e: accept_check(e.accept, e.accept_base, e.accept_t) if e.speculative else None,
     lambda e: spec_cost_check(e.speed, e.no_spec_base, e.speed_t) if e.speculative else None,
     lambda e: pool_check(e.serving),

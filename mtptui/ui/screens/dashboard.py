@@ -19,6 +19,7 @@ from textual.worker import Worker, WorkerState
 
 from mtptui.ops.feed import Connection, Feed
 from mtptui.ops.health.assess import HealthAssessor
+from mtptui.ops.own_polls import own_poll_test
 from mtptui.sglang.state import phases
 from mtptui.ui import messages
 from mtptui.ui.format import duration, offline_text
@@ -103,7 +104,7 @@ class DashboardScreen(Screen):
             yield ServingPane(id="serving")
         yield GpuPane(id="gpus")
         yield GatewayPane(id="gateway")  # shown only for a host behind a gateway
-        yield LogView(id="log")
+        yield LogView(id="log", own_poll=own_poll_test(self.session.engine.poll_paths))
         yield LogPrompt(id="log-prompt")
         yield KeyFooter()
 

@@ -21,6 +21,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from mtptui.engines.registry import engine
 from mtptui.sglang.flags.diff_text import shown_cell
 from mtptui.text import visible
 from mtptui.ui import messages
@@ -197,7 +198,9 @@ class DiffScreen(Screen):
         for note in self.notes:
             head.append(f"\nnote: {visible(note)}", "yellow")
         self.query_one("#diff-head", Static).update(head)
-        legend = ("values as SGLang resolves them: “unset (default X)” is SGLang's default, “(auto)” SGLang's "
+        host = self.context.host
+        label = engine(host.engine if host else None).label
+        legend = (f"values as {label} resolves them: “unset (default X)” is {label}'s default, “(auto)” {label}'s "
                   "own choice · Enter explains a flag")
         self.query_one("#diff-legend", Static).update(Text(legend, "dim"))
 

@@ -12,11 +12,11 @@ from textual.screen import ModalScreen
 from mtptui.ui.plain import PlainStatic as Static
 
 PANES = (
-    ("header", "host · service state · SGLang version · connection (connected / reconnecting in N s / "
+    ("header", "host · service state · {engine} version · connection (connected / reconnecting in N s / "
                "failed: why) · server uptime · READONLY when started with --readonly"),
     ("startup", "phase, weight-shard loading, CUDA-graph capture, KV capacity, what was served, last problem"),
     ("GPU memory", "per tensor-parallel rank: weights, MTP head, KV target and draft, mamba, graphs, available"),
-    ("speculation", "algorithm, steps, draft tokens, topk as SGLang resolves them ((auto) = SGLang chose); "
+    ("speculation", "algorithm, steps, draft tokens, topk as {engine} resolves them ((auto) = {engine} chose); "
                     "accept length and rate now, their mean and as sparklines"),
     ("throughput", "server gen tok/s from the log; the first batch of a startup (warm-up) is drawn apart "
                    "and left out of the steady mean; the line breaks where the server was idle; 1 / 5 / 0 show "
@@ -26,9 +26,9 @@ PANES = (
     ("log", "follows the end; scrolling back pauses it and counts new lines; errors red, warnings yellow"),
     ("restart", "shown during and after a restart (R known-good, r pick a profile): stopping → starting → loading "
                 "shards N/M → capturing graphs → ready, or the crash reason and the automatic rollback"),
-    ("diff (d)", "running vs unit vs profile as SGLang resolves them, speculative flags first, then memory and "
+    ("diff (d)", "running vs unit vs profile as {engine} resolves them, speculative flags first, then memory and "
                  "capacity; Enter explains a flag, s all/differing (env vars too), p next profile, a apply it"),
-    ("flags (f)", "the launch profile as a form, SGLang's lint inline, the command previewed; ctrl+s save, "
+    ("flags (f)", "the launch profile as a form, {engine}'s lint inline, the command previewed; ctrl+s save, "
                   "ctrl+g save as known-good"),
     ("bench (b)", "prompt set, concurrency, requests, max tokens; s start, g go again (e.g. after a restore), "
                   "i statistics; output tok/s per second (reasoning and content), accept length, progress, "
@@ -42,10 +42,12 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss", "Close", show=False)]
 
-    def __init__(self, keys: list[tuple[str, ...]]) -> None:
-        """``keys``: (key, action) or (key, action, binding id) rows; the ids are what keys.toml remaps."""
+    def __init__(self, keys: list[tuple[str, ...]], engine: str = "SGLang") -> None:
+        """``keys``: (key, action) or (key, action, binding id) rows; the ids are what keys.toml remaps;
+        ``engine``: the name of the host's engine, as the panes' words say it."""
         super().__init__()
         self.keys = keys
+        self.engine = engine
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body"):
@@ -68,11 +70,10 @@ class HelpScreen(ModalScreen[None]):
             table.add_row(*row[:3 if with_ids else 2])
         return table
 
-    @staticmethod
-    def _panes_table() -> Table:
+    def _panes_table(self) -> Table:
         table = Table(title="panes", box=None, padding=(0, 2), title_justify="left", title_style="bold")
         table.add_column("pane", style="bold", no_wrap=True)
         table.add_column("shows")
         for pane, text in PANES:
-            table.add_row(pane, text)
+            table.add_row(pane, text.replace("{engine}", self.engine))
         return table

@@ -8,6 +8,7 @@ longer than ``MAX_DISPLAY`` characters are shown abbreviated (the full stored li
 from __future__ import annotations
 
 from time import monotonic
+from typing import Callable
 
 from rich.style import Style
 from rich.text import Text
@@ -59,10 +60,13 @@ class LogView(ScrollView, can_focus=True):
     cursor: reactive[int | None] = reactive(None, init=False)
     own_polls = reactive(False, init=False)  # mtptui's own /metrics, /server_info, /health lines shown
 
-    def __init__(self, maxlen: int = 20_000, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(self, maxlen: int = 20_000, *, id: str | None = None, classes: str | None = None,
+                 own_poll: Callable[[str], bool] = is_own_poll) -> None:
+        """``own_poll``: whether a line is one of mtptui's own polls (the host's engine's paths)."""
         super().__init__(id=id, classes=classes)
         self.buffer = LogBuffer(maxlen)
-        self.buffer.set_hide(is_own_poll)
+        self.own_poll = own_poll
+        self.buffer.set_hide(own_poll)
         self.new_lines = 0
         self._rows: WrapRows | None = None
         self._programmatic = False
@@ -166,7 +170,7 @@ class LogView(ScrollView, can_focus=True):
     def watch_own_polls(self, shown: bool) -> None:
         """Show or hide mtptui's own polls, keeping a paused view where it was (as a filter does)."""
         anchor = None if self.following else (self.cursor, 0) if self.cursor is not None else self._top_anchor()
-        self.buffer.set_hide(None if shown else is_own_poll)
+        self.buffer.set_hide(None if shown else self.own_poll)
         self._rows = None
         if self.cursor is not None and len(self.buffer):
             self.cursor = self.buffer.seq_at(min(self.buffer.index_of(self.cursor), len(self.buffer) - 1))

@@ -19,6 +19,7 @@ from textual import on, work
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
+from mtptui.engines.registry import engine
 from mtptui.ops.restart_drain import DRAIN_TIMEOUT_S
 from mtptui.text import visible
 from mtptui.ui import messages
@@ -98,7 +99,8 @@ class RestartPanel(Widget):
             app.notify(f"Host {host.name} has no known_good profile; press r to pick one.", severity="warning")
         else:
             name = profile or host.default_profile()
-            app.notify(visible(f"Checking profile {name} with the SGLang on {host.name}…"), timeout=4, markup=False)
+            label = engine(host.engine).label
+            app.notify(visible(f"Checking profile {name} with the {label} on {host.name}…"), timeout=4, markup=False)
             self.plan(name)
 
     @work(exclusive=True, group="restart-plan", exit_on_error=False)

@@ -43,6 +43,8 @@ def split_command(words: list[str]) -> VllmLaunch | None:
     rest = words[index:]
     if len(rest) >= 2 and _program(rest[0]) == "vllm" and rest[1] == "serve":
         return VllmLaunch(rest[2:], rest[:2], env)
+    if len(rest) >= 3 and PYTHON.match(_program(rest[0])) and _program(rest[1]) == "vllm" and rest[2] == "serve":
+        return VllmLaunch(rest[3:], rest[:3], env)  # the console script as its process shows it: python vllm serve
     if len(rest) >= 3 and PYTHON.match(_program(rest[0])) and rest[1] == "-m" and rest[2] in MODULES:
         serve = MODULES[rest[2]]
         if serve:
