@@ -22,8 +22,11 @@ def test_different_best_steps_propose_an_adaptive_profile_the_release_can_run_as
     flags = proposal.profile.flags
     assert (flags["speculative-adaptive"], flags["speculative-num-steps"], flags["speculative-eagle-topk"]) == \
         (True, 3, 1) and "speculative-num-draft-tokens" not in flags
+    assert proposal.candidates == (1, 3, 7)  # the server adapts between the release's own, not the ladder
     assert proposal.sentence() == ("the best steps differ by concurrency (c=1: steps 3, c=16: steps 1): an adaptive "
-                                   "profile (candidates 1,2,3,4, starting at 3) could serve both")
+                                   "profile could serve both, starting at 3 (the release's own candidates 1,3,7 "
+                                   "hold those steps; measured ladder 1,2,3,4)")
+    assert proposal.to_json()["candidates"] == [1, 3, 7] and proposal.to_json()["ladder"] == [1, 2, 3, 4]
     _, findings = lint_profile(proposal.profile, "0.5.12.post1")
     assert not [f for f in findings if f.stops_server] and not any("turns adaptive" in f.message for f in findings)
 
@@ -32,7 +35,7 @@ def test_best_steps_outside_the_releases_candidates_need_a_config_file() -> None
     made = measured_grid({**SHALLOW_AT_16, "steps2-topk1-draft3": (46.5, 560.0), "steps4-topk1-draft5": (62.0, 380.0)})
     proposal = propose(made, [1, 16], BASE, "0.5.12.post1")
     assert best_steps(made, [1, 16]) == {1: 4, 16: 2} and not proposal.runnable
-    assert proposal.config == {"candidate_steps": [1, 2, 3, 4]}
+    assert proposal.config == {"candidate_steps": [1, 2, 3, 4]} and proposal.candidates == (1, 2, 3, 4)
     assert proposal.sentence().endswith('it needs --speculative-adaptive-config with {"candidate_steps": [1, 2, 3, 4]}')
     assert propose(made, [1, 16], BASE, "0.5.23").config == {"1": {"candidate_steps": [1, 2, 3, 4]}}
 

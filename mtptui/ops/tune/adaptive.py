@@ -62,7 +62,8 @@ def propose(arms: list[Arm], concurrencies: list[int], base: LaunchProfile, vers
     flags = {**base.flags, "speculative-adaptive": True, STEPS: best[min(best)], "speculative-eagle-topk": 1}
     flags.pop("speculative-num-draft-tokens", None)  # adaptive speculation: draft tokens = steps + 1
     profile = base.model_copy(update={"flags": flags, "note": "tune: adaptive speculation"})
-    return Proposal(best, ladder, profile, config)
+    release = tuple(sorted({s for c in best for s in default_candidates(version, c)}))
+    return Proposal(best, ladder, profile, config, release)
 
 
 def adaptive_arms(plan: TunePlan) -> list[Arm]:
