@@ -43,7 +43,7 @@ def _makes_string(node: ast.AST) -> bool:
     return False
 
 
-TEXTUAL_SINKS = {"Static", "Label", "Button", "DataTable", "Option"}  # mtptui.ui.plain has their Plain* twins
+TEXTUAL_SINKS = {"Static", "Label", "Button", "DataTable", "Option", "Select"}  # mtptui.ui.plain has their Plain* twins
 
 
 def bypasses(source: str, where: str) -> list[str]:
@@ -82,7 +82,7 @@ def test_no_module_under_ui_hands_a_built_string_to_textual_as_markup() -> None:
     'Static(f"model {name}")', 'self.update(visible(text))', 'table.add_row(*(str(v) for v in row))',
     'w.border_title = f"bench · {model}"', 'self.notify(text, markup=True)', 'Text.from_markup(line)',
     'Label(", ".join(names))', 'x.title = "a %s" % name', 'from textual.widgets import Input, Static',
-    'from textual.widgets.option_list import Option'])
+    'from textual.widgets.option_list import Option', 'from textual.widgets import Select'])
 def test_the_bypass_check_sees_each_way_around_plain(source: str) -> None:
     assert bypasses(source, "x.py")
 
@@ -120,6 +120,34 @@ async def test_a_toast_raised_by_a_screen_with_markup_in_a_log_line_is_text(tmp_
         assert app.is_running  # a MarkupError would have ended it
     assert all(markup is False for _, _, markup in toasts)
     assert (hostile_line("[/bold]"), "error [/bold]", False) in toasts
+
+
+async def test_a_prompt_set_named_with_markup_opens_in_the_bench_form_as_text() -> None:
+    """A set name comes from the user's prompts.toml; Select read it as markup when its list opened (exit 1)."""
+    import html
+
+    from textual.app import App, ComposeResult
+
+    from mtptui.ui.widgets.bench_form import BenchForm
+
+    names = {f"evil{word}": "from prompts.toml" for word in MARKUP_WORDS}
+
+    class FormApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield BenchForm({"aaa": "first", **names}, id="form")
+
+    app = FormApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.click("#bench-prompts")  # opens the list: every prompt is rendered
+        await pilot.pause(0.3)
+        for _ in names:
+            await pilot.press("down")
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert app.is_running  # a MarkupError would have ended it
+        chosen, screen = app.query_one("#bench-prompts").value, app.export_screenshot()
+    assert chosen == max(names)  # the last of the sorted names
+    assert f">{chosen}</text>" in html.unescape(screen)  # shown with its markup as text
 
 
 async def test_copying_the_server_args_line_puts_no_api_key_on_the_clipboard(tmp_path: Path) -> None:

@@ -10,8 +10,8 @@ model id with markup ended the bench screen; an error could render a clickable `
 - ``plain(text)`` is how a string reaches any of those: a ``rich.text.Text`` (never parsed) of ``visible(text)``
   (terminal controls shown escaped, see mtptui.text);
 - ``PlainNotify`` is the app's ``notify``: every toast, from the app, a screen or a widget, is shown as text;
-- ``PlainStatic``, ``PlainLabel``, ``PlainButton``, ``PlainTable`` and ``plain_option`` are the widgets the UI
-  uses instead of Textual's own: a str given to them is text (no other module imports Textual's).
+- ``PlainStatic``, ``PlainLabel``, ``PlainButton``, ``PlainTable``, ``PlainSelect`` and ``plain_option`` are the
+  widgets the UI uses instead of Textual's own: a str given to them is text (no other module imports Textual's).
 
 tests/test_ui_plain_text.py reads every module under mtptui/ui and refuses the bypasses: an import of Textual's
 Static, Label, Button, DataTable or Option, ``markup=`` other than False, ``from_markup``, and an f-string,
@@ -26,7 +26,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.content import Content
-from textual.widgets import Button, DataTable, Label, Static
+from textual.widgets import Button, DataTable, Label, Select, Static
 from textual.widgets.option_list import Option
 
 from mtptui.text import visible
@@ -94,6 +94,21 @@ class PlainTable(DataTable[Any]):
 
     def update_cell_at(self, coordinate: Any, value: Any, **options: Any) -> None:
         super().update_cell_at(coordinate, plain(value) if isinstance(value, str) else value, **options)
+
+
+def _plain_choices(choices: Any) -> list[tuple[Any, Any]]:
+    return [(plain(prompt) if isinstance(prompt, str) else prompt, value) for prompt, value in choices]
+
+
+class PlainSelect(Select[Any]):
+    """``Select`` whose str option prompts are text (a prompt-set name from prompts.toml, a flag's value from the
+    host file: Select parses a str prompt as markup when its list opens)."""
+
+    def __init__(self, options: Any, **kwargs: Any) -> None:
+        super().__init__(_plain_choices(options), **kwargs)
+
+    def set_options(self, options: Any) -> Any:
+        return super().set_options(_plain_choices(options))
 
 
 def plain_option(prompt: Any, **options: Any) -> Option:

@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Input, Select
+from textual.widgets import Input
 
 from mtptui.ops.flag_form import FIELDS, FormValues, choices, form_from_flagset, lint_form, resolve_row
 from mtptui.secrets import is_secret_name
@@ -27,7 +27,7 @@ from mtptui.ui import messages
 from mtptui.ui.restart_text import findings_text
 from mtptui.ui.screens.confirm import ConfirmScreen
 from mtptui.ui.widgets.key_footer import KeyFooter
-from mtptui.ui.plain import PlainLabel as Label, PlainStatic as Static
+from mtptui.ui.plain import PlainLabel as Label, PlainSelect as Select, PlainStatic as Static
 
 if TYPE_CHECKING:
     from mtptui.ui.context import HostApp

@@ -9,11 +9,11 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Input, Select
+from textual.widgets import Input
 
 from mtptui.ui.bench_state import (DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, DEFAULT_PROMPTS, DEFAULT_REQUESTS,
                                    LABELS, BenchSettings, parse_count)
-from mtptui.ui.plain import PlainButton as Button, PlainLabel as Label, PlainStatic as Static
+from mtptui.ui.plain import PlainButton as Button, PlainLabel as Label, PlainSelect as Select, PlainStatic as Static
 
 FIELDS = (("concurrency", DEFAULT_CONCURRENCY), ("requests", DEFAULT_REQUESTS), ("max_tokens", DEFAULT_MAX_TOKENS))
 
