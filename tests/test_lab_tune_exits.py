@@ -119,6 +119,26 @@ async def dashboard_toasts(host) -> list[str]:
         return [n.message for n in app._notifications if n.title == "tune interrupted"]
 
 
+async def restore_from_the_dashboard(host) -> None:
+    """R, then y: the dashboard restores the known-good profile, as an operator told by the toast would."""
+    from mtptui.ops.feed_host import feed_for_host
+    from mtptui.ui.app import AppContext, MtpApp
+    from mtptui.ui.screens.confirm import ConfirmScreen
+    from tests.ui_fixtures.support import SIZE, wait_until
+
+    session = open_session(host.config)
+    app = MtpApp(feed_for_host(session, every_s=3600.0, slow_every_s=3600.0),
+                 AppContext("lab", host=host.config, session=session), cursor_blink=False, keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.session.host is not None, timeout=90)
+        await pilot.press("R")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=120)
+        await pilot.press("y")
+        panel = app.screen.restart_panel
+        await wait_until(pilot, lambda: panel.finished, timeout=180)
+        assert panel.view is not None and panel.view.outcome == "ready", panel.view
+
+
 async def test_a_tune_killed_outright_leaves_a_marker_that_check_diff_and_the_dashboard_name(lab_process,
                                                                                              tmp_path) -> None:
     lab_process.wait_ready()
@@ -139,5 +159,5 @@ async def test_a_tune_killed_outright_leaves_a_marker_that_check_diff_and_the_da
     assert "note: a tune did not finish on lab" in diff.stderr
     toasts = await dashboard_toasts(lab_process)
     assert "mtptui restart lab --profile redeploy-1step" in toasts[0] and "press r" in toasts[0]
-    assert cli("restart", "lab", "--profile", "redeploy-1step", "--yes").returncode == 0
+    await restore_from_the_dashboard(lab_process)  # the toast's own advice: the operator restores from there
     assert not marker_of(lab_process).exists() and "a tune did not finish" not in cli("check", "lab").stdout

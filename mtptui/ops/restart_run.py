@@ -68,8 +68,15 @@ class Restarter:
         self.result = RestartResult(plan.host, plan.profile, plan.manager, "started", backup=plan.backup)
         self.launch = "target"
         self.link = Link(session, plan, self.emit, reconnect_s, held_lock)
+        self.operators = held_lock is None  # the operator's own restart (a tune's arms hold the lock themselves)
         self.gateway = GatewayDrain(session, plan.drain, self.emit, on_drain_timeout) \
             if plan.drain is not None and plan.drain.active else None
+
+    async def _forget_tune_marker(self) -> None:
+        """An interrupted tune's marker goes once the operator restarted the host (CLI, dashboard, hand-back)."""
+        from mtptui.ops.tune.hold import forget_marker
+
+        await forget_marker(self.session)
 
     def emit(self, step: RestartStep, message: str, detail: dict[str, Any] | None = None) -> None:
         event = RestartEvent(step, message, self.launch, self.clock(), detail or {})
@@ -88,6 +95,8 @@ class Restarter:
         try:
             self.emit("plan", f"restarting {plan.host} with profile {plan.profile}")
             await self._locked()
+            if self.operators and self.result.ok:
+                await self._forget_tune_marker()
         finally:
             await self.link.release()
         self.result.elapsed_s = self.clock()

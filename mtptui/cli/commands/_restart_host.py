@@ -85,11 +85,7 @@ async def _restart(args: argparse.Namespace, host: HostConfig, profile: str) -> 
             confirm(host.name, profile)
         restarter = Restarter(session_for(session, plan), plan, timeout_s=args.timeout or DEFAULT_TIMEOUT_S,
                               force=args.force, on_event=lambda event: print(visible(str(event)), file=out, flush=True))
-        result = await restarter.run()
-        if result.ok:
-            from mtptui.ops.tune.hold import forget_marker
-
-            await forget_marker(session)  # an interrupted tune's marker: the operator restarted the host himself
+        result = await restarter.run()  # a good restart also forgets an interrupted tune's marker
     if args.json:
         print_json({"dry_run": False, "plan": plan.to_json(), **result.to_json()})
     if not result.ok:
