@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Collection, Protocol
 
 from mtptui.remote.service_state import DOWN, ServicePhase, ServiceState
+from mtptui.remote.service_work import ByManager, T, UnitView
 
 if TYPE_CHECKING:
     from mtptui.remote.procinfo import ProcessInfo
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from mtptui.remote.steps import LaunchRequest, PreviousRun, ServicePlan, ServiceStep
     from mtptui.remote.systemd import SystemdManager
     from mtptui.remote.unitfile import ConfiguredLaunch
+
 
 class ServiceManager(Protocol):
     kind: str  # "systemd" or "process", as in the host file's server.manager (for labels, never for a switch)
@@ -73,10 +75,19 @@ class ServiceManager(Protocol):
         """The host's restart lock file (beside the unit, or the pid file): what a restart or a tune holds."""
         ...
 
+    def pick(self, work: ByManager[T]) -> T:
+        """This manager's part of ``work``."""
+        ...
 
-__all__ = ["DOWN", "ServiceManager", "ServicePhase", "ServiceState"]
+
+__all__ = ["DOWN", "ByManager", "ServiceManager", "ServicePhase", "ServiceState", "UnitView"]
 
 
 def _both_are_service_managers(systemd: SystemdManager, process: ProcessManager) -> list[ServiceManager]:
     """Never called: mypy checks here that both managers keep the protocol."""
     return [systemd, process]
+
+
+def _systemd_is_a_unit_view(systemd: SystemdManager) -> UnitView:
+    """Never called: mypy checks here that the systemd manager shows its unit to checks."""
+    return systemd
