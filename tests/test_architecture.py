@@ -146,7 +146,6 @@ MANAGER_MODULES = ("remote.systemd", "remote.systemd_state")
 MANAGER_CLASSES = {"SystemdManager", "ProcessManager"}  # the hand-back's own manager is the hand-back's to use
 SERVER_CLASSES = {"SystemdServer", "ProcessServer"}
 READS_THE_HOST_FILE = {
-    "ops.connect:log_source",  # a journal log needs a unit in the host file: one sentence, else
     "ops.diff_sides:local_reference_side",  # a hand-started server's unit_file, read on this machine
     "ops.restart_handback:replaced_unit",  # the host file names the unit its hand-started server replaced
     "ops.restart_handback:offers_handback",

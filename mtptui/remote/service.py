@@ -3,7 +3,9 @@
 Use cases ask the manager, never which one it is: mtptui.remote.systemd.SystemdManager and
 mtptui.remote.process.ProcessManager both are a ServiceManager. Each plans its own restart, both ways
 (``plan_launch``, ``rollback_steps``), and says how its service stands in one vocabulary (``ServiceState``:
-a phase every caller understands, and the manager's own words for people).
+a phase every caller understands, and the manager's own words for people). Work that differs by manager (the
+checks of its unit or its process, its journal) is handed to the manager, which runs its own part (``pick``,
+mtptui.remote.service_work).
 """
 
 from __future__ import annotations
