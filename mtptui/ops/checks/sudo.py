@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import posixpath
 import shlex
-
 from typing import Awaitable
 
 from mtptui.config.models import ProcessServer
