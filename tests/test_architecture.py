@@ -137,3 +137,78 @@ def test_only_the_cli_asks_the_terminal(tmp_path):
     assert _terminal_readers(PACKAGE) == []
     planted = _plant(tmp_path, {"ops/connect.py": "def ask():\n    return input('trust? ')\n"})
     assert _terminal_readers(planted) == ["ops/connect.py:2 input()"]
+
+
+# ops/ talks to a host's service manager through mtptui.remote.service only (issue 23): the concrete managers and
+# the systemd modules are remote/'s, and only these functions test the server's config class, each to read the host
+# file (which fields it has), never to pick what a manager does.
+MANAGER_MODULES = ("remote.systemd", "remote.systemd_state")
+MANAGER_CLASSES = {"SystemdManager", "ProcessManager"}  # the hand-back's own manager is the hand-back's to use
+SERVER_CLASSES = {"SystemdServer", "ProcessServer"}
+READS_THE_HOST_FILE = {
+    "ops.diff_sides:local_reference_side",  # a hand-started server's unit_file, read on this machine
+    "ops.restart_handback:replaced_unit",  # the host file names the unit its hand-started server replaced
+    "ops.restart_handback:offers_handback",
+    "ops.restart_handback:handback_session",
+    "ops.restart_handback:host_file_advice",
+}
+
+
+def _manager_switches(package: Path) -> list[str]:
+    """Where ``package``/ops imports a concrete manager or a systemd module, or tests the server's config class
+    outside READS_THE_HOST_FILE."""
+    pkg, found = package.name, []
+    for path in sorted((package / "ops").rglob("*.py")):
+        module = ".".join(path.relative_to(package).with_suffix("").parts)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            for name in names:
+                if name.split(".")[-1] in MANAGER_CLASSES or \
+                        any(name == f"{pkg}.{m}" or name.startswith(f"{pkg}.{m}.") for m in MANAGER_MODULES):
+                    found.append(f"{module}:{node.lineno} imports {name}")
+        for func in ast.walk(tree):
+            if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
+                    f"{module}:{func.name}" in READS_THE_HOST_FILE:
+                continue
+            for node in ast.walk(func):
+                if isinstance(node, ast.Call) and ast.unparse(node.func) == "isinstance" and len(node.args) == 2 and \
+                        SERVER_CLASSES & {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)}:
+                    found.append(f"{module}:{node.lineno} switches on the server's config class in {func.name}")
+    return sorted(set(found))
+
+
+def test_ops_talks_to_the_service_manager_protocol_only():
+    assert _manager_switches(PACKAGE) == []
+
+
+def test_the_manager_switch_check_catches_the_switches_issue_23_removed(tmp_path):
+    root = _plant(tmp_path, {
+        "ops/checks/server.py": "from pkg.config.models import ProcessServer, SystemdServer\n"
+                                "from pkg.remote.systemd_state import killed_by_signal\n"
+                                "from pkg.remote.systemd import systemctl_command\n"
+                                "async def check_server(ctx):\n"
+                                "    if isinstance(ctx.host.server, SystemdServer):\n"
+                                "        return 1\n"
+                                "def _unit_server(ctx):\n"
+                                "    assert isinstance(ctx.host.server, (SystemdServer, ProcessServer))\n",
+        "ops/restart_handback.py": "def replaced_unit(host):\n    return isinstance(host.server, ProcessServer)\n"
+                                   "def handback_session(session, unit):\n"
+                                   "    from pkg.remote.process import ProcessManager\n"
+                                   "    import pkg.remote.systemd\n",
+    })
+    assert _manager_switches(root) == [
+        "ops.checks.server:2 imports pkg.remote.systemd_state",
+        "ops.checks.server:2 imports pkg.remote.systemd_state.killed_by_signal",
+        "ops.checks.server:3 imports pkg.remote.systemd",
+        "ops.checks.server:3 imports pkg.remote.systemd.systemctl_command",
+        "ops.checks.server:5 switches on the server's config class in check_server",
+        "ops.checks.server:8 switches on the server's config class in _unit_server",
+        "ops.restart_handback:4 imports pkg.remote.process.ProcessManager",
+        "ops.restart_handback:5 imports pkg.remote.systemd",
+    ]

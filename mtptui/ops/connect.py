@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from mtptui.config.models import HostConfig, SystemdServer
+from mtptui.config.models import HostConfig, ProcessServer
 from mtptui.errors import ConfigError
 from mtptui.remote.follow import Backoff, ConnectionStatus, LogFollower
 from mtptui.remote.hostkeys import AcceptHostKey
@@ -20,11 +20,22 @@ from mtptui.remote.local import LocalTransport
 from mtptui.remote.logsource import FileLog, JournalLog, LogPosition, Start
 from mtptui.remote.managers import manager_for
 from mtptui.remote.service import ServiceManager
+from mtptui.remote.service_work import UnitView
 from mtptui.remote.shell import Command
 from mtptui.remote.transport import ReadOnlyTransport, Transport
 
 if TYPE_CHECKING:
     from mtptui.remote.gpu import GpuStat
+
+
+class _Journal:
+    """The journal of the manager's unit; a hand-started server has none."""
+
+    def unit(self, unit: UnitView) -> JournalLog:
+        return JournalLog(unit.unit, unit.command_prefix)
+
+    def process(self, config: ProcessServer) -> None:
+        return None
 
 
 @dataclass
@@ -42,10 +53,11 @@ class HostSession:
         if log.kind == "file":
             assert log.path is not None  # the host file's validation requires a path for a file log
             return FileLog(log.path)
-        if not isinstance(self.host.server, SystemdServer):
+        journal = self.manager.pick(_Journal())
+        if journal is None:
             raise ConfigError(f"host {self.host.name!r}: a journal log needs a systemd server "
                               '(set log.kind = "file")')
-        return JournalLog(self.host.server.unit, tuple(self.host.server.command_prefix))
+        return journal
 
     def follower(self, *, start: Start = Start.end(), position: LogPosition = None, backoff: Backoff = Backoff(),
                  on_status: Callable[[ConnectionStatus], None] | None = None,

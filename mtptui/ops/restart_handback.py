@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Collection
 
-from mtptui.config.models import ProcessServer, SystemdServer
+from mtptui.config.models import ProcessServer
 from mtptui.errors import UserError
 from mtptui.ops.connect import HostSession, api_port
 from mtptui.ops.restart import RestartPlan, plan_restart
@@ -72,14 +72,11 @@ def offers_handback(host: HostConfig) -> bool:
 
 def handback_session(session: HostSession, unit: str) -> HandBackSession:
     """``session``'s host, its server to be handed back to ``unit`` (same transport: nothing is contacted)."""
-    from mtptui.remote.process import ProcessManager
-    from mtptui.remote.systemd import SystemdManager
+    from mtptui.remote.managers import handback_manager
 
     server = session.host.server
     assert isinstance(server, ProcessServer)  # replaced_unit() refused every other host
-    port = api_port(session.host)
-    systemd = SystemdManager(session.transport, SystemdServer(unit=unit, command_prefix=server.command_prefix), port)
-    manager = HandBackManager(systemd, ProcessManager(session.transport, server, port=port))
+    manager = handback_manager(server, unit, session.transport, api_port(session.host))
     return HandBackSession(session.host, session.transport, manager, session.readonly, handback=manager)
 
 

@@ -20,6 +20,7 @@ from mtptui.remote.shell import OR, Command
 from mtptui.remote.steps import PreviousRun, ServiceStep, StopPolicy
 
 if TYPE_CHECKING:
+    from mtptui.remote.service_work import ByManager, T
     from mtptui.remote.procinfo import ProcessInfo
     from mtptui.remote.process import ProcessManager
     from mtptui.remote.service_state import ServiceState
@@ -81,6 +82,9 @@ class HandBackManager:
 
     async def restart_lock(self) -> str | None:
         return await self.process.restart_lock()
+
+    def pick(self, work: ByManager[T]) -> T:
+        return (self.process if self.rolling_back else self.unit).pick(work)
 
     async def plan_launch(self, request: LaunchRequest) -> ServicePlan:
         """Stop the hand-started server, then the unit's own restart with the target; enable once ready."""

@@ -23,6 +23,7 @@ from mtptui.remote.transport import Transport
 from mtptui.remote.unitfile import ConfiguredLaunch, UnitFile
 
 if TYPE_CHECKING:
+    from mtptui.remote.service_work import ByManager, T
     from mtptui.remote.steps import LaunchRequest
     from mtptui.sglang.flags.flagset import FlagSet
 
@@ -121,6 +122,9 @@ class ProcessManager:
         self.transport, self.config = transport, config
         self.stop_timeout_s = stop_timeout_s
         self.port = port
+
+    def pick(self, work: ByManager[T]) -> T:
+        return work.process(self.config)
 
     async def state(self) -> ServiceState:
         info = await self.find()

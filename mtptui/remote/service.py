@@ -3,7 +3,9 @@
 Use cases ask the manager, never which one it is: mtptui.remote.systemd.SystemdManager and
 mtptui.remote.process.ProcessManager both are a ServiceManager. Each plans its own restart, both ways
 (``plan_launch``, ``rollback_steps``), and says how its service stands in one vocabulary (``ServiceState``:
-a phase every caller understands, and the manager's own words for people).
+a phase every caller understands, and the manager's own words for people). Work that differs by manager (the
+checks of its unit or its process, its journal) is handed to the manager, which runs its own part (``pick``,
+mtptui.remote.service_work).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Collection, Protocol
 
 from mtptui.remote.service_state import DOWN, ServicePhase, ServiceState
+from mtptui.remote.service_work import ByManager, T, UnitView
 
 if TYPE_CHECKING:
     from mtptui.remote.procinfo import ProcessInfo
@@ -18,6 +21,7 @@ if TYPE_CHECKING:
     from mtptui.remote.steps import LaunchRequest, PreviousRun, ServicePlan, ServiceStep
     from mtptui.remote.systemd import SystemdManager
     from mtptui.remote.unitfile import ConfiguredLaunch
+
 
 class ServiceManager(Protocol):
     kind: str  # "systemd" or "process", as in the host file's server.manager (for labels, never for a switch)
@@ -73,10 +77,19 @@ class ServiceManager(Protocol):
         """The host's restart lock file (beside the unit, or the pid file): what a restart or a tune holds."""
         ...
 
+    def pick(self, work: ByManager[T]) -> T:
+        """This manager's part of ``work``."""
+        ...
 
-__all__ = ["DOWN", "ServiceManager", "ServicePhase", "ServiceState"]
+
+__all__ = ["DOWN", "ByManager", "ServiceManager", "ServicePhase", "ServiceState", "UnitView"]
 
 
 def _both_are_service_managers(systemd: SystemdManager, process: ProcessManager) -> list[ServiceManager]:
     """Never called: mypy checks here that both managers keep the protocol."""
     return [systemd, process]
+
+
+def _systemd_is_a_unit_view(systemd: SystemdManager) -> UnitView:
+    """Never called: mypy checks here that the systemd manager shows its unit to checks."""
+    return systemd

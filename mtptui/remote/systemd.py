@@ -27,11 +27,12 @@ from mtptui.remote.service_state import ServiceState
 from mtptui.remote.steps import ServiceStep
 from mtptui.remote.shell import Command, script
 from mtptui.remote.sudo import allows_command, refused, rule_for
-from mtptui.remote.systemd_state import STATE_PROPERTIES, service_state, why_exited
+from mtptui.remote.systemd_state import STATE_PROPERTIES, killed_by_signal, service_state, why_exited
 from mtptui.remote.transport import Transport
 from mtptui.remote.unitfile import ConfiguredLaunch, UnitFile
 
 if TYPE_CHECKING:
+    from mtptui.remote.service_work import ByManager, T
     from mtptui.remote.steps import LaunchRequest, PreviousRun, ServicePlan
 
 # argv: PATH BACKUP. New unit text on stdin. Everything it writes is a regular file it has just created: the
@@ -154,6 +155,19 @@ class SystemdManager:
 
     def systemctl(self, *args: str, what: str = "", changes_host: bool = False) -> Command:
         return systemctl_command(self.config, *args, what=what, changes_host=changes_host)
+
+    def pick(self, work: ByManager[T]) -> T:
+        return work.unit(self)
+
+    def state_command(self) -> Command:
+        return self.systemctl("show", *(arg for p in (*STATE_PROPERTIES, "FragmentPath") for arg in ("-p", p)),
+                              self.unit)
+
+    def state_of(self, props: dict[str, str]) -> ServiceState:
+        return service_state(props)
+
+    def killed_by_signal(self, state: ServiceState, signal: int) -> bool:
+        return killed_by_signal(state, signal)
 
     async def _ok(self, command: Command) -> str:
         result = await self.transport.run(command)

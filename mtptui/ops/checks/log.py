@@ -8,6 +8,7 @@ import shlex
 from mtptui.config.models import ProcessServer
 from mtptui.ops.checks import FAIL, OK, SKIP, WARN, Context, Result, last_line
 from mtptui.remote.logsource import FileLog, JournalLog
+from mtptui.remote.service_work import UnitView
 from mtptui.remote.shell import Command, script
 
 NAME = "log"
@@ -70,14 +71,23 @@ async def check_file(ctx: Context, source: FileLog) -> Result:
 
 def _missing(ctx: Context, source: FileLog, verdict: str) -> Result:
     what = "is a directory" if verdict == "directory" else "does not exist"
-    server = ctx.host.server
-    if isinstance(server, ProcessServer) and server.log_file == source.path and ctx.server_running is False \
-            and verdict == "missing":
+    log_file = ctx.session.manager.pick(_LaunchLog())
+    if log_file == source.path and ctx.server_running is False and verdict == "missing":
         return Result(NAME, OK, f"{source.path} does not exist yet: the next launch creates it")
-    writes = f" (server.log_file is {server.log_file})" if isinstance(server, ProcessServer) and \
-        server.log_file != source.path else ""
+    writes = f" (server.log_file is {log_file})" if log_file is not None and log_file != source.path else ""
     return Result(NAME, FAIL, f"{source.path} {what} on the host",
                   f"set log.path in {ctx.file_name} to the file the server writes{writes}")
+
+
+class _LaunchLog:
+    """The file the manager's launch writes the server's output to: none for a unit, server.log_file for a
+    hand-started server."""
+
+    def unit(self, unit: UnitView) -> str | None:
+        return None
+
+    def process(self, config: ProcessServer) -> str | None:
+        return config.log_file
 
 
 def _clip(text: str, width: int = 60) -> str:

@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import shlex
+from typing import Awaitable
 
-from mtptui.config.models import ProcessServer, SystemdServer
+from mtptui.config.models import ProcessServer
 from mtptui.errors import UserError
 from mtptui.ops.checks import FAIL, OK, SKIP, WARN, Context, Result, last_line
 from mtptui.ops.checks.launch import Launch, read_launch
@@ -13,9 +14,8 @@ from mtptui.ops.connect import api_port
 from mtptui.remote.errors import RemoteError
 from mtptui.remote.procinfo import ProcessInfo, read_process
 from mtptui.remote.process import find_by_command_line
+from mtptui.remote.service_work import UnitView
 from mtptui.remote.service_state import ServiceState
-from mtptui.remote.systemd_state import STATE_PROPERTIES, killed_by_signal, service_state
-from mtptui.remote.systemd import systemctl_command
 from mtptui.remote.shell import Command
 from mtptui.secrets import mask_argv
 from mtptui.sglang.surface_shutdown import shutdown_of
@@ -31,9 +31,20 @@ async def check_server(ctx: Context) -> Result:
         sentence = interrupted_sentence(marker, ctx.host.name)
         detail, _, fix = sentence.partition("; restore the original with ")
         return Result(NAME, FAIL, detail, f"restore the original with {fix}")
-    if isinstance(ctx.host.server, SystemdServer):
-        return await check_unit(ctx)
-    return await check_process(ctx)
+    return await ctx.session.manager.pick(_ServerCheck(ctx))
+
+
+class _ServerCheck:
+    """The server check of the host's manager: its unit, or its hand-started process."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    def unit(self, unit: UnitView) -> Awaitable[Result]:
+        return check_unit(self.ctx, unit)
+
+    def process(self, config: ProcessServer) -> Awaitable[Result]:
+        return check_process(self.ctx, config)
 
 
 def verdict(detail: str, problems: list[tuple[str, str]]) -> Result:
@@ -51,24 +62,10 @@ def flag_problem(ctx: Context, launch: Launch, where: str) -> list[tuple[str, st
              f"fix the flag in {where}, or sglang_version in {ctx.file_name} if the host runs another SGLang")]
 
 
-def _unit_server(ctx: Context) -> SystemdServer:
-    server = ctx.host.server
-    assert isinstance(server, SystemdServer)  # check_server sends only a systemd server here
-    return server
-
-
-def _process_server(ctx: Context) -> ProcessServer:
-    server = ctx.host.server
-    assert isinstance(server, ProcessServer)  # check_server sends only a process server here
-    return server
-
-
-async def check_unit(ctx: Context) -> Result:
-    server = _unit_server(ctx)
+async def check_unit(ctx: Context, server: UnitView) -> Result:
     if "systemctl" in ctx.sudo_refused:
         return Result(NAME, SKIP, "skipped: needs sudo for systemctl")
-    show = systemctl_command(server, "show", *(arg for p in (*STATE_PROPERTIES, "FragmentPath") for arg in ("-p", p)),
-                             server.unit)
+    show = server.state_command()
     out = (await ctx.run(show)).check(show.what).out
     props = {key: value.strip() for key, _, value in (line.partition("=") for line in out.splitlines())}
     ctx.unit_found = props.get("LoadState") == "loaded"
@@ -76,7 +73,7 @@ async def check_unit(ctx: Context) -> Result:
         return Result(NAME, FAIL, f"systemd has no unit {server.unit} (LoadState={props.get('LoadState') or '?'})",
                       f"set server.unit in {ctx.file_name} to the unit that runs SGLang (systemctl list-units --all "
                       f"'sglang*' on the host lists candidates)")
-    launch, argv = await _unit_launch(ctx)
+    launch, argv = await _unit_launch(ctx, server)
     if not launch.sglang:
         shown = shlex.join(mask_argv(argv))[:120]
         return Result(NAME, FAIL, f"{server.unit} does not launch SGLang: ExecStart={shown}",
@@ -84,23 +81,21 @@ async def check_unit(ctx: Context) -> Result:
                       "or fix its ExecStart=")
     ctx.add_model(launch.model, f"unit {server.unit}")
     detail = f"{server.unit} ({props.get('FragmentPath') or 'no unit file'}) starts SGLang with {launch.model}"
-    state = await _unit_state(ctx, service_state(props))
+    state = await _unit_state(ctx, server, server.state_of(props))
     return verdict(f"{detail}; {state[0]}", flag_problem(ctx, launch, f"ExecStart= of {server.unit}") + state[1])
 
 
-async def _unit_launch(ctx: Context) -> tuple[Launch, list[str]]:
+async def _unit_launch(ctx: Context, server: UnitView) -> tuple[Launch, list[str]]:
     """What the unit's ExecStart= (with drop-ins, as `systemctl cat` shows it) launches, and its words."""
     from mtptui.sglang.unit import read_unit
 
-    server = _unit_server(ctx)
-    cat = systemctl_command(server, "cat", "--no-pager", server.unit)
+    cat = server.systemctl("cat", "--no-pager", server.unit)
     unit = read_unit((await ctx.run(cat)).check(cat.what).out, name=server.unit)
     return read_launch(unit.exec_argv, ctx.host.sglang_version), unit.exec_argv
 
 
-async def _unit_state(ctx: Context, state: ServiceState) -> tuple[str, list[tuple[str, str]]]:
+async def _unit_state(ctx: Context, server: UnitView, state: ServiceState) -> tuple[str, list[tuple[str, str]]]:
     """("active, pid N", []) for a running unit, else its state and how to start it."""
-    server = _unit_server(ctx)
     prefix = () if "sh" in ctx.sudo_refused else tuple(server.command_prefix)
     info = await read_process(ctx.session.transport, state.pid, prefix) if state.pid else None
     ctx.server_running = state.phase == "running" and info is not None
@@ -108,8 +103,8 @@ async def _unit_state(ctx: Context, state: ServiceState) -> tuple[str, list[tupl
         ctx.running = info
         ctx.add_model(read_launch(info.argv, ctx.host.sglang_version).model, "running server")
         return f"{state.words}, pid {info.pid}", []
-    start = ctx.start_command = systemctl_command(server, "start", server.unit).line
-    if state.phase == "failed" and killed_by_signal(state, 9) and \
+    start = ctx.start_command = server.systemctl("start", server.unit).line
+    if state.phase == "failed" and server.killed_by_signal(state, 9) and \
             shutdown_of(ctx.host.sglang_version).drained_exit == "sigkill":
         return f"{state.words}: no server runs", [("", f"SGLang {ctx.host.sglang_version} ends every stop so (SIGKILL "
                                                        f"to itself after its drain), a crash too: read which "
@@ -120,8 +115,7 @@ async def _unit_state(ctx: Context, state: ServiceState) -> tuple[str, list[tupl
     return f"{state.words}: no server runs", [("", f"start it: {start}")]
 
 
-async def check_process(ctx: Context) -> Result:
-    server = _process_server(ctx)
+async def check_process(ctx: Context, server: ProcessServer) -> Result:
     info: ProcessInfo | None = None
     notes: list[str] = []
     problem: Result | None = None
@@ -138,7 +132,7 @@ async def check_process(ctx: Context) -> Result:
             return Result(NAME, FAIL, str(exc).partition("; ")[0],
                           f"set server.pid_file in {ctx.file_name} to the pid file of the server mtptui manages")
         notes.append("found by its command line" if info else "none found by command line")
-    return _process_result(ctx, info, notes)
+    return _process_result(ctx, server, info, notes)
 
 
 async def _from_pid_file(ctx: Context, path: str) -> tuple[ProcessInfo | None, list[str], Result | None]:
@@ -163,17 +157,17 @@ async def _from_pid_file(ctx: Context, path: str) -> tuple[ProcessInfo | None, l
     return info, [f"from {path}"], None
 
 
-def _relaunch(ctx: Context) -> tuple[str, list[tuple[str, str]]]:
+def _relaunch(ctx: Context, server: ProcessServer) -> tuple[str, list[tuple[str, str]]]:
     if ctx.host.known_good:
         return f"relaunch: profile {ctx.host.known_good}", []
-    if _process_server(ctx).launch_command:
+    if server.launch_command:
         return "relaunch: server.launch_command", []
     return "nothing to relaunch it with", [("", f"set known_good (a profile) or server.launch_command in "
                                                 f"{ctx.file_name}")]
 
 
-def _process_result(ctx: Context, info: ProcessInfo | None, notes: list[str]) -> Result:
-    relaunch, problems = _relaunch(ctx)
+def _process_result(ctx: Context, server: ProcessServer, info: ProcessInfo | None, notes: list[str]) -> Result:
+    relaunch, problems = _relaunch(ctx, server)
     ctx.server_running = info is not None
     if info is None:
         if ctx.host.known_good:

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import posixpath
 import shlex
+from typing import Awaitable
 
-from mtptui.config.models import SystemdServer
+from mtptui.config.models import ProcessServer
 from mtptui.ops.checks import FAIL, OK, Context, Result, last_line, not_found
+from mtptui.remote.service_work import UnitView
 from mtptui.remote.shell import Command, script
 from mtptui.remote.sudo import allows_command, rule_for, sudo_index
 
@@ -30,9 +32,23 @@ def probes(unit: str) -> dict[str, list[str]]:
 
 
 async def check_sudo(ctx: Context) -> Result:
-    server = ctx.host.server
-    if not isinstance(server, SystemdServer):
+    return await ctx.session.manager.pick(_SudoCheck(ctx))
+
+
+class _SudoCheck:
+    """sudo for what the host's manager runs through it: a unit's systemctl and journalctl, or nothing."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    def unit(self, unit: UnitView) -> Awaitable[Result]:
+        return check_unit_sudo(self.ctx, unit)
+
+    async def process(self, config: ProcessServer) -> Result:
         return Result(NAME, OK, "not needed: the process manager runs nothing through sudo")
+
+
+async def check_unit_sudo(ctx: Context, server: UnitView) -> Result:
     index = sudo_index(server.command_prefix)
     if index is None:
         return Result(NAME, OK, "not needed: server.command_prefix has no sudo")
@@ -61,7 +77,7 @@ async def _probe(ctx: Context, prefix: list[str], unit: str) -> tuple[dict[str, 
     return refused, False
 
 
-async def _files(ctx: Context, prefix: list[str], server: SystemdServer) -> Result:
+async def _files(ctx: Context, prefix: list[str], server: UnitView) -> Result:
     """sudo runs what it must; the unit's files are written through it (sh), or as the login user."""
     runs = f"{shlex.join(prefix)} runs {', '.join(needed(ctx))} for {server.unit} without a password"
     question = allows_command(prefix, "sh")
