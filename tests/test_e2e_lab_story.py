@@ -18,7 +18,7 @@ import pytest
 
 from tests.lab import lab, lab_process, lab_systemd, operator_env  # noqa: F401  (fixtures)
 from tests.test_e2e_demo_tmux import ROOT, TMUX, Terminal, own_terminal
-from tests.test_e2e_story_tmux import BENCH_S, MISSION_ROWS, diff_row, finished, output_tok_s
+from tests.test_e2e_story_tmux import BENCH_S, MISSION_ROWS, diff_row, every_mission_row, finished, output_tok_s
 
 pytestmark = [pytest.mark.e2e, pytest.mark.ssh, pytest.mark.needs(None if TMUX else "tmux is not installed")]
 
@@ -93,7 +93,7 @@ def test_the_story_over_ssh_with_systemd(lab_systemd, lab_terminal) -> None:
 
     back(term)
     term.keys("d")
-    screen = term.wait_for("the diff", lambda s: "≠ --speculative-num-steps" in s, 30)
+    screen = term.wait_for("the diff", every_mission_row, 30)
     for flag, (running, good) in MISSION_ROWS.items():  # here the unit runs the redeploy, the profile is good
         row = diff_row(flag, screen)
         assert row[0].startswith(running) and row[1].startswith(running) and row[2] == good, (flag, row)
