@@ -6,21 +6,13 @@ import re
 from typing import Any, Callable
 
 from mtptui.engines.vllm.logparse import serving, startup
+from mtptui.sglang.logparse.lines import http_access
 
 Parsed = tuple[str, dict[str, Any]] | None
 Matcher = Callable[[str], Parsed]
 
-# uvicorn's own lines, unprefixed: `INFO:     127.0.0.1:40052 - "POST /v1/completions HTTP/1.1" 200 OK`
-ACCESS = re.compile(r'INFO: +(\S+) - "([A-Z]+) (\S+)(?: [^"]*)?" (\d{3})\b')
+# uvicorn's own lines, unprefixed; its access line is read as SGLang's (both servers run uvicorn)
 UVICORN = re.compile(r"(INFO|WARNING|ERROR|CRITICAL): +")
-
-
-def http_access(msg: str) -> Parsed:
-    found = ACCESS.match(msg)
-    if found is None:
-        return None
-    client, method, path, status = found.groups()
-    return "http_access", {"client": client, "method": method, "path": path, "status": int(status)}
 
 
 BY_FIRST_CHAR: dict[str, tuple[Matcher, ...]] = {
