@@ -41,8 +41,8 @@ STOP = "[Service]\nKillMode=mixed\nTimeoutStopSec=3\n"
 
 def run_mixed_unit(host: LabHost, tries: int = 3) -> None:
     """The restored profile from the unit under KillMode=mixed. A start right after the stop of a control-group
-    unit can fail with 219/CGROUP in the lab (its cgroup was not removed yet: nspawn's cgroups are partial): the
-    start is tried again then, with the failed state reset."""
+    unit failed now and then with 219/CGROUP here while two labs shared one cgroup tree (each machine now has
+    its own: tests/lab/machine.py); a failed start is still tried again, with the failed state reset."""
     host.unit_file.write_text(unit_text(host, "restored").replace("[Service]\n", STOP))
     host.lab.systemctl("daemon-reload")
     for _ in range(tries):

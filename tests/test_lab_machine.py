@@ -21,7 +21,7 @@ import pytest
 
 from tests.needs import need
 from tests.lab import Lab, lab, lab_missing  # noqa: F401  (fixture)
-from tests.lab.machine import STATE, _mounts_under
+from tests.lab.machine import STATE, _cgroups_of, _mounts_under
 from tests.sshd import ROOT
 
 pytestmark = pytest.mark.ssh
@@ -46,7 +46,15 @@ def leftovers(lab: Lab, nspawn_pid: int, leader: int) -> list[str]:
         found.append(f"state directory {STATE / lab.ns}")
     found += [f"mount {point}" for point in _mounts_under(STATE / lab.ns)]
     found += [f"pid {pid}" for pid in (nspawn_pid, leader) if Path(f"/proc/{pid}").exists()]
+    found += [f"cgroup {path}" for path in _cgroups_of(lab.ns) if path.exists()]
     return found
+
+
+def tracking_cgroup(pid: int) -> str:
+    """The cgroup systemd tracks ``pid`` by (the named ``systemd`` hierarchy, or the unified one)."""
+    lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+    named = [line for line in lines if ":name=systemd:" in line] or [line for line in lines if line.startswith("0::")]
+    return named[0].split(":", 2)[2]
 
 
 def test_the_lab_boots_systemd_252_with_journald_and_sshd_and_leaves_this_machine_as_it_was(canary, tmp_path):
@@ -96,6 +104,36 @@ def test_a_lab_left_by_a_killed_test_run_is_removed_when_the_next_lab_starts(tmp
     while leftovers(stale, int(nspawn), int(leader)) and time.monotonic() < deadline:
         time.sleep(0.1)  # the killed machine's processes are reaped by init once their nspawn has gone
     assert ready == "active" and leftovers(stale, int(nspawn), int(leader)) == []
+
+
+TWIN = "mtptest-twin.service"
+
+
+def test_two_labs_at_once_keep_their_units_cgroups_apart(tmp_path):
+    """Both labs' systemds run a unit of the same name (as every lab runs sglang-qwen.service). When both
+    containers sat in one cgroup tree, one lab's restart of it failed with 219/CGROUP now and then: the other
+    lab's stop had emptied and removed the cgroup they shared."""
+    need(lab_missing())
+    labs = [Lab(tmp_path / name, shared=(tmp_path,)) for name in ("one", "two")]
+    try:
+        for lab in labs:
+            lab.start()
+            lab.path(f"/etc/systemd/system/{TWIN}").write_text("[Service]\nExecStart=/bin/sleep infinity\n")
+            lab.systemctl("daemon-reload")
+            lab.systemctl("start", TWIN)
+        roots = [tracking_cgroup(lab.machine.leader) for lab in labs]
+        twins = [tracking_cgroup(lab.machine.outer_pid(int(lab.run("systemctl", "show", "-P", "MainPID", TWIN).stdout)))
+                 for lab in labs]
+        labs[0].systemctl("stop", TWIN)
+        still = labs[1].run("systemctl", "is-active", TWIN).stdout.strip()
+        labs[0].systemctl("start", TWIN)
+        again = labs[0].run("systemctl", "is-active", TWIN).stdout.strip()
+    finally:
+        for lab in labs:
+            lab.stop()
+    assert [root.startswith(f"/mtplab/{lab.ns}/") for root, lab in zip(roots, labs)] == [True, True], roots
+    assert twins[0] != twins[1] and all(twin.endswith(f"/system.slice/{TWIN}") for twin in twins), twins
+    assert (still, again) == ("active", "active")
 
 
 def test_the_lab_has_a_process_table_of_its_own(lab):

@@ -12,9 +12,15 @@ canary in the machine's /tmp). It joins the lab's network namespace (its only ne
 loopback), runs systemd 252 as PID 1 in a PID namespace of its own, and boots ``mtplab.target`` (journald,
 sshd and the lab's units, nothing else of the image).
 
-Everything a machine makes lives under ``/run/mtplab/NAME`` (its tmpfs, its overlay, the nspawn pid and log):
-``shut_down`` stops the container (SIGTERM to nspawn: systemd halts), unmounts both and removes the directory;
+Everything a machine makes lives under ``/run/mtplab/NAME`` (its tmpfs, its overlay, the nspawn pid and log)
+and in a cgroup of its own (``mtplab/NAME`` in each hierarchy systemd tracks processes with): ``shut_down``
+stops the container (SIGTERM to nspawn: systemd halts), unmounts both and removes the directory and the cgroup;
 ``remove_stale`` does the same for the machines of test runs that died before their teardown.
+
+Why a cgroup of its own: with ``--keep-unit`` nspawn puts the container under the cgroup it was started in. On
+this machine's legacy hierarchy that is the root for every test process, so two labs booted at once shared one
+``/payload`` tree: both systemds ran their ``sglang-qwen.service`` in the same cgroup, and one lab's restart
+failed with status 219/CGROUP while the other's stop emptied and removed it.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ STATE = Path("/run/mtplab")  # one directory per machine; /run here is on disk, 
 TARGET = "mtplab.target"
 BOOT_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 30.0
+CGROUP_ROOTS = (Path("/sys/fs/cgroup/systemd"), Path("/sys/fs/cgroup/unified"), Path("/sys/fs/cgroup"))
 UPPER_SIZE = "2g"  # the container's writes (journal, units, pip caches) live in memory, up to this much
 
 
@@ -95,6 +102,30 @@ def _mount(what: str, *args: str) -> None:
     done = subprocess.run(["mount", *args], capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"the lab host cannot boot: mounting {what} failed: {done.stderr.strip()}")
+
+
+def _cgroups_of(name: str) -> list[Path]:
+    """The machine's own cgroup in each hierarchy that tracks processes for systemd: the named ``systemd`` one
+    (legacy and hybrid hosts), the unified one (hybrid: ``unified``; unified hosts: the root itself)."""
+    roots = [root for root in CGROUP_ROOTS if (root / "cgroup.procs").exists()]
+    return [root / "mtplab" / name for root in roots]
+
+
+def _in_cgroups(paths: list[Path], argv: list[str]) -> list[str]:
+    """``argv`` run by a shell that first moves itself into ``paths`` (then execs: nspawn keeps its pid), so nspawn
+    builds the container's cgroup tree there."""
+    moves = "".join(f'echo $$ > "${i + 1}/cgroup.procs" && ' for i in range(len(paths)))
+    return ["sh", "-c", f'{moves}shift {len(paths)} && exec "$@"', "sh", *map(str, paths), *argv]
+
+
+def _remove_cgroups(paths: list[Path]) -> None:
+    """Remove each cgroup tree deepest first (a cgroup with no process left is removed by rmdir)."""
+    for path in paths:
+        for directory, _, _ in sorted(os.walk(path, topdown=False), key=lambda entry: -len(entry[0])):
+            try:
+                os.rmdir(directory)
+            except OSError:
+                pass
 
 
 def _netns_pids(ns: str) -> set[int]:
@@ -181,10 +212,13 @@ class Machine:
                 f"--network-namespace-path=/run/netns/{self.netns}", "--console=passive",
                 *(f"--bind={path}" for path in binds), *(f"--bind-ro={path}" for path in read_only),
                 f"systemd.unit={TARGET}"]
+        cgroups = _cgroups_of(self.name)
+        for path in cgroups:
+            path.mkdir(parents=True, exist_ok=True)
         self.started = time.monotonic()
         with open(self.console, "wb") as console:
-            self.nspawn = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=console, stderr=subprocess.STDOUT,
-                                           start_new_session=True)
+            self.nspawn = subprocess.Popen(_in_cgroups(cgroups, argv), stdin=subprocess.DEVNULL, stdout=console,
+                                           stderr=subprocess.STDOUT, start_new_session=True)
         (self.state / "nspawn.pid").write_text(str(self.nspawn.pid))
 
     def _wait_booted(self) -> None:
@@ -243,6 +277,7 @@ class Machine:
         _unmount_all(self.state)
         shutil.rmtree(self.state, ignore_errors=True)
         shutil.rmtree(Path("/run/systemd/nspawn/propagate") / self.name, ignore_errors=True)
+        _remove_cgroups(_cgroups_of(self.name))
         return time.monotonic() - started
 
 
@@ -294,5 +329,6 @@ def remove_stale(prefix: str) -> list[str]:
             _stop_nspawn(int(nspawn), _leader_of(int(nspawn)))
         _unmount_all(state)
         shutil.rmtree(state, ignore_errors=True)
+        _remove_cgroups(_cgroups_of(state.name))
         removed.append(state.name)
     return removed
