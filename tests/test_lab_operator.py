@@ -89,6 +89,23 @@ def test_with_a_rule_for_the_unit_only_everything_works(operator_host):
     assert "--speculative-num-steps 3" in host.lab.path(f"{DROP_IN_DIR}/override.conf").read_text()
 
 
+def allowed(host: LabHost, *argv: str) -> bool:
+    """Whether sudo would run ``argv`` for the operator account without a password (asked, never run)."""
+    asked = host.lab.run("runuser", "-u", OPERATOR, "--", "sudo", "-n", "-l", *argv)
+    return asked.returncode == 0
+
+
+def test_the_rule_allows_the_unit_and_refuses_other_units(operator_host):
+    """A sudoers ``*`` matches spaces: ``systemctl * UNIT`` let the account stop any unit listed before UNIT."""
+    host, ctl = operator_host, "/usr/bin/systemctl"
+    assert [allowed(host, ctl, verb, UNIT) for verb in ("restart", "stop", "enable")] == [True] * 3
+    assert allowed(host, ctl, "show", "-p", "MainPID", UNIT)
+    assert not allowed(host, ctl, "stop", "ssh.service", UNIT)
+    assert not allowed(host, ctl, "restart", UNIT, "ssh.service")
+    assert not allowed(host, ctl, "mask", UNIT)
+    assert not allowed(host, ctl, "stop", "ssh.service")
+
+
 def test_without_the_rule_check_names_it_first_and_a_restart_says_what_sudo_refused(operator_host):
     host = operator_host
     host.lab.sudoers(None)

@@ -16,6 +16,9 @@ REFUSALS = ("a password is required", "a terminal is required", "is not allowed 
             "is not in the sudoers file", "may not run sudo", "not allowed to run sudo")
 
 
+UNIT_VERBS = ("start", "stop", "restart", "reset-failed", "enable", "cat --no-pager")  # what mtptui runs on a unit
+
+
 def sudo_index(prefix: Sequence[str]) -> int | None:
     """Where sudo is in the prefix (``sudo``, ``/usr/bin/sudo``), or None."""
     return next((i for i, word in enumerate(prefix) if os.path.basename(word) == "sudo"), None)
@@ -39,6 +42,11 @@ def refused(stderr: str) -> str | None:
 
 def rule_for(user: str, unit: str, systemctl: str = "/usr/bin/systemctl",
              journalctl: str = "/usr/bin/journalctl") -> str:
-    """The sudoers line that lets ``user`` run what mtptui runs through sudo for ``unit``, and nothing else."""
-    return (f"{user} ALL=(root) NOPASSWD: {systemctl} daemon-reload, {systemctl} * {unit}, "
+    """The sudoers line that lets ``user`` run what mtptui runs through sudo for ``unit``, and nothing else.
+
+    Each verb that changes the unit is spelled out: a sudoers ``*`` matches spaces too, so ``systemctl * UNIT``
+    also allowed ``systemctl stop OTHER.service UNIT``. Only ``show`` keeps one (its properties vary; it reads,
+    never changes), and the journal's options (cursors, times) need one after ``-u UNIT``."""
+    verbs = ", ".join(f"{systemctl} {verb} {unit}" for verb in UNIT_VERBS)
+    return (f"{user} ALL=(root) NOPASSWD: {systemctl} daemon-reload, {verbs}, {systemctl} show * {unit}, "
             f"{journalctl} -u {unit} *")
