@@ -43,6 +43,14 @@ def _makes_string(node: ast.AST) -> bool:
     return False
 
 
+def _is_text(node: ast.AST) -> bool:
+    """A title that cannot carry markup from a value: a literal, or ``plain(...)``/``Text(...)``. Anything else
+    is refused, a helper's return value too (``offline_text(reason, ...)`` put a host's error in a subtitle)."""
+    if isinstance(node, ast.Constant):
+        return True
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("plain", "Text")
+
+
 TEXTUAL_SINKS = {"Static", "Label", "Button", "DataTable", "Option", "Select"}  # mtptui.ui.plain has their Plain* twins
 
 
@@ -67,7 +75,7 @@ def bypasses(source: str, where: str) -> list[str]:
                 found += [f"{line}: {ast.unparse(a)[:60]} handed to {ast.unparse(func)[:30]}"
                           for a in node.args if _makes_string(a)]
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr in SINK_ATTRS
-                                                for t in node.targets) and _makes_string(node.value):
+                                                for t in node.targets) and not _is_text(node.value):
             found.append(f"{line}: {ast.unparse(node.value)[:60]} set as a title")
     return found
 
@@ -81,6 +89,7 @@ def test_no_module_under_ui_hands_a_built_string_to_textual_as_markup() -> None:
 @pytest.mark.parametrize("source", [
     'Static(f"model {name}")', 'self.update(visible(text))', 'table.add_row(*(str(v) for v in row))',
     'w.border_title = f"bench · {model}"', 'self.notify(text, markup=True)', 'Text.from_markup(line)',
+    'pane.border_subtitle = offline_text(reason, host, 80)', 'w.border_title = title',
     'Label(", ".join(names))', 'x.title = "a %s" % name', 'from textual.widgets import Input, Static',
     'from textual.widgets.option_list import Option', 'from textual.widgets import Select'])
 def test_the_bypass_check_sees_each_way_around_plain(source: str) -> None:
@@ -88,7 +97,8 @@ def test_the_bypass_check_sees_each_way_around_plain(source: str) -> None:
 
 
 @pytest.mark.parametrize("source", ['Static(plain(f"model {name}"))', 'Static("literal [b]ours[/b]")',
-                                    'w.border_title = plain(f"bench · {model}")', 'self.notify(f"x {y}")'])
+                                    'w.border_title = plain(f"bench · {model}")', 'self.notify(f"x {y}")',
+                                    'w.border_title = "literal"', 'w.border_subtitle = plain(offline_text(r, h, 8))'])
 def test_the_bypass_check_lets_text_through(source: str) -> None:
     assert bypasses(source, "x.py") == []
 
@@ -191,3 +201,23 @@ async def test_the_fleet_table_shows_markup_from_prometheus_as_text() -> None:
         cells = [str(table.get_cell_at((r, c))) for r in range(table.row_count) for c in range(len(table.columns))]
         assert app.is_running
     assert any("[/bold]" in cell for cell in cells) and any("[link=http://evil.example]" in cell for cell in cells)
+
+
+async def test_a_connection_error_with_markup_shows_in_every_pane_as_text() -> None:
+    """The reason a host does not answer comes from the host (an SSH banner, a ProxyCommand's stderr): in the
+    panes' subtitles it once ended the dashboard with a MarkupError."""
+    from mtptui.ops.feed import Connection
+    from mtptui.ui.screens.dashboard import DOWN_PANES
+    from tests.ui_fixtures.support import ControlledFeed, demo_status, make_app, wait_until
+
+    feed = ControlledFeed(demo_status())
+    app, _ = make_app(feed=feed)
+    reason = "ProxyCommand said: " + " ".join(MARKUP_WORDS)
+    async with app.run_test(size=(160, 48)) as pilot:
+        feed.send(Connection("reconnecting", reason, 8.0))
+        await wait_until(pilot, lambda: app.session.offline == reason)
+        app.screen.paint(everything=True)
+        await pilot.pause(0.3)
+        subtitles = {name: str(app.screen.query_one(f"#{name}").border_subtitle) for name in (*DOWN_PANES, "gpus")}
+        assert app.is_running  # a MarkupError would have ended it
+    assert all("[/INST]" in text and "[@click=app.quit]" in text for text in subtitles.values()), subtitles

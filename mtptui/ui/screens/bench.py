@@ -39,7 +39,7 @@ from mtptui.ui.widgets.bench_rate_plot import BenchRatePlot
 from mtptui.ui.widgets.bench_results import BenchResults
 from mtptui.ui.widgets.key_footer import KeyFooter
 from mtptui.ui.widgets.render_pane import RenderPane
-from mtptui.ui.plain import PlainButton as Button
+from mtptui.ui.plain import PlainButton as Button, plain
 
 if TYPE_CHECKING:
     from mtptui.ui.context import AppContext
@@ -96,7 +96,7 @@ class BenchScreen(Screen):
     def on_mount(self) -> None:
         for pane, title in (("form", "workload"), ("accept", "accept length"), ("progress", "progress"),
                             ("results", "results"), ("compare", "comparison")):
-            self.query_one(f"#bench-{pane}").border_title = title
+            self.query_one(f"#bench-{pane}").border_title = plain(title)
         self.paint()
 
     @property
@@ -274,7 +274,7 @@ class BenchScreen(Screen):
             self.query_one(BenchAccept).show(live)
             self.query_one(BenchProgress).show(live)
             self.query_one(BenchResults).show(live)
-            self.query_one(BenchResults).border_title = self._results_title()
+            self.query_one(BenchResults).border_title = plain(self._results_title())
             self.query_one(BenchCompare).show(live, self.context.host, self.details)
         self._throttle.painted()
 

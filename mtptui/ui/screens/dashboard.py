@@ -111,7 +111,7 @@ class DashboardScreen(Screen):
     def on_mount(self) -> None:
         for pane, title in (("startup", "startup"), ("memory", "GPU memory"), ("speculation", "speculation"),
                             ("serving", "serving")):
-            self.query_one(f"#{pane}").border_title = title
+            self.query_one(f"#{pane}").border_title = plain(title)
         self.log_view.update_title()
         self.log_view.focus()
         self.paint()
@@ -290,7 +290,7 @@ class DashboardScreen(Screen):
             pane = self.query_one(f"#{name}")
             pane.set_class(bool(said or offline), "-down")
             if offline:
-                pane.border_subtitle = offline_text(offline, self._host_name, pane.size.width - 6)
+                pane.border_subtitle = plain(offline_text(offline, self._host_name, pane.size.width - 6))
             elif name not in ("throughput", "gpus"):  # the plot and the GPUs write their own otherwise
                 pane.border_subtitle = plain(said)
 

@@ -35,6 +35,7 @@ from mtptui.ui.widgets.render_pane import RenderPane
 from mtptui.ui.widgets.tune_plot import TunePlot
 from mtptui.ui.widgets.tune_status import TuneStatus
 from mtptui.ui.widgets.tune_table import TuneTable
+from mtptui.ui.plain import plain
 
 if TYPE_CHECKING:
     from mtptui.ui.context import AppContext
@@ -257,7 +258,7 @@ class TuneScreen(Screen):
         with self.app.batch_update():
             self.query_one("#tune-title", RenderPane).set(self._title())
             self.query_one(TuneTable).show(self.run)
-            self.query_one(TuneTable).border_title = self._arms_title()
+            self.query_one(TuneTable).border_title = plain(self._arms_title())
             self.query_one(TunePlot).show(self.run)
             self.query_one(TuneStatus).show(self.run)
         self._throttle.painted()

@@ -13,7 +13,8 @@ from textual.widgets import Input
 
 from mtptui.ui.bench_state import (DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, DEFAULT_PROMPTS, DEFAULT_REQUESTS,
                                    LABELS, BenchSettings, parse_count)
-from mtptui.ui.plain import PlainButton as Button, PlainLabel as Label, PlainSelect as Select, PlainStatic as Static
+from mtptui.ui.plain import (PlainButton as Button, PlainLabel as Label, PlainSelect as Select, PlainStatic as Static,
+                             plain)
 
 FIELDS = (("concurrency", DEFAULT_CONCURRENCY), ("requests", DEFAULT_REQUESTS), ("max_tokens", DEFAULT_MAX_TOKENS))
 
@@ -70,4 +71,4 @@ class BenchForm(Vertical):
 
     def set_running(self, running: bool) -> None:
         """The button says so; it stays focusable, so the screen's keys keep working while a run goes on."""
-        self.query_one("#bench-start", Button).label = "Running…" if running else "Start"
+        self.query_one("#bench-start", Button).label = plain("Running…" if running else "Start")

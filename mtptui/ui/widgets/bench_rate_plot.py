@@ -10,6 +10,7 @@ from textual_plotext import PlotextPlot
 
 from mtptui.bench.events import RateSample
 from mtptui.ui.widgets.throughput_pane import y_range
+from mtptui.ui.plain import plain
 
 REASONING_COLOR, CONTENT_COLOR, TOTAL_COLOR = "magenta", "cyan", "green"
 LEGEND = "x: s since the first request · magenta reasoning · cyan content · green total"
@@ -35,8 +36,8 @@ class BenchRatePlot(PlotextPlot):
         self.shown = (samples, result_tok_s)
         plt = self.plt
         plt.clear_figure()
-        self.border_title = title_text(samples, result_tok_s, self.size.width)
-        self.border_subtitle = LEGEND if samples else "waiting for the first measured second"
+        self.border_title = plain(title_text(samples, result_tok_s, self.size.width))
+        self.border_subtitle = plain(LEGEND if samples else "waiting for the first measured second")
         if samples:
             xs = [s.t for s in samples]
             reasoning = [s.reasoning_tok_s for s in samples]

@@ -6,6 +6,7 @@ from textual.binding import Binding
 from textual.widgets import Input
 
 from mtptui.ui.messages import PromptChanged, PromptClosed
+from mtptui.ui.plain import plain
 
 PLACEHOLDERS = {
     "find": "find in the log (case-insensitive) · Enter keeps the highlight, n/N jump · Escape cancels",
@@ -29,7 +30,7 @@ class LogPrompt(Input):
     def open(self, mode: str, value: str) -> None:
         self.mode, self._before = mode, value
         self.placeholder = PLACEHOLDERS[mode]
-        self.border_title = TITLES[mode]
+        self.border_title = plain(TITLES[mode])
         self.value = value
         self.cursor_position = len(value)
         self.display = True

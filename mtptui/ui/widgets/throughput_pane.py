@@ -70,7 +70,7 @@ class ThroughputPane(PlotextPlot):
         restarted = bool(restarts) and session.previous_mean is not None
         window = f" · {WINDOW_LABELS[self.time_window]}"
         before = session.previous_mean if restarted else None
-        self.border_title = title_text(mean, before, self.size.width - len(window)) + window
+        self.border_title = plain(title_text(mean, before, self.size.width - len(window)) + window)
         points_now = [p for p in points if p[0] >= restarts[-1]] if restarted else points
         for at in shown.restarts:
             plt.vline(at, color=RESTART_COLOR)

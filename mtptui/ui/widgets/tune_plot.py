@@ -37,7 +37,7 @@ class TunePlot(PlotextPlot):
         best = run.verdict.best if run is not None and run.verdict else None
         arms = [arm for arm in (run.arms if run else []) if _points(arm)[0]]
         self.border_title = plain("per-request vs total tok/s" + (f" · best {best.label}" if best else ""))
-        self.border_subtitle = LEGEND if arms else "waiting for the first measured arm"
+        self.border_subtitle = plain(LEGEND if arms else "waiting for the first measured arm")
         if not arms:
             plt.xlim(0.0, 1.0)
             plt.ylim(0.0, 1.0)
