@@ -221,3 +221,23 @@ async def test_a_connection_error_with_markup_shows_in_every_pane_as_text() -> N
         subtitles = {name: str(app.screen.query_one(f"#{name}").border_subtitle) for name in (*DOWN_PANES, "gpus")}
         assert app.is_running  # a MarkupError would have ended it
     assert all("[/INST]" in text and "[@click=app.quit]" in text for text in subtitles.values()), subtitles
+
+
+async def test_a_pane_handed_a_str_from_a_server_shows_it_as_text() -> None:
+    """RenderPane (titles of the bench and tune screens, the stats strip, the gateway pane) renders what it is
+    handed; a str would be read as markup, as a model id with ``[/bold]`` once ended the bench screen."""
+    from textual.app import App, ComposeResult
+
+    from mtptui.ui.widgets.render_pane import RenderPane
+
+    class PaneApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield RenderPane(id="pane")
+
+    app = PaneApp()
+    async with app.run_test(size=(160, 10)) as pilot:
+        app.query_one(RenderPane).set("model Qwen " + " ".join(MARKUP_WORDS))
+        await pilot.pause(0.3)
+        assert app.is_running  # a MarkupError would have ended it
+        shown = app.query_one(RenderPane).renderable
+    assert str(shown) == "model Qwen " + " ".join(MARKUP_WORDS)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from rich.console import RenderableType
 from textual.widget import Widget
 
+from mtptui.ui.plain import plain
+
 
 class RenderPane(Widget):
     """Renders ``self.renderable``; ``set`` replaces it and repaints only this widget."""
@@ -18,7 +20,8 @@ class RenderPane(Widget):
         self.renderable: RenderableType = ""
 
     def set(self, renderable: RenderableType) -> None:
-        self.renderable = renderable
+        """A str is shown as text (Textual would read a rendered str as markup); Text and tables as they are."""
+        self.renderable = plain(renderable) if isinstance(renderable, str) else renderable
         self.refresh()
 
     def render(self) -> RenderableType:
