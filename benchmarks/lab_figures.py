@@ -62,6 +62,10 @@ SCENARIOS = {
         "journald's 'Suppressed N messages' shown as a gap",
     "test_lab_operator.py::test_with_a_rule_for_the_unit_only_everything_works":
         "non-root account, sudoers for the unit's systemctl/journalctl only: check, diff, restart, enable work",
+    "test_lab_operator.py::test_the_rule_allows_the_unit_and_refuses_other_units":
+        "the sudoers rule mtptui proposes: the unit's verbs allowed, other units and other verbs refused",
+    "test_lab_machine.py::test_two_labs_at_once_keep_their_units_cgroups_apart":
+        "two labs at once: each machine's units in a cgroup of their own (one lab's stop never touches the other)",
     "test_lab_operator.py::test_without_the_rule_check_names_it_first_and_a_restart_says_what_sudo_refused":
         "without that rule: check names it first; a restart says in one sentence what sudo refused",
 }

@@ -5,7 +5,7 @@ The seed's restore (write, daemon-reload, reset-failed, restart, watch, enable o
 cycle and rolled back, also past ``start-limit-hit``; one that crashes without ``Restart=``; an ExecStart= that
 lives in the drop-in ``systemctl edit`` writes; EnvironmentFile= values in the diff and the plan; the stop
 timeout against SGLang's drain; a bench in flight during a restart. Every check reads what systemd itself says.
-`benchmarks/systemd_scenarios.py` prints these tests as a table with their outcome.
+`benchmarks/lab_figures.py --scenarios-only` prints these tests as a table with their outcome.
 """
 
 from __future__ import annotations
