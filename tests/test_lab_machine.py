@@ -64,6 +64,8 @@ def test_the_lab_boots_systemd_252_with_journald_and_sshd_and_leaves_this_machin
         version = lab.run("systemctl", "--version").stdout.splitlines()[0]
         units = {unit: lab.run("systemctl", "is-active", unit).stdout.strip()
                  for unit in ("systemd-journald.service", "ssh.service", "sysinit.target", "mtplab.target")}
+        running = {line.split()[0] for line in lab.run("systemctl", "list-units", "--type=service", "--state=running",
+                                                       "--no-legend", "--plain").stdout.splitlines() if line.strip()}
         comm = lab.run("cat", "/proc/1/comm").stdout.strip()
         unit = lab.path("/etc/systemd/system/mtptest-tmp.service")  # default dependencies: sysinit.target
         unit.write_text(f"[Service]\nType=oneshot\nExecStart=/bin/sh -c 'ls -A /tmp > {tmp_path}/seen'\n")
@@ -76,6 +78,7 @@ def test_the_lab_boots_systemd_252_with_journald_and_sshd_and_leaves_this_machin
     assert version.startswith("systemd 252 ") and comm == "systemd"
     assert units == {"systemd-journald.service": "active", "ssh.service": "active", "sysinit.target": "active",
                      "mtplab.target": "active"}
+    assert running == {"systemd-journald.service", "ssh.service"}  # nothing else of the image (its postgresql...)
     assert canary.name not in seen  # the container's /tmp is its own
     assert canary.exists(), "the lab emptied this machine's /tmp"
     assert leftovers(lab, nspawn, leader) == []
