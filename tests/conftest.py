@@ -22,7 +22,17 @@ REFERENCE = SHARED / "reference"
 CONFIGS = ROOT / "configs"
 NETGUARD = Path(__file__).resolve().parent / "netguard"
 
-pytest_plugins = ("tests.vllm_real.fixture",)  # vllm_server: one real vLLM for the session
+# The modules whose fixtures every test module may use by name, without importing them (pytest reads pytest_plugins
+# only here, in the rootdir's conftest). Import their helpers as tests.lab etc., never under another name: a module
+# loaded twice would register its fixtures twice. A module comes before those that import it (tests.lab imports
+# tests.sshd): pytest rewrites the asserts of a plugin only if it registers it before anything imports it.
+pytest_plugins = (
+    "tests.sshd",  # sshd: a real OpenSSH sshd on loopback
+    "tests.simserver",  # sim_restored, sim_restored_each, sim_redeploy: the simulated server, per module
+    "tests.lab",  # lab, lab_each, lab_systemd, lab_process, lab_process_each: the booted lab host
+    "tests.gateway_lab",  # gateway_rig_module: the real gateway and its replicas, per module
+    "tests.vllm_real.fixture",  # vllm_model, vllm_server: one real vLLM for the session
+)
 
 # Loopback only: in this process, and (through PYTHONPATH's sitecustomize) in every Python subprocess.
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(NETGUARD), os.environ.get("PYTHONPATH")]))
