@@ -5,9 +5,12 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import os
+import sys
+import time
 from pathlib import Path
 
 import pytest
+from pytest_textual_snapshot import SVGImageExtension
 
 from tests.needs import need
 from tests.ui_fixtures.support import steady_screen
@@ -19,7 +22,17 @@ REFERENCE = SHARED / "reference"
 CONFIGS = ROOT / "configs"
 NETGUARD = Path(__file__).resolve().parent / "netguard"
 
-pytest_plugins = ("tests.vllm_real.fixture",)  # vllm_server: one real vLLM for the session
+# The modules whose fixtures every test module may use by name, without importing them (pytest reads pytest_plugins
+# only here, in the rootdir's conftest). Import their helpers as tests.lab etc., never under another name: a module
+# loaded twice would register its fixtures twice. A module comes before those that import it (tests.lab imports
+# tests.sshd): pytest rewrites the asserts of a plugin only if it registers it before anything imports it.
+pytest_plugins = (
+    "tests.sshd",  # sshd: a real OpenSSH sshd on loopback
+    "tests.simserver",  # sim_restored, sim_restored_each, sim_redeploy: the simulated server, per module
+    "tests.lab",  # lab, lab_each, lab_systemd, lab_process, lab_process_each: the booted lab host
+    "tests.gateway_lab",  # gateway_rig_module: the real gateway and its replicas, per module
+    "tests.vllm_real.fixture",  # vllm_model, vllm_server: one real vLLM for the session
+)
 
 # Loopback only: in this process, and (through PYTHONPATH's sitecustomize) in every Python subprocess.
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(NETGUARD), os.environ.get("PYTHONPATH")]))
@@ -52,8 +65,20 @@ def demo_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     run.stop()
 
 
+# Snapshots (tests/__snapshots__/) are written from one Python version only: rendering details may differ between
+# versions. Every snapshot a test takes goes through snap_compare or svg, which refuse --snapshot-update elsewhere.
+SNAPSHOT_PYTHON = (3, 11)
+
+
 @pytest.fixture
-def snap_compare(snap_compare):
+def snapshots_from_one_python(request: pytest.FixtureRequest) -> None:
+    """Refuse to write snapshots from another Python than SNAPSHOT_PYTHON."""
+    if request.config.getoption("--snapshot-update", default=False) and sys.version_info[:2] != SNAPSHOT_PYTHON:
+        pytest.fail(f"update snapshots with Python {'.'.join(map(str, SNAPSHOT_PYTHON))} only")
+
+
+@pytest.fixture
+def snap_compare(snap_compare, snapshots_from_one_python):
     """pytest-textual-snapshot's comparison, taken once the screen stands still (see steady_screen)."""
 
     def compare(app, press=(), terminal_size=(80, 24), run_before=None) -> bool:
@@ -68,6 +93,22 @@ def snap_compare(snap_compare):
         return snap_compare(app, terminal_size=terminal_size, run_before=then_steady)
 
     return compare
+
+
+@pytest.fixture
+def svg(snapshot, snapshots_from_one_python):
+    """syrupy's snapshot as an SVG file: one screen at several sizes per test (tests/test_ui_sizes.py)."""
+    return snapshot.use_extension(SVGImageExtension)
+
+
+@pytest.fixture
+def utc(monkeypatch: pytest.MonkeyPatch):
+    """The local time zone is UTC, for clocks shown on screen (``pytestmark = pytest.mark.usefixtures("utc")``)."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """A real OpenSSH sshd on 127.0.0.1 for the SSH tests, and the stand-in GPU host behind it.
 
-    from tests.sshd import sshd  # the fixture; import it into the test module
+    def test_...(sshd): ...  # the fixture, a plugin of tests/conftest.py (pytest_plugins): no import needed
 
 ``SSHD`` starts ``sshd -D -f CONFIG -E LOG`` on a free high port with a host key and a client key generated
 in a tmp dir, its own sshd_config (``UsePAM no``, ``StrictModes no``, its own AuthorizedKeysFile and PidFile)

@@ -12,8 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.simserver import sim_restored  # noqa: F401
-
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "mtptui.cli.main", "bench", *args], capture_output=True,

@@ -10,7 +10,7 @@ from mtptui.bench.load import LoadPlan
 from mtptui.bench.payload import Sampling
 from mtptui.bench.prompts import load_prompt_set
 from mtptui.bench.runner import BenchConfig, BenchRunner
-from tests.simserver import profile_argv, profile_env, sim_restored, start_sim  # noqa: F401
+from tests.simserver import profile_argv, profile_env, start_sim
 
 
 def config(url: str, requests: int = 2, concurrency: int = 1, max_tokens: int = 16, **extra) -> BenchConfig:

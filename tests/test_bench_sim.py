@@ -20,7 +20,7 @@ from mtptui.bench.payload import Sampling
 from mtptui.bench.prompts import load_prompt_set
 from mtptui.bench.result import BenchResult
 from mtptui.bench.runner import BenchConfig, BenchRunner
-from tests.simserver import profile_argv, profile_env, sim_redeploy, sim_restored, start_sim, version_args  # noqa: F401
+from tests.simserver import profile_argv, profile_env, start_sim, version_args
 
 
 # A dense model (no mamba flags, which 0.5.23 renamed) with 3 MTP steps, the qwen3 parser and metrics on.

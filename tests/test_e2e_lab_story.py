@@ -16,7 +16,7 @@ from typing import Iterator
 
 import pytest
 
-from tests.lab import lab, lab_process, lab_systemd, operator_env  # noqa: F401  (fixtures)
+from tests.lab import operator_env
 from tests.test_e2e_demo_tmux import ROOT, TMUX, Terminal, own_terminal
 from tests.test_e2e_story_tmux import BENCH_S, MISSION_ROWS, diff_row, every_mission_row, finished, output_tok_s
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 from mtptui.gateway.client import Gateway
-from tests.gateway_lab import gateway_rig_module, wait_workers  # noqa: F401 - the fixture
+from tests.gateway_lab import wait_workers
 from tests.prometheus import start_prometheus
 from tests.simserver import ROOT
 

@@ -11,7 +11,7 @@ import pytest
 from mtptui.gateway.client import Gateway
 from mtptui.gateway.http import GatewayError
 from mtptui.gateway.match import find_worker, worker_addresses
-from tests.gateway_lab import gateway_rig, gateway_rig_module, wait_workers  # noqa: F401 - the fixture
+from tests.gateway_lab import gateway_rig, wait_workers
 from tests.simserver import free_port
 
 

@@ -12,7 +12,6 @@ from mtptui.gateway.client import Gateway
 from mtptui.gateway.http import GatewayError
 from mtptui.gateway.workers import Worker
 from tests.gateway_lab import launch_smg
-from tests.simserver import sim_restored  # noqa: F401 - the fixture
 
 ROUTERS = {"sglang-router==0.1.9": "router-0.1", "sglang-router==0.2.4": "router-0.2"}
 

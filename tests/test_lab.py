@@ -17,7 +17,7 @@ from mtptui.ops.connect import open_session
 from mtptui.remote.errors import HostKeyRefused
 from mtptui.remote.shell import Command
 from mtptui.remote.ssh import SSHTransport
-from tests.lab import ALIAS, API_PORT, HOSTNAME, lab, lab_process, lab_systemd  # noqa: F401  (fixtures)
+from tests.lab import ALIAS, API_PORT, HOSTNAME
 
 pytestmark = pytest.mark.ssh
 

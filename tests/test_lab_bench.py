@@ -16,7 +16,7 @@ from mtptui.bench import history
 from mtptui.bench.events import Notice
 from mtptui.ops.bench_run import BenchRequest, bench_config, run_bench, target_of_session
 from mtptui.ops.connect import open_session
-from tests.lab import API_PORT, lab, lab_each, lab_process, lab_process_each, lab_systemd, operator_env  # noqa: F401
+from tests.lab import API_PORT, operator_env
 from tests.sshd import MODEL, ROOT
 from tests.ui_fixtures.support import SIZE, wait_until
 

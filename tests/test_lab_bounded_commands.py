@@ -20,7 +20,7 @@ import pytest
 from mtptui.errors import UserError
 from mtptui.ops.connect import open_session
 from mtptui.remote.gpu import read_gpus
-from tests.lab import lab, lab_process, operator_env  # noqa: F401  (fixtures)
+from tests.lab import operator_env
 
 pytestmark = pytest.mark.ssh
 ROOT = Path(__file__).resolve().parents[1]

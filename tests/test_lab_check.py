@@ -19,7 +19,7 @@ import pytest
 import tomli_w
 import tomllib
 
-from tests.lab import API_PORT, UNIT, LabHost, lab, lab_process, operator_env, prepare_lab_host  # noqa: F401  (fixtures)
+from tests.lab import API_PORT, UNIT, LabHost, operator_env, prepare_lab_host
 from tests.sshd import NVIDIA_SMI, ROOT, keygen
 
 pytestmark = pytest.mark.ssh
@@ -28,25 +28,25 @@ NAMES = ["ssh", "sudo", "server", "log", "api", "nvidia-smi", "model"]
 
 
 @pytest.fixture(params=["systemd", "process"])
-def lab_host(request, lab, tmp_path, monkeypatch):  # noqa: F811
+def lab_host(request, lab, tmp_path, monkeypatch):
     """The lab host (systemd, then process) with the bad redeploy running and its model directory on the host."""
     yield _with_model(lab, tmp_path, monkeypatch, request.param)
     lab.reset()
 
 
 @pytest.fixture
-def lab_systemd_model(lab, tmp_path, monkeypatch):  # noqa: F811
+def lab_systemd_model(lab, tmp_path, monkeypatch):
     yield _with_model(lab, tmp_path, monkeypatch, "systemd")
     lab.reset()
 
 
 @pytest.fixture
-def lab_process_model(lab, tmp_path, monkeypatch):  # noqa: F811
+def lab_process_model(lab, tmp_path, monkeypatch):
     yield _with_model(lab, tmp_path, monkeypatch, "process")
     lab.reset()
 
 
-def _with_model(lab, tmp_path: Path, monkeypatch, manager: str) -> LabHost:  # noqa: F811
+def _with_model(lab, tmp_path: Path, monkeypatch, manager: str) -> LabHost:
     model = lab.models / "Qwen3.6-27B"
     model.mkdir(parents=True, exist_ok=True)
     (model / "config.json").write_text('{"architectures": ["Qwen3_5ForCausalLM"]}\n')

@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from mtptui.cli.main import main
-from tests.lab import UNIT, LabHost, lab, lab_host_file, operator_env, start_server  # noqa: F401  (fixtures)
+from tests.lab import UNIT, LabHost, lab_host_file, operator_env, start_server
 from tests.lab.hosts import unit_text
 from tests.sshd import ROOT
 
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.ssh
 
 
 @pytest.fixture
-def mission(lab, tmp_path, monkeypatch):  # noqa: F811
+def mission(lab, tmp_path, monkeypatch):
     """(the host, the pid of the nohup redeploy): the unit holds restored and is stopped."""
     lab.reset()
     monkeypatch.setenv("HOME", str(lab.home))

@@ -15,7 +15,7 @@ from mtptui.ui.app import AppContext, MtpApp, QuitScreen
 from mtptui.ui.hostkey import HostKeyDialogs
 from mtptui.ui.screens.confirm import ConfirmScreen
 from mtptui.ui.screens.dashboard import DOWN_PANES
-from tests.lab import HOSTNAME, lab, lab_systemd  # noqa: F401  (fixtures)
+from tests.lab import HOSTNAME
 from tests.ui_fixtures.support import SIZE, wait_until
 
 pytestmark = pytest.mark.ssh

@@ -13,7 +13,7 @@ import tomli_w
 import tomllib
 
 from tests.gateway_lab import GATEWAY_PORT, lab_gateway_lists as gateway_listing, start_lab_gateway as start_gateway
-from tests.lab import API_PORT, LabHost, lab, lab_process, operator_env  # noqa: F401  (fixtures)
+from tests.lab import API_PORT, LabHost, operator_env
 from tests.sshd import ROOT
 
 pytestmark = pytest.mark.ssh
@@ -35,7 +35,7 @@ def check_gateway(host: LabHost) -> dict:
     return next(c for c in checks if c["name"] == "gateway")
 
 
-def test_check_says_the_gateway_lists_this_server(lab_process) -> None:  # noqa: F811
+def test_check_says_the_gateway_lists_this_server(lab_process) -> None:
     server = f"http://127.0.0.1:{API_PORT}"
     lab_process.wait_ready()
     start_gateway(lab_process, [server])
@@ -48,7 +48,7 @@ def test_check_says_the_gateway_lists_this_server(lab_process) -> None:  # noqa:
     assert found["detail"].endswith("1 of 1 workers ready")
 
 
-def test_check_fails_when_the_gateway_does_not_list_it_or_does_not_answer(lab_process) -> None:  # noqa: F811
+def test_check_fails_when_the_gateway_does_not_list_it_or_does_not_answer(lab_process) -> None:
     other = "http://127.0.0.1:30001"  # nothing listens there: the gateway keeps it pending
     start_gateway(lab_process, [])
     time.sleep(1)

@@ -8,7 +8,7 @@ import tomli_w
 import tomllib
 
 from tests.gateway_lab import GATEWAY_PORT, lab_gateway_lists, start_lab_gateway, stop_lab_gateway
-from tests.lab import API_PORT, lab, lab_process  # noqa: F401  (fixtures)
+from tests.lab import API_PORT
 from tests.test_lab_dashboard import dashboard
 from tests.ui_fixtures.support import SIZE, wait_until
 
@@ -28,7 +28,7 @@ def _plain(renderable) -> str:
     return console.export_text()
 
 
-async def test_the_gateway_pane_lists_the_workers_and_marks_this_server(lab_process) -> None:  # noqa: F811
+async def test_the_gateway_pane_lists_the_workers_and_marks_this_server(lab_process) -> None:
     server = f"http://127.0.0.1:{API_PORT}"
     lab_process.wait_ready()
     gateway = start_lab_gateway(lab_process, [server])
@@ -53,7 +53,7 @@ async def test_the_gateway_pane_lists_the_workers_and_marks_this_server(lab_proc
         assert "cannot reach the gateway at http://127.0.0.1:30080" in pane_text(app)
 
 
-async def test_a_host_without_a_gateway_has_no_gateway_pane(lab_process) -> None:  # noqa: F811
+async def test_a_host_without_a_gateway_has_no_gateway_pane(lab_process) -> None:
     app = dashboard(lab_process)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.session.server.phase == "ready", timeout=90)

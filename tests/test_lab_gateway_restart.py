@@ -28,7 +28,7 @@ from tests.gateway_lab import (GATEWAY, REPLICA, REPLICA_PORT, SERVER, LabLoad a
                                lab_gateway_shows, start_lab_replica as start_replica,
                                start_lab_replicas_gateway as start_gateway, stop_lab_gateway,
                                with_lab_gateway as with_gateway)
-from tests.lab import API_PORT, Lab, LabHost, lab, operator_env, prepare_lab_host  # noqa: F401  (fixtures)
+from tests.lab import Lab, LabHost, operator_env, prepare_lab_host
 from tests.smg_venv import OLD_ROUTERS
 from tests.sshd import ROOT
 from tests.lab.hosts import UNIT
@@ -117,7 +117,7 @@ def build_unit(host: LabHost) -> None:
 
 
 @pytest.fixture(scope="module")
-def rig(lab: Lab, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabHost]:  # noqa: F811
+def rig(lab: Lab, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabHost]:
     """Built once for the module: the unit's server (restored, KillMode=mixed) and a second replica, both ready in
     the real gateway; the host file names it."""
     with pytest.MonkeyPatch.context() as monkeypatch:

@@ -12,7 +12,6 @@ import pytest
 from mtptui.ops.connect import open_session
 from mtptui.ops.feed_host import feed_for_host
 from mtptui.ui.app import AppContext, MtpApp
-from tests.lab import lab, lab_process  # noqa: F401  (fixtures)
 from tests.sshd import NVIDIA_SMI
 from tests.ui_fixtures.support import SIZE, wait_until
 

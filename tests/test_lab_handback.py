@@ -14,7 +14,7 @@ import time
 import pytest
 
 from mtptui.sglang.unit import read_unit
-from tests.lab import UNIT, LabHost, lab, lab_process, operator_env  # noqa: F401  (fixtures)
+from tests.lab import UNIT, LabHost, operator_env
 from tests.lab.hosts import unit_text
 from tests.sshd import ROOT
 

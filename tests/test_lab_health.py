@@ -19,7 +19,7 @@ from mtptui.demo.load import DemoLoad
 from mtptui.ops.feed_host import feed_for_host
 from mtptui.ui.app import AppContext, MtpApp
 from tests.health_support import health_of, line_of, restore_until_green, wait_until_speed_red
-from tests.lab import UNIT, LabHost, lab_each, lab_host_file, operator_env, start_server  # noqa: F401
+from tests.lab import UNIT, LabHost, lab_host_file, operator_env, start_server
 from tests.sshd import ROOT
 from tests.ui_fixtures.support import SIZE
 

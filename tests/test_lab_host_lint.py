@@ -21,7 +21,7 @@ from rich.console import Console
 
 from mtptui.sglang.flags import lint_profile
 from tests.flags_corpus import HYBRID, write_models
-from tests.lab import lab, lab_host_file, operator_env, prepare_lab_host  # noqa: F401  (fixtures)
+from tests.lab import lab_host_file, operator_env, prepare_lab_host
 from tests.sglang_standins.venv import ensure
 from tests.sshd import NVIDIA_SMI
 
@@ -36,7 +36,7 @@ EXTRA = {  # profiles beside the lab's own (restored, redeploy-1step, no-extra-b
 
 
 @pytest.fixture
-def host_lab(lab, tmp_path):  # noqa: F811
+def host_lab(lab, tmp_path):
     """The lab host with nothing running and the model directories on it; reset after the test."""
     lab.reset()
     write_models(lab.models)
@@ -44,7 +44,7 @@ def host_lab(lab, tmp_path):  # noqa: F811
     lab.reset()
 
 
-def host_file(lab, tmp_path, python, version: str = "0.5.12.post1", manager: str = "systemd"):  # noqa: F811
+def host_file(lab, tmp_path, python, version: str = "0.5.12.post1", manager: str = "systemd"):
     """The lab's host file, every profile run by ``python`` on the model the lab host has; ``version`` is what
     the host file says its SGLang is."""
     host = lab_host_file(lab, tmp_path / "lab.toml", manager, model=str(lab.models / HYBRID))
@@ -60,12 +60,12 @@ def host_file(lab, tmp_path, python, version: str = "0.5.12.post1", manager: str
     return host
 
 
-def lint(lab, host, *args: str) -> subprocess.CompletedProcess:  # noqa: F811
+def lint(lab, host, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "mtptui.cli.main", "--config", str(host.path), "flags", "lint",
                            "lab", *args], capture_output=True, text=True, timeout=240, env=operator_env(lab))
 
 
-def lint_json(lab, host, profile: str) -> dict:  # noqa: F811
+def lint_json(lab, host, profile: str) -> dict:
     done = lint(lab, host, "--profile", profile, "--json")
     assert done.returncode in (0, 1) and not done.stderr, done.stderr
     return json.loads(done.stdout)
@@ -129,7 +129,7 @@ def test_without_sglang_the_offline_table_judges_and_says_why(host_lab, tmp_path
     assert done.stdout.splitlines()[-1] == "2 warnings, 2 info from the offline table for 0.5.12.post1"
 
 
-def _settled_pids(lab, expected: set[int]) -> set[int]:  # noqa: F811
+def _settled_pids(lab, expected: set[int]) -> set[int]:
     """The host's processes once the operator's SSH connection is gone (sshd ends it just after the client)."""
     deadline = time.monotonic() + 15
     while lab.pids() != expected and time.monotonic() < deadline:
@@ -154,7 +154,7 @@ def test_the_check_is_read_only_leaves_nothing_behind_and_asks_nvidia_smi(host_l
     assert list(home.rglob("*")) == [] and sorted(host_lab.models.rglob("*")) == models
 
 
-async def test_the_restart_dialog_and_dry_run_say_which_sglang_judged(lab, tmp_path, monkeypatch):  # noqa: F811
+async def test_the_restart_dialog_and_dry_run_say_which_sglang_judged(lab, tmp_path, monkeypatch):
     from mtptui.ops.connect import open_session
     from mtptui.ops.feed_host import feed_for_host
     from mtptui.ui.app import AppContext, MtpApp

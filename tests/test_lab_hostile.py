@@ -19,7 +19,7 @@ import pytest
 import tomli_w
 
 from mtptui.text import UNSAFE
-from tests.lab import lab, lab_host_file, operator_env, start_server  # noqa: F401  (fixture)
+from tests.lab import lab_host_file, operator_env, start_server
 from tests.test_hostile_text import HOSTILE, SEEN, screen_text
 from tests.ui_fixtures.support import SIZE, wait_until
 

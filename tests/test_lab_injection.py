@@ -15,7 +15,7 @@ import pytest
 from mtptui.config.models import ProcessServer, SSHConfig
 from mtptui.remote.process import ProcessManager
 from mtptui.remote.ssh import SSHTransport
-from tests.lab import ALIAS, lab  # noqa: F401  (fixture)
+from tests.lab import ALIAS
 from tests.test_injection import OPTION_NAMES
 
 pytestmark = pytest.mark.ssh

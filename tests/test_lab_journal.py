@@ -18,7 +18,7 @@ from mtptui.config.models import SSHConfig
 from mtptui.remote.follow import Backoff, ConnectionStatus, LogFollower
 from mtptui.remote.logsource import JournalLog, LogChunk, Start
 from mtptui.remote.ssh import SSHTransport
-from tests.lab import ALIAS, Lab, lab  # noqa: F401  (fixture)
+from tests.lab import ALIAS, Lab
 
 pytestmark = pytest.mark.ssh
 LINES = 150  # a run prints this many, waits for GO, prints as many again, then sleeps
@@ -44,7 +44,7 @@ LogRateLimitBurst=20
 
 
 @pytest.fixture
-def units(lab, monkeypatch):  # noqa: F811
+def units(lab, monkeypatch):
     lab.reset()
     monkeypatch.setenv("HOME", str(lab.home))
     monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)

@@ -14,7 +14,6 @@ import pytest
 
 from mtptui.ops.connect import open_session
 from mtptui.remote.logsource import LogChunk, Start
-from tests.lab import lab, lab_process, lab_systemd  # noqa: F401  (fixtures)
 from tests.ui_fixtures.support import SIZE, wait_until
 
 pytestmark = pytest.mark.ssh

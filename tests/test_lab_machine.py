@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.needs import need
-from tests.lab import Lab, lab, lab_missing  # noqa: F401  (fixture)
+from tests.lab import Lab, lab_missing
 from tests.lab.machine import STATE, _cgroups_of, _mounts_under
 from tests.sshd import ROOT
 

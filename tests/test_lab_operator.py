@@ -18,7 +18,7 @@ import tomli_w
 import tomllib
 
 from mtptui.remote.sudo import rule_for
-from tests.lab import OPERATOR, OPERATOR_ALIAS, UNIT, LabHost, lab, lab_host_file, operator_env  # noqa: F401
+from tests.lab import OPERATOR, OPERATOR_ALIAS, UNIT, LabHost, lab_host_file, operator_env
 from tests.lab.hosts import UNIT_TEMPLATE, unit_text
 from tests.sshd import NVIDIA_SMI, ROOT
 
@@ -28,7 +28,7 @@ RULE = rule_for(OPERATOR, UNIT)
 
 
 @pytest.fixture
-def operator_host(lab, tmp_path, monkeypatch):  # noqa: F811
+def operator_host(lab, tmp_path, monkeypatch):
     """The bad redeploy, run by the unit as the operator account, from a drop-in that account owns."""
     lab.reset()
     monkeypatch.setenv("HOME", str(lab.home))

@@ -27,7 +27,7 @@ from mtptui.ops.restart_env import ENV_HEADING
 from mtptui.ops.restart_run import Restarter
 from mtptui.ops.restart_text import render_plan
 from mtptui.remote.procinfo import read_process
-from tests.lab import UNIT, LabHost, lab, lab_process, lab_systemd, operator_env, prepare_lab_host  # noqa: F401
+from tests.lab import UNIT, LabHost, operator_env, prepare_lab_host
 from tests.sshd import ROOT
 
 pytestmark = pytest.mark.ssh
@@ -172,7 +172,7 @@ def wait_for(condition, what: str, timeout: float = 30) -> None:
 
 
 @pytest.fixture(params=["systemd", "process"])
-def lab_host(request, lab, tmp_path, monkeypatch):  # noqa: F811
+def lab_host(request, lab, tmp_path, monkeypatch):
     host = prepare_lab_host(lab, tmp_path, monkeypatch, request.param)
     host.wait_ready()
     yield host

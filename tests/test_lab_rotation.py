@@ -18,7 +18,7 @@ from mtptui.config.models import SSHConfig
 from mtptui.remote.follow import Backoff, LogFollower
 from mtptui.remote.logsource import FileLog, Start
 from mtptui.remote.ssh import SSHTransport
-from tests.lab import ALIAS, lab  # noqa: F401  (fixture)
+from tests.lab import ALIAS
 from tests.logrotation import LINE, Link, RotatingWriter, count, follow_until
 
 pytestmark = pytest.mark.ssh

@@ -20,7 +20,7 @@ from mtptui.errors import UserError
 from mtptui.ops.connect import open_session
 from mtptui.ops.restart import plan_restart
 from mtptui.ops.restart_run import Restarter
-from tests.lab import UNIT, lab, lab_process, lab_systemd  # noqa: F401  (fixtures)
+from tests.lab import UNIT
 
 pytestmark = pytest.mark.ssh
 PRECIOUS = "root:x:0:0:a file the links point at, which nothing may write\n"

@@ -21,7 +21,7 @@ from mtptui.ops.connect import open_session
 from mtptui.ops.restart import plan_restart
 from mtptui.ops.restart_run import Restarter
 from mtptui.ops.restart_text import render_plan
-from tests.lab import UNIT, LabHost, lab, lab_systemd, operator_env  # noqa: F401  (fixtures)
+from tests.lab import UNIT, LabHost, operator_env
 from tests.lab.hosts import UNIT_TEMPLATE, unit_text
 from tests.sshd import ROOT
 

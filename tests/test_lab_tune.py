@@ -24,7 +24,7 @@ from mtptui.ops.tune.plan import plan_tune
 from mtptui.ops.tune.runner import Tuner
 from mtptui.remote.errors import ReadOnlyError
 from mtptui.sim.lossy import LOSSY_ENV
-from tests.lab import lab, lab_each, lab_process, lab_process_each, lab_systemd, operator_env  # noqa: F401
+from tests.lab import operator_env
 from tests.sshd import NVIDIA_SMI, ROOT
 
 pytestmark = pytest.mark.ssh

@@ -19,7 +19,7 @@ import pytest
 from mtptui.ops.connect import open_session
 from mtptui.ops.tune.plan import plan_tune
 from mtptui.ops.tune.runner import Tuner
-from tests.lab import UNIT, lab, lab_process, lab_systemd, operator_env  # noqa: F401  (fixtures)
+from tests.lab import UNIT, operator_env
 from tests.sshd import ROOT
 
 pytestmark = pytest.mark.ssh

@@ -38,7 +38,7 @@ from mtptui.ops.connect import open_session
 from mtptui.ops.diff_live import live_diff
 from mtptui.ops.restart import plan_restart
 from mtptui.ops.restart_run import Restarter
-from tests.lab import ALIAS, API_PORT, Lab, LabHost, lab, operator_env  # noqa: F401  (fixtures)
+from tests.lab import ALIAS, API_PORT, Lab, LabHost, operator_env
 from tests.sshd import NETGUARD, ROOT
 from tests.ui_fixtures.support import SIZE, wait_until
 from tests.vllm_real import venv
@@ -114,7 +114,7 @@ def wait_ready(real: RealVllm, timeout: float = START_S) -> None:
 
 
 @pytest.fixture(scope="module")
-def real_vllm(lab: Lab, vllm_model: Path,  # noqa: F811  (the lab fixture)
+def real_vllm(lab: Lab, vllm_model: Path,
               tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealVllm]:
     """The lab host running ``ngram3`` as the unit, ready; HOME is the operator's for the whole module."""
     import tomli_w

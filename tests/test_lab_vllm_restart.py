@@ -22,7 +22,7 @@ from mtptui.ops.diff_live import live_diff
 from mtptui.ops.restart import plan_restart
 from mtptui.ops.restart_run import Restarter
 from mtptui.sglang.unit import read_unit
-from tests.lab import ALIAS, API_PORT, LabHost, lab, operator_env  # noqa: F401  (fixtures)
+from tests.lab import ALIAS, API_PORT, LabHost, operator_env
 from tests.sshd import NETGUARD, ROOT
 
 pytestmark = pytest.mark.ssh
@@ -43,7 +43,7 @@ def _profile(tokens: int, **flags: object) -> dict[str, object]:
 
 
 @pytest.fixture
-def vllm_lab(lab, tmp_path, monkeypatch: pytest.MonkeyPatch):  # noqa: F811  (the lab fixture)
+def vllm_lab(lab, tmp_path, monkeypatch: pytest.MonkeyPatch):
     """The lab host running the bad redeploy (one MTP token) as the vLLM unit; HOME is the operator's."""
     import tomli_w
 

@@ -12,7 +12,6 @@ from httpx_sse import connect_sse
 from prometheus_client.parser import text_string_to_metric_families
 
 from mtptui.sglang.surface import surface_of
-from tests.simserver import sim_redeploy, sim_restored, sim_restored_each  # noqa: F401  (module fixtures)
 
 PROMPT = [{"role": "user", "content": "Write a red-black tree in Python."}]
 SHORT_THINKER = [{"role": "user", "content": "Write a trie."}]  # its simulated reasoning is 86 tokens
@@ -32,7 +31,7 @@ def client_of(sim) -> openai.OpenAI:
     return openai.OpenAI(base_url=sim.url + "/v1", api_key="none", max_retries=0)
 
 
-def test_openai_client_streams_reasoning_then_content_then_usage(sim_restored_each) -> None:  # noqa: F811
+def test_openai_client_streams_reasoning_then_content_then_usage(sim_restored_each) -> None:
     stream = client_of(sim_restored_each).chat.completions.create(
         model="qwen", messages=SHORT_THINKER, max_tokens=120, stream=True, stream_options={"include_usage": True})
     chunks = list(stream)
@@ -53,7 +52,7 @@ def test_openai_client_streams_reasoning_then_content_then_usage(sim_restored_ea
         (usage.reasoning_tokens if sim_restored_each.version == "0.5.23" else None)
 
 
-def test_openai_client_non_streaming_and_n_choices(sim_restored_each) -> None:  # noqa: F811
+def test_openai_client_non_streaming_and_n_choices(sim_restored_each) -> None:
     reply = client_of(sim_restored_each).chat.completions.create(
         model="qwen", messages=PROMPT, max_tokens=40, temperature=0.6, n=2,
         extra_body={"chat_template_kwargs": {"enable_thinking": False}})
@@ -63,7 +62,7 @@ def test_openai_client_non_streaming_and_n_choices(sim_restored_each) -> None:  
     assert reply.usage.completion_tokens == 80
 
 
-def test_openai_client_completions(sim_restored_each) -> None:  # noqa: F811
+def test_openai_client_completions(sim_restored_each) -> None:
     client = client_of(sim_restored_each)
     reply = client.completions.create(model="qwen", prompt="def fib(n):", max_tokens=12)
     assert reply.object == "text_completion" and reply.choices[0].text and reply.usage.completion_tokens == 12
@@ -75,14 +74,14 @@ def test_openai_client_completions(sim_restored_each) -> None:  # noqa: F811
 
 
 @pytest.mark.parametrize("stream", [False, True])
-def test_a_too_large_max_tokens_is_a_bad_request_streamed_or_not(sim_restored_each, stream: bool) -> None:  # noqa: F811
+def test_a_too_large_max_tokens_is_a_bad_request_streamed_or_not(sim_restored_each, stream: bool) -> None:
     with pytest.raises(openai.BadRequestError) as caught:
         client_of(sim_restored_each).chat.completions.create(model="x", messages=PROMPT, max_tokens=200_000,
                                                              stream=stream)
     assert caught.value.status_code == 400 and caught.value.body["message"] == TOO_LARGE
 
 
-def test_streaming_validation_errors_are_http_400(sim_redeploy) -> None:  # noqa: F811
+def test_streaming_validation_errors_are_http_400(sim_redeploy) -> None:
     body = {"messages": PROMPT, "stream": True, "max_tokens": 300_000}  # no --context-length: the tokenizer's check
     response = httpx.post(sim_redeploy.url + "/v1/chat/completions", json=body)
     assert response.status_code == 400 and response.headers["content-type"] == "application/json"
@@ -93,7 +92,7 @@ def test_streaming_validation_errors_are_http_400(sim_redeploy) -> None:  # noqa
     assert response.json()["message"] == "Messages cannot be empty."
 
 
-def test_request_errors_have_sglangs_texts(sim_redeploy) -> None:  # noqa: F811
+def test_request_errors_have_sglangs_texts(sim_redeploy) -> None:
     url = sim_redeploy.url + "/v1/chat/completions"
     bad_json = httpx.post(url, content=b"{", headers={"content-type": "application/json"})
     assert bad_json.status_code == 400 and bad_json.json()["message"].startswith("1 validation error:\n")
@@ -107,7 +106,7 @@ def test_request_errors_have_sglangs_texts(sim_redeploy) -> None:  # noqa: F811
     assert zero["model"] == "anything" and zero["usage"]["completion_tokens"] == 0
 
 
-def test_raw_stream_shapes_of_each_version(sim_restored_each) -> None:  # noqa: F811
+def test_raw_stream_shapes_of_each_version(sim_restored_each) -> None:
     surface = surface_of(sim_restored_each.version)
     events = sse_events(sim_restored_each.url, {
         "messages": PROMPT, "stream": True, "max_tokens": 80, "return_spec_tokens_details": True,
@@ -128,7 +127,7 @@ def test_raw_stream_shapes_of_each_version(sim_restored_each) -> None:  # noqa: 
     assert sum(details["spec_correct_drafts_histogram"]) == details["spec_verify_ct"]
 
 
-def test_text_chunks_carry_cumulative_usage_and_several_tokens(sim_restored) -> None:  # noqa: F811
+def test_text_chunks_carry_cumulative_usage_and_several_tokens(sim_restored) -> None:
     events = sse_events(sim_restored.url, {"messages": PROMPT, "stream": True, "max_tokens": 80,
                                            "stream_options": {"include_usage": True, "continuous_usage_stats": True}})
     text_chunks = [e for e in events[1:-2] if e["choices"] and e["choices"][0]["finish_reason"] is None]
@@ -138,14 +137,14 @@ def test_text_chunks_carry_cumulative_usage_and_several_tokens(sim_restored) -> 
     assert 1 < max(b - a for a, b in zip(counts, counts[1:])) <= 4  # several tokens per chunk: MTP, 3 drafts + bonus
 
 
-def test_reasoning_stays_in_content_without_a_parser(sim_redeploy) -> None:  # noqa: F811
+def test_reasoning_stays_in_content_without_a_parser(sim_redeploy) -> None:
     events = sse_events(sim_redeploy.url, {"messages": PROMPT, "stream": True, "max_tokens": 30})
     deltas = [e["choices"][0]["delta"] for e in events[:-1] if e["choices"]]
     assert all(d["reasoning_content"] is None for d in deltas)
     assert "".join(d.get("content") or "" for d in deltas).startswith("<think>")
 
 
-def test_server_info_of_each_version(sim_restored_each) -> None:  # noqa: F811
+def test_server_info_of_each_version(sim_restored_each) -> None:
     info = httpx.get(sim_restored_each.url + "/server_info").json()
     surface = surface_of(sim_restored_each.version)
     server_args = set(info["internal_states"][0]) - set(surface.internal_state_keys)
@@ -163,7 +162,7 @@ def test_server_info_of_each_version(sim_restored_each) -> None:  # noqa: F811
     assert len(state["memory_usage"]["graph"]) == 6
 
 
-def test_server_info_reports_resolved_values(sim_redeploy) -> None:  # noqa: F811
+def test_server_info_reports_resolved_values(sim_redeploy) -> None:
     info = httpx.get(sim_redeploy.url + "/server_info").json()
     assert info["speculative_algorithm"] == "EAGLE"  # NEXTN resolves to EAGLE
     assert (info["speculative_num_steps"], info["speculative_num_draft_tokens"]) == (1, 2)
@@ -178,7 +177,7 @@ def test_server_info_reports_resolved_values(sim_redeploy) -> None:  # noqa: F81
     assert "speculative_algorithm='EAGLE'" in resolved and "speculative_num_draft_tokens=2" in resolved
 
 
-def test_models_model_info_loads_and_health(sim_restored_each) -> None:  # noqa: F811
+def test_models_model_info_loads_and_health(sim_restored_each) -> None:
     url, version = sim_restored_each.url, sim_restored_each.version
     models = httpx.get(url + "/v1/models").json()
     assert models["data"][0]["id"] == "/data/models/Qwen3.6-27B" and models["data"][0]["max_model_len"] == 131072
@@ -205,7 +204,7 @@ def _generated(families: dict) -> float:
     return sum(s.value for s in families["sglang:generation_tokens"].samples if s.name.endswith("_total"))
 
 
-def test_metrics_families_and_labels_of_each_version(sim_restored_each) -> None:  # noqa: F811
+def test_metrics_families_and_labels_of_each_version(sim_restored_each) -> None:
     # enough tokens for a decode-log interval of its own (the gauges appear with the first decode log line),
     # whichever tests ran on this server before
     sse_events(sim_restored_each.url, {"messages": PROMPT, "stream": True, "max_tokens": 400})
@@ -224,7 +223,7 @@ def test_metrics_families_and_labels_of_each_version(sim_restored_each) -> None:
     assert ("sglang:spec_verify_calls" in families) == (sim_restored_each.version == "0.5.23")
 
 
-def test_token_counters_move_only_when_a_request_finishes(sim_restored) -> None:  # noqa: F811
+def test_token_counters_move_only_when_a_request_finishes(sim_restored) -> None:
     before = _generated(_families(sim_restored.url))
     body = {"messages": PROMPT, "stream": True, "max_tokens": 150}
     with httpx.Client(timeout=60) as client, connect_sse(client, "POST", sim_restored.url + "/v1/chat/completions",
@@ -238,7 +237,7 @@ def test_token_counters_move_only_when_a_request_finishes(sim_restored) -> None:
     assert during == before and after == before + 150
 
 
-def test_sim_requests_truth_matches_usage(sim_restored) -> None:  # noqa: F811
+def test_sim_requests_truth_matches_usage(sim_restored) -> None:
     events = sse_events(sim_restored.url, {"messages": PROMPT, "stream": True, "max_tokens": 64,
                                            "stream_options": {"include_usage": True}})
     rid = events[0]["id"]
@@ -247,7 +246,7 @@ def test_sim_requests_truth_matches_usage(sim_restored) -> None:  # noqa: F811
     assert truth["verify_steps"] >= 64 / 4 and truth["last_token"] > truth["first_token"]
 
 
-def test_native_generate_single_and_batch(sim_restored) -> None:  # noqa: F811
+def test_native_generate_single_and_batch(sim_restored) -> None:
     one = httpx.post(sim_restored.url + "/generate", json={"text": "Hi", "sampling_params": {"max_new_tokens": 8}},
                      timeout=30).json()
     assert one["meta_info"]["completion_tokens"] == 8 and one["meta_info"]["spec_verify_ct"] >= 2
@@ -278,11 +277,11 @@ def _concurrent_truth(url: str, count: int, max_tokens: int) -> list[dict]:
     return sorted((truth[reply["id"]] for reply in replies), key=lambda r: r["prefill_start"])
 
 
-def test_requests_beyond_max_running_requests_queue(sim_redeploy) -> None:  # noqa: F811
+def test_requests_beyond_max_running_requests_queue(sim_redeploy) -> None:
     first, second = _concurrent_truth(sim_redeploy.url, 2, 20)  # --max-running-requests 1
     assert second["prefill_start"] >= first["last_token"]
 
 
-def test_requests_within_max_running_requests_decode_together(sim_restored) -> None:  # noqa: F811
+def test_requests_within_max_running_requests_decode_together(sim_restored) -> None:
     first, second = _concurrent_truth(sim_restored.url, 2, 40)  # --max-running-requests 16
     assert second["prefill_start"] < first["last_token"]

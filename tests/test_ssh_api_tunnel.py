@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from mtptui.ops.connect import open_session
-from tests.sshd import ROOT, nohup_server, process_host, sshd, wait_ready  # noqa: F401
+from tests.sshd import ROOT, nohup_server, process_host, wait_ready
 
 pytestmark = pytest.mark.ssh
 

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from mtptui.cli.main import main
-from tests.sshd import ROOT, free_port, nohup_server, process_host, sshd, wait_ready  # noqa: F401
+from tests.sshd import ROOT, free_port, nohup_server, process_host, wait_ready
 
 pytestmark = pytest.mark.ssh
 

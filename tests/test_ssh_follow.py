@@ -10,7 +10,6 @@ import pytest
 from mtptui.remote.follow import Backoff, ConnectionStatus, LogFollower
 from mtptui.remote.logsource import FileLog, Start
 from mtptui.remote.ssh import SSHTransport
-from tests.sshd import sshd  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.ssh
 LINES = 600

@@ -17,7 +17,6 @@ from mtptui.config.models import SSHConfig
 from mtptui.remote.errors import ConnectError
 from mtptui.remote.shell import Command
 from mtptui.remote.ssh import SSHTransport
-from tests.sshd import sshd  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.ssh
 

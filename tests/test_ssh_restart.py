@@ -15,7 +15,7 @@ from mtptui.ops.connect import open_session
 from mtptui.ops.restart import plan_restart
 from mtptui.ops.restart_run import Restarter
 from mtptui.remote.procinfo import read_process
-from tests.sshd import nohup_server, process_host, sshd, wait_ready  # noqa: F401  (fixture)
+from tests.sshd import nohup_server, process_host, wait_ready
 
 pytestmark = pytest.mark.ssh
 NO_BUFFER_CRASH = ("ValueError: Speculative decoding for Qwen3_5ForCausalLM is not compatible with radix cache "

@@ -9,7 +9,7 @@ import pytest
 from mtptui.remote.errors import ConnectError, ConnectionLost, HostKeyRefused
 from mtptui.remote.shell import Command
 from mtptui.remote.ssh import SSHTransport
-from tests.sshd import free_port, keygen, sshd  # noqa: F401  (fixture)
+from tests.sshd import free_port, keygen
 
 pytestmark = pytest.mark.ssh
 NASTY = ["a b", "it's", '"q"', "$HOME", "`id`", "$(id)", "a;b", "x && y", "*", "", "\\", "ß"]

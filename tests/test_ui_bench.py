@@ -13,7 +13,7 @@ from mtptui.bench.verdict_text import verdict_sentence
 from mtptui.ui import messages
 from mtptui.ui.screens.bench import BenchScreen
 from mtptui.ui.widgets.bench_rate_plot import BenchRatePlot
-from tests.simserver import free_port, sim_restored  # noqa: F401  (module-scoped simulated server)
+from tests.simserver import free_port
 from tests.ui_fixtures.support import SIZE, demo_host, make_app, settle, wait_until
 
 

@@ -16,7 +16,6 @@ from mtptui.bench.metrics import RequestMetrics
 from mtptui.ops.bench_run import BenchOutcome
 from mtptui.ui import messages
 from mtptui.ui.bench_state import BenchSettings
-from tests.test_ui_snapshots import snapshots_from_one_python  # noqa: F401  (the one-Python guard)
 from tests.ui_fixtures.support import FIXTURES, SIZE, make_app, settle, wait_until
 
 BAD, GOOD = (json.loads((FIXTURES / name).read_text()) for name in ("bench-redeploy.json", "bench-restored.json"))

@@ -3,7 +3,6 @@ tests/test_fleet_prometheus.py): a healthy, a collapsing, a slower and a stopped
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -11,8 +10,9 @@ import pytest
 from mtptui.fleet.rows import Row, Snapshot
 from mtptui.fleet.settings import load_settings
 from mtptui.fleet.view import FleetView
-from tests.test_ui_snapshots import snapshots_from_one_python  # noqa: F401  (the one-Python guard)
 from tests.ui_fixtures.support import SIZE, wait_until
+
+pytestmark = pytest.mark.usefixtures("utc")  # the clock on screen reads in UTC
 
 NOW = 1796045400.0
 SPARK = [None] * 8 + [41.0, 45.2, 48.9, 51.3, 52.0, 53.4, 52.8, 53.9, 54.1, 53.2, 53.8, 54.0]
@@ -50,15 +50,6 @@ def fleet_app(theme: str | None = None):
     settings = load_settings(url="http://prometheus.internal:9090", match='job="sglang"')
     hosts = {"10.0.0.5:30000": (Path("/home/ops/.config/mtptui/hosts/ct129.toml"), None)}
     return FleetApp(settings, hosts, FleetView(), theme=theme, collector=collector, clock=lambda: NOW, keymap={})
-
-
-@pytest.fixture(autouse=True)
-def utc(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 def shown(app) -> bool:

@@ -6,14 +6,9 @@ the figures are what the stand-in nvidia-smi prints under a bench run and at res
 
 from __future__ import annotations
 
-import pytest
-
 from mtptui.ops.feed import GpuReading, GpuStat
 from mtptui.remote.gpu import reading_of
-from tests.test_ui_snapshots import snapshots_from_one_python  # noqa: F401  (fixture)
 from tests.ui_fixtures.support import SIZE, ControlledFeed, demo_status, make_app, settle, wait_until
-
-pytestmark = pytest.mark.usefixtures("snapshots_from_one_python")
 
 
 def decode_at(minute: int, second: int, tput: float, running: int = 4) -> str:

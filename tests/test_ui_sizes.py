@@ -13,7 +13,6 @@ import asyncio
 from typing import Awaitable, Callable
 
 import pytest
-from pytest_textual_snapshot import SVGImageExtension
 from textual.widget import Widget
 from textual.widgets import Button, Footer, Input
 
@@ -27,18 +26,15 @@ from mtptui.ui.hostkey import HostKeyDialogs
 from mtptui.ui.widgets.restart_panel import restart_dialog
 from mtptui.ui.screens.confirm import ConfirmScreen
 from tests.test_ui_bench_snapshots import BAD, GOOD, open_bench, samples_of, show
-from tests.test_ui_fleet_snapshots import fleet_app, shown, utc  # noqa: F401  (utc: fixed time zone)
+from tests.test_ui_fleet_snapshots import fleet_app, shown
 from tests.test_ui_ops_snapshots import PROGRESS, demo_plan, events, show_restart
-from tests.test_ui_snapshots import recorded_lines, snapshots_from_one_python  # noqa: F401  (the guard)
+from tests.test_ui_snapshots import recorded_lines
 from tests.ui_fixtures.support import demo_status, make_app, settle, steady_screen, wait_until
+
+pytestmark = pytest.mark.usefixtures("utc")  # the fleet screen's clock reads in UTC
 
 SIZES = ((160, 48), (100, 30), (80, 24))
 Check = Callable[[object], None]
-
-
-@pytest.fixture
-def svg(snapshot):
-    return snapshot.use_extension(SVGImageExtension)
 
 
 async def at_every_size(app, svg, run_before: Callable[..., Awaitable[None]], *checks: Check) -> None:

@@ -1,27 +1,14 @@
 """Snapshots of every dashboard screen, from recorded logs and a fixed clock (160x48, like the tmux test).
 
 Review changed SVGs before accepting them (`pytest --snapshot-update` writes tests/__snapshots__/); they are
-generated on one Python version only (SNAPSHOT_PYTHON), which the guard below enforces.
+generated on one Python version only (tests/conftest.py's SNAPSHOT_PYTHON), which snap_compare enforces.
 """
 
 from __future__ import annotations
 
-import sys
-
-import pytest
-
 from mtptui.ops.feed import Connection, GpuReading, GpuStat
 from tests.ui_fixtures.support import (DEMO_LOG, SIZE, ControlledFeed, demo_status, make_app, settle,
                                        wait_until)
-
-SNAPSHOT_PYTHON = (3, 11)
-
-
-@pytest.fixture(autouse=True)
-def snapshots_from_one_python(request: pytest.FixtureRequest) -> None:
-    """Refuse to write snapshots from another Python: rendering details may differ between versions."""
-    if request.config.getoption("--snapshot-update", default=False) and sys.version_info[:2] != SNAPSHOT_PYTHON:
-        pytest.fail(f"update snapshots with Python {'.'.join(map(str, SNAPSHOT_PYTHON))} only")
 
 
 def recorded_lines(until: str | None = None) -> list[str]:

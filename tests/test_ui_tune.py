@@ -20,8 +20,6 @@ from mtptui.ops.tune.plan import Original, TunePlan, Workload
 from mtptui.ops.tune.state import TuneEvent, TuneRun
 from mtptui.ops.tune.verdict import Verdict
 from mtptui.ui import messages
-from tests.test_ui_sizes import svg  # noqa: F401  (the per-size snapshot fixture)
-from tests.test_ui_snapshots import snapshots_from_one_python  # noqa: F401  (the one-Python guard)
 from tests.ui_fixtures.support import FIXTURES, SIZE, make_app, settle, wait_until
 
 RECORDED = json.loads((FIXTURES / "tune-lab.json").read_text())

@@ -1,6 +1,7 @@
 """The lab host: a GPU host running systemd 252, reachable only over SSH, in a network namespace of its own.
 
-    from tests.lab import lab, lab_systemd, lab_process  # noqa: F401  (fixtures)
+Its fixtures (``lab``, ``lab_each``, ``lab_systemd``, ``lab_process``, ``lab_process_each``) reach every test module
+through ``pytest_plugins`` in tests/conftest.py: take them as arguments, import only the helpers.
 
 ``Lab`` creates the network namespace ``mtplab-PID-N``, whose only interface is its own loopback, and boots a
 real systemd machine in it (tests/lab/machine.py: ``systemd-nspawn --boot`` on an overlay of this machine's
