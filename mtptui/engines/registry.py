@@ -11,7 +11,7 @@ from typing import Any, Awaitable, BinaryIO, Callable, Iterable, Iterator, Mappi
 from mtptui.engines import names
 from mtptui.engines.polls import GetJson, MetricsReader, ServerInfo
 from mtptui.engines.vllm.flags.table import DEFAULT_VERSION as VLLM_DEFAULT
-from mtptui.sglang.api import POLL_PATHS as SGLANG_POLLS
+from mtptui.sglang.api import POLL_PATHS as SGLANG_POLLS, SERVER_INFO_PATHS as SGLANG_INFO
 from mtptui.sglang.versions import DEFAULT_VERSION as SGLANG_DEFAULT
 
 
@@ -533,6 +533,8 @@ class Dashboard:
     metrics_off: str = ""  # what a /metrics that does not answer 200 may mean ("" when it is always on)
     poll_paths: tuple[str, ...] = ("/metrics", "/health")  # what the dashboard (and monitors) GET every few
     # seconds: the log view hides their access lines
+    info_paths: tuple[str, ...] = ("/version",)  # where the server says its release (a JSON object with
+    # "version"), the first answering 200 (`mtptui check`'s api line)
 
 
 def _sglang_dashboard_parser() -> DashboardParser:
@@ -604,7 +606,8 @@ def _vllm_metrics(version: str | None) -> MetricsReader:
 DASHBOARDS: dict[str, Dashboard] = {
     "sglang": Dashboard(SGLANG.label, _sglang_dashboard_parser, _sglang_host_version, _sglang_launch_speculation,
                         _sglang_launch_rows, _sglang_server_info, _sglang_metrics,
-                        metrics_off="no --enable-metrics?", poll_paths=SGLANG_POLLS),
+                        metrics_off="no --enable-metrics?", poll_paths=SGLANG_POLLS,
+                        info_paths=SGLANG_INFO),
     "vllm": Dashboard(VLLM.label, _vllm_dashboard_parser, _no_host_version, _vllm_launch_speculation,
                       _no_launch_rows, _vllm_server_info, _vllm_metrics,
                       poll_paths=("/metrics", "/version", "/health")),
