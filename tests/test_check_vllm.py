@@ -87,3 +87,14 @@ def test_an_sglang_hosts_refusal_still_points_at_sglang_version() -> None:
     [(note, fix)] = flag_problem(Context(open_session(host), Path("demo.toml")), refused, "the command line")
     assert note.startswith(f"SGLang {host.sglang_version} refuses its flags (")
     assert fix == "fix the flag in the command line, or sglang_version in demo.toml if the host runs another SGLang"
+
+
+def test_a_vllm_profiles_malformed_flag_name_is_not_called_an_sglang_option() -> None:
+    from mtptui.config.hosttext import parse_host
+    from mtptui.errors import UserError
+
+    text = (CONFIGS / "demo-vllm.toml").read_text().replace("max-num-seqs = 16", "--max-num-seqs = 16")
+    with pytest.raises(UserError) as raised:
+        parse_host(text, "demo-vllm.toml")
+    assert "'--max-num-seqs' is not a long option name" in str(raised.value)
+    assert "SGLang" not in str(raised.value)
