@@ -615,6 +615,16 @@ DASHBOARDS: dict[str, Dashboard] = {
 assert tuple(DASHBOARDS) == NAMES, "every engine of the registry has a dashboard view"
 
 
+async def server_engine(get_json: GetJson) -> tuple[Engine, ServerInfo] | None:
+    """The engine a running server is, by what its API says of itself (each engine's own word, asked in the
+    registry's order: SGLang's /server_info, vLLM's /version), with that word; None when no engine's answers."""
+    for name, view in DASHBOARDS.items():
+        said = await view.server_info(get_json, None)
+        if said is not None:
+            return ENGINES[name], said
+    return None
+
+
 def dashboard(name: str | None) -> Dashboard:
     """The dashboard's view of the engine called ``name`` (None: the default, SGLang)."""
     return DASHBOARDS[engine(name).name]
