@@ -98,3 +98,23 @@ def test_a_vllm_profiles_malformed_flag_name_is_not_called_an_sglang_option() ->
         parse_host(text, "demo-vllm.toml")
     assert "'--max-num-seqs' is not a long option name" in str(raised.value)
     assert "SGLang" not in str(raised.value)
+
+
+def _flags_lint(config: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mtptui", "--config", str(config), "flags", "lint", "demo-vllm",
+                           "--profile", "restored", *extra], capture_output=True, text=True, timeout=120)
+
+
+def test_flags_lint_of_a_vllm_hosts_profile_is_vllms_lint(tmp_path: Path) -> None:
+    good = _flags_lint(CONFIGS / "demo-vllm.toml")
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert good.stdout.startswith("profile restored: lint by vLLM 0.32.0's flag model, offline\n")
+    assert "not an SGLang option" not in good.stdout and "0 errors for vLLM 0.32.0" in good.stdout
+    bad = tmp_path / "bad.toml"
+    bad.write_text((CONFIGS / "demo-vllm.toml").read_text().replace("max-num-seqs = 16\n",
+                                                                   "max-num-seqs = 16\nmem-fraction-static = 0.8\n"))
+    refused = _flags_lint(bad, "--json")
+    assert refused.returncode == 1, refused.stderr
+    data = json.loads(refused.stdout)
+    assert (data["engine"], data["version"], data["ok"], data["errors"]) == ("vllm", "0.32.0", False, 1)
+    assert data["findings"][0]["message"] == "vLLM refuses unrecognized arguments: --mem-fraction-static"
