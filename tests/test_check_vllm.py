@@ -61,6 +61,17 @@ def test_check_finds_the_vllm_server_and_its_api(vllm_host: DemoRun) -> None:
     assert api["status"] == "ok", api  # /version, not SGLang's /server_info; the model by its served name
     assert api["detail"].startswith("vLLM 0.32.0 answers at ") and "serving qwen3.6-27b" in api["detail"]
     assert "SGLang" not in run.stdout
+    assert checks["nvidia-smi"]["status"] == "ok"  # the demo's two GPUs, as many as tensor-parallel-size asks
+
+
+def test_the_gpu_check_reads_a_vllm_profiles_tensor_parallel_size(vllm_host: DemoRun, tmp_path: Path) -> None:
+    wide = tmp_path / "wide.toml"
+    wide.write_text(vllm_host.host_path.read_text().replace("tensor-parallel-size = 2", "tensor-parallel-size = 4"))
+    run = subprocess.run([sys.executable, "-m", "mtptui", "--config", str(wide), "check", "demo-vllm", "--json"],
+                         capture_output=True, text=True, timeout=120)
+    gpu = {check["name"]: check for check in json.loads(run.stdout)["checks"]}["nvidia-smi"]
+    assert gpu["status"] == "warn" and gpu["detail"].endswith("; profile restored asks for 4"), gpu
+    assert gpu["fix"] == "set tensor-parallel-size of profile restored to at most 2"
 
 
 def test_a_flag_vllm_refuses_is_vllms_refusal_not_sglangs() -> None:
