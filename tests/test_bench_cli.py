@@ -62,7 +62,7 @@ def test_unknown_host_is_a_config_error() -> None:
 CONTRACT_SUMMARY = {"requests_ok", "requests_failed", "duration_s", "output_tok_s", "request_tok_s", "accept_len",
                     "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"}
 CONTRACT_REQUEST = {"ok", "error", "ttft_ms", "e2e_ms", "output_tokens", "reasoning_tokens", "accept_len"}
-CONTRACT_FINGERPRINT = {"server_version", "launch_flags", "model", "sampling", "prompt_set", "concurrency"}
+CONTRACT_FINGERPRINT = {"engine", "server_version", "launch_flags", "model", "sampling", "prompt_set", "concurrency"}
 
 
 def test_json_contract_history_and_comparison(sim_restored, tmp_path: Path, isolated_dirs: Path) -> None:
@@ -81,7 +81,8 @@ def test_json_contract_history_and_comparison(sim_restored, tmp_path: Path, isol
         assert all(isinstance(v, float) for v in doc["summary"][key].values())
     assert len(doc["requests"]) == 2 and all(CONTRACT_REQUEST <= set(r) and r["ok"] for r in doc["requests"])
     assert doc["fingerprint"]["sampling"]["temperature"] == 0.0 and doc["fingerprint"]["concurrency"] == 2
-    assert doc["fingerprint"]["server_version"] == "0.5.12.post1"
+    assert (doc["fingerprint"]["engine"], doc["fingerprint"]["server_version"]) == ("sglang", "0.5.12.post1")
+    assert f"{sim_restored.url} (SGLang 0.5.12.post1)" in first.stdout  # the Target row
     # 0.5.12.post1 has no per-request acceptance and no verify counter, and --url follows no log: the table says
     # which of the weaker sources gave the figure, or that none did
     row = re.search(r"Accept length:\s+(.*)", first.stdout)[1]

@@ -35,7 +35,11 @@ def test_the_bench_gives_a_vllm_servers_accept_length_from_its_spec_decode_count
     finally:
         sim.stop()
     assert run.returncode == 0, run.stderr
-    summary = json.loads(out.read_text())["summary"]
+    result = json.loads(out.read_text())
+    summary = result["summary"]
+    assert (result["fingerprint"]["engine"], result["fingerprint"]["server_version"]) == ("vllm", "0.32.0")
+    assert f"{sim.url} (vLLM 0.32.0)" in run.stdout, run.stdout  # the Target row names the engine measured
+    assert "sglang" not in run.stdout.lower()
     truth = speculation(before, after)
     assert truth is not None and truth.drafts > 0 and truth.accept_len is not None
     assert (summary["requests_ok"], summary["accept_len_source"]) == (2, "metrics")

@@ -38,7 +38,7 @@ def test_warnings_pass_and_a_skip_or_a_failure_does_not():
     assert Report("h", [Result("a", OK, ""), Result("b", WARN, "", "x")]).ok
     assert not Report("h", [Result("a", OK, ""), Result("b", SKIP, "")]).ok
     assert not REPORT.ok
-    assert REPORT.to_json() == {"host": "gpu1", "ok": False, "checks": [
+    assert REPORT.to_json() == {"host": "gpu1", "engine": "sglang", "ok": False, "checks": [
         {"name": "ssh", "status": "ok", "detail": "ops@gpu1: logged in as ops", "fix": None},
         {"name": "log", "status": "warn", "detail": "the journal of x.service has no entries",
          "fix": "set log.kind = \"file\""},

@@ -98,7 +98,7 @@ def test_the_healthy_lab_fails_only_nvidia_smi_until_the_host_has_one(lab_host):
     lab_host.lab.install(NVIDIA_SMI)
     code, report = check_json(lab_host)
     assert code == 0 and report["ok"] is True and report["host"] == "lab"
-    assert set(report) == {"host", "ok", "checks"}
+    assert set(report) == {"host", "engine", "ok", "checks"} and report["engine"] == "sglang"
     assert all(set(c) == {"name", "status", "detail", "fix"} for c in report["checks"])
     assert set(statuses(report).values()) == {"ok"} and {c["fix"] for c in report["checks"]} == {None}
     # the stand-in's GPUs hold what the running server's startup took (mtptui/demo_bin/nvidia-smi)

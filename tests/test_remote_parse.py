@@ -7,11 +7,12 @@ import json
 
 import pytest
 
+from mtptui.engines.registry import launch_port
 from mtptui.errors import UserError
 from mtptui.ops.log_since import journal_since
 from mtptui.remote.logsource import (FileLog, FilePosition, FrameDecoder, JournalDecoder, JournalLog, JournalPosition,
                                      Start)
-from mtptui.remote.procinfo import parse_proc, server_port
+from mtptui.remote.procinfo import parse_proc
 
 
 def test_a_partial_frame_is_held_back_until_complete():
@@ -129,6 +130,17 @@ def test_unreadable_environ_is_none_not_empty():
 
 def test_the_port_a_server_command_line_serves():
     base = ["python3", "-m", "sglang.launch_server", "--model-path", "/m"]
-    assert server_port(base + ["--port", "31000"]) == 31000
-    assert server_port(base + ["--port=31001"]) == 31001
-    assert server_port(base) == 30000 and server_port(base + ["--port", "x"]) is None
+    assert launch_port(base + ["--port", "31000"]) == 31000
+    assert launch_port(base + ["--port=31001"]) == 31001
+    assert launch_port(base) == 30000 and launch_port(base + ["--port", "x"]) is None
+
+
+def test_a_vllm_command_line_without_port_serves_on_vllms_default():
+    """vLLM's default port is 8000, not SGLang's 30000: ProcessInfo.port (what finds a hand-started server by
+    the API's port) says so for every entry vLLM has."""
+    for entry in (["vllm", "serve", "/m"], ["/venv/bin/python3", "-m", "vllm.entrypoints.openai.api_server", "--model",
+                                           "/m"], ["env", "VLLM_X=1", "vllm", "serve", "/m"]):
+        assert launch_port(entry) == 8000, entry
+        assert launch_port([*entry, "--port", "31000"]) == 31000
+        assert parse_proc(7, "\n".join([b64("\0".join(entry).encode() + b"\0"), "-", b64(b"7 (x) S 1 7 7"),
+                                         "-"])).port == 8000

@@ -165,9 +165,9 @@ def test_the_json_is_the_issues_contract() -> None:
     run = tune_run(made, lambda: 0.0)
     run.verdict, run.kept, run.restore = judge(made, [1, 16], STEPS1), "original", "ct129 runs redeploy-1step again"
     data = run.to_json()
-    assert {"host", "base_profile", "sglang_version", "arms", "best", "kept"} <= set(data)
-    assert (data["host"], data["base_profile"], data["best"], data["kept"]) == (
-        "ct129", "restored", "steps3-topk1-draft4", "original")
+    assert {"host", "engine", "base_profile", "sglang_version", "arms", "best", "kept"} <= set(data)
+    assert (data["host"], data["engine"], data["base_profile"], data["best"], data["kept"]) == (
+        "ct129", "sglang", "restored", "steps3-topk1-draft4", "original")
     arm = data["arms"][2]
     assert {"name", "flags", "status", "reason", "results", "canary"} <= set(arm)
     assert arm["flags"] == {"speculative-num-steps": 3, "speculative-eagle-topk": 1, "speculative-num-draft-tokens": 4}

@@ -38,6 +38,7 @@ def make_fingerprint(*, target: str, url: str, server: "ServerInfo", sampling: "
         "rig": make_rig(server.version, server.launch_flags, gpus),
         "target": target,
         "url": url,
+        "engine": server.engine,
         "server_version": server.version,
         "launch_flags": {name: display_value(name, value) for name, value in server.launch_flags.items()},
         "launch_command": mask_command_line(server.launch_command),

@@ -70,10 +70,20 @@ def accept_text(summary: dict[str, Any]) -> str:
     return "-" + (f" ({summary['accept_len_note']})" if summary.get("accept_len_note") else "")
 
 
+def _engine_text(fingerprint: dict[str, Any]) -> str:
+    """The engine a run measured, by name; a run recorded before runs named theirs measured SGLang."""
+    from mtptui.engines.registry import DEFAULT, ENGINES
+
+    if "engine" not in fingerprint:
+        return DEFAULT.label
+    known = ENGINES.get(str(fingerprint["engine"]))
+    return known.label if known is not None else "unknown engine"
+
+
 def _rows(run: dict[str, Any]) -> list[tuple[str, str]]:
     fp, s = run["fingerprint"], run["summary"]
     return [
-        ("Target", f"{fp['target']} (sglang {fp.get('server_version') or 'unknown version'})"),
+        ("Target", f"{fp['target']} ({_engine_text(fp)} {fp.get('server_version') or 'unknown version'})"),
         ("Model", str(fp.get("model"))),
         ("Prompts / concurrency / max tokens",
          f"{fp['prompt_set']['name']} / {fp['concurrency']} / {fp['max_tokens']}"),

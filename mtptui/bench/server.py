@@ -1,4 +1,5 @@
-"""What the benchmark asks the server before a run: version, launch flags and model (`/server_info`, `/v1/models`)."""
+"""What the benchmark asks the server before a run: its engine and version, launch flags and model (`/server_info`,
+`/v1/models`; the engine by its own word about itself, mtptui.engines.registry.server_engine: vLLM's `/version`)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ class ServerInfo:
     request_model: str = "default"
     notes: list[str] = field(default_factory=list)
     spec_v2: bool | None = None  # SGLang's speculative workers v2 (mtptui.sglang.spec_v2), None: no such switch
+    engine: str | None = None  # the engine the server is (mtptui.engines.registry), None when none recognised it
 
     @property
     def speculative(self) -> bool:
@@ -53,6 +55,18 @@ def _noting(client: ChatClient, notes: list[str]) -> GetJson:
             return 0, None
 
     return get_json
+
+
+def _once(get_json: GetJson) -> GetJson:
+    """``get_json`` asking each path once (the probe and the engine's recognition read the same answers)."""
+    answers: dict[str, tuple[int, Any]] = {}
+
+    async def cached(path: str) -> tuple[int, Any]:
+        if path not in answers:
+            answers[path] = await get_json(path)
+        return answers[path]
+
+    return cached
 
 
 def _info_from(raw: dict[str, Any]) -> ServerInfo:
@@ -82,13 +96,21 @@ async def probe_server(client: ChatClient, model: str | None = None) -> ServerIn
 
     An unreachable server is a UserError (one sentence, exit 1); a server without these endpoints still runs.
     """
+    from mtptui.engines.registry import server_engine
+
     notes: list[str] = []
+    get_json = _once(_noting(client, notes))
     try:
-        raw = await server_info(_noting(client, notes)) or {}
-        models = await served_models(_noting(client, notes))
+        raw = await server_info(get_json) or {}
+        models = await served_models(get_json)
+        engine = await server_engine(get_json)
     except httpx.HTTPError as exc:
         raise _unreachable(client.base_url, exc) from None
     info = _info_from(raw)
+    if engine is not None:
+        info.engine = engine[0].name
+        if not raw:  # no /server_info (vLLM): the release is the engine's own word about itself
+            info.version = text_or_none(engine[1].version)
     name, note = model_name(model, first_model_id(models), raw.get("served_model_name"), raw.get("model_path"))
     info.model, info.notes = name or "default", notes + ([note] if note else [])
     info.request_model = name if name and note is None else "default"

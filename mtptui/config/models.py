@@ -27,10 +27,11 @@ def _env_name(name: str) -> str:
 
 
 def _flag_name(name: str) -> str:
-    """An SGLang long option name without its leading "--" (lower-case letters, digits and -)."""
+    """A long option name without its leading "--" (lower-case letters, digits and -): the shape of every engine's
+    flags; whether the engine knows the flag is its own lint's to say."""
     if not FLAG_NAME.fullmatch(name):
         hint = ' (write it without the leading "--")' if FLAG_NAME.fullmatch(name.lstrip("-")) else ""
-        raise ValueError(f"flag name {name!r} is not an SGLang long option name (a-z, 0-9 and -, not starting with "
+        raise ValueError(f"flag name {name!r} is not a long option name (a-z, 0-9 and -, not starting with "
                          f"-){hint}")
     return name
 
@@ -109,12 +110,12 @@ class LogSource(_Strict):
 
 
 class LaunchProfile(_Strict):
-    """One way to launch SGLang: model, flags, environment and a note."""
+    """One way to launch the host's engine: model, flags, environment and a note."""
 
-    model_path: str = Field(description="--model-path of the server.")
+    model_path: str = Field(description="The served model: SGLang's --model-path, vLLM's --model.")
     flags: dict[FlagName, FlagValue] = Field(
         default_factory=dict,
-        description='SGLang flags by long name without "--", e.g. "speculative-num-steps" = 3.',
+        description='The engine\'s flags by long name without "--", e.g. "speculative-num-steps" = 3.',
     )
     env: dict[EnvName, str] = Field(
         default_factory=dict, description="Environment variables, e.g. SGLANG_ENABLE_SPEC_V2."

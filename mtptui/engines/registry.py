@@ -11,7 +11,7 @@ from typing import Any, Awaitable, BinaryIO, Callable, Iterable, Iterator, Mappi
 from mtptui.engines import names
 from mtptui.engines.polls import GetJson, MetricsReader, ServerInfo
 from mtptui.engines.vllm.flags.table import DEFAULT_VERSION as VLLM_DEFAULT
-from mtptui.sglang.api import POLL_PATHS as SGLANG_POLLS
+from mtptui.sglang.api import POLL_PATHS as SGLANG_POLLS, SERVER_INFO_PATHS as SGLANG_INFO
 from mtptui.sglang.versions import DEFAULT_VERSION as SGLANG_DEFAULT
 
 
@@ -236,6 +236,7 @@ class Launches:
     # weightiest first (the drift's order)
     short_value: Callable[[str, str], str | None] | None = None  # (flag, resolved value) -> the value shortly for
     # the health line, where the engine says it better than the words of the diff (None: those words)
+    default_port: Callable[[], int] = lambda: 0  # the port a launch without --port serves on (its flag table's)
 
 
 @dataclass(frozen=True)
@@ -315,6 +316,20 @@ def _sglang_watch() -> tuple[Parser, StartupState]:
     from mtptui.sglang.state import ServerState
 
     return LogParser(), ServerState()
+
+
+def _sglang_default_port() -> int:
+    from mtptui.sglang.flags.table import load_table
+
+    return int(load_table(SGLANG_DEFAULT).by_name["--port"].default)
+
+
+def _vllm_default_port() -> int:
+    from mtptui.engines.vllm.flags.table import load_table
+
+    option = load_table(VLLM_DEFAULT).by_option("--port")
+    assert option is not None, "vLLM's flag table has --port"
+    return int(option.default)
 
 
 def _vllm_version(host: Any) -> str:
@@ -449,13 +464,14 @@ LAUNCHES: dict[str, Launches] = {
                        _sglang_diff, _sglang_launch_words, _sglang_entry, _with_entry, _sglang_write_unit,
                        _sglang_watch, stop_facts=True,
                        process=r"-m sglang[.]launch_server( |$)|sglang serve( |$)", shape=_sglang_shape,
-                       short_names=SGLANG_SHORT),
+                       short_names=SGLANG_SHORT, default_port=_sglang_default_port),
     "vllm": Launches(_vllm_version, _vllm_profile, _vllm_argv, _vllm_command, _vllm_unit_launch, _vllm_diff,
                      _vllm_launch_words, _vllm_entry, _vllm_with_entry, _vllm_write_unit, _vllm_watch,
                      _vllm_restart_lint, resolved=ResolvedLine("non-default args: ", _vllm_server_said),
                      process=r"-m vllm[.]entrypoints[.](openai[.])?api_server( |$)|vllm serve( |$)"
                              r"|-m vllm[.]entrypoints[.]cli[.]main serve( |$)", env_prefixes=("VLLM_",),
-                     shape=_vllm_shape, short_names=VLLM_SHORT, short_value=_vllm_short_value),
+                     shape=_vllm_shape, short_names=VLLM_SHORT, short_value=_vllm_short_value,
+                     default_port=_vllm_default_port),
 }
 assert tuple(LAUNCHES) == NAMES, "every engine says how its launches are read"
 
@@ -463,6 +479,18 @@ assert tuple(LAUNCHES) == NAMES, "every engine says how its launches are read"
 def server_pattern() -> str:
     """An extended regex the command line of a server of any engine mtptui knows matches (`find_servers`)."""
     return "|".join(model.process for model in LAUNCHES.values())
+
+
+def launch_port(argv: list[str]) -> int | None:
+    """The port a server's command line serves on: its ``--port N`` / ``--port=N``, else the default of the engine
+    whose launch it is (SGLang's when no engine's entry starts it); None when the value is not a number."""
+    for index, word in enumerate(argv):
+        value = argv[index + 1] if word == "--port" and index + 1 < len(argv) else \
+            word.split("=", 1)[1] if word.startswith("--port=") else None
+        if value is not None:
+            return int(value) if value.isdigit() else None
+    model = next((model for model in LAUNCHES.values() if model.entry(argv) is not None), LAUNCHES[DEFAULT.name])
+    return model.default_port()
 
 
 def launches(name: str | None) -> Launches:
@@ -505,6 +533,8 @@ class Dashboard:
     metrics_off: str = ""  # what a /metrics that does not answer 200 may mean ("" when it is always on)
     poll_paths: tuple[str, ...] = ("/metrics", "/health")  # what the dashboard (and monitors) GET every few
     # seconds: the log view hides their access lines
+    info_paths: tuple[str, ...] = ("/version",)  # where the server says its release (a JSON object with
+    # "version"), the first answering 200 (`mtptui check`'s api line)
 
 
 def _sglang_dashboard_parser() -> DashboardParser:
@@ -576,12 +606,23 @@ def _vllm_metrics(version: str | None) -> MetricsReader:
 DASHBOARDS: dict[str, Dashboard] = {
     "sglang": Dashboard(SGLANG.label, _sglang_dashboard_parser, _sglang_host_version, _sglang_launch_speculation,
                         _sglang_launch_rows, _sglang_server_info, _sglang_metrics,
-                        metrics_off="no --enable-metrics?", poll_paths=SGLANG_POLLS),
+                        metrics_off="no --enable-metrics?", poll_paths=SGLANG_POLLS,
+                        info_paths=SGLANG_INFO),
     "vllm": Dashboard(VLLM.label, _vllm_dashboard_parser, _no_host_version, _vllm_launch_speculation,
                       _no_launch_rows, _vllm_server_info, _vllm_metrics,
                       poll_paths=("/metrics", "/version", "/health")),
 }
 assert tuple(DASHBOARDS) == NAMES, "every engine of the registry has a dashboard view"
+
+
+async def server_engine(get_json: GetJson) -> tuple[Engine, ServerInfo] | None:
+    """The engine a running server is, by what its API says of itself (each engine's own word, asked in the
+    registry's order: SGLang's /server_info, vLLM's /version), with that word; None when no engine's answers."""
+    for name, view in DASHBOARDS.items():
+        said = await view.server_info(get_json, None)
+        if said is not None:
+            return ENGINES[name], said
+    return None
 
 
 def dashboard(name: str | None) -> Dashboard:

@@ -47,13 +47,15 @@ class Report:
 
     host: str
     checks: list[Result]
+    engine: str = "sglang"  # the host's engine (its `engine` in the host file)
 
     @property
     def ok(self) -> bool:
         return all(check.status in (OK, WARN) for check in self.checks)
 
     def to_json(self) -> dict[str, object]:
-        return {"host": self.host, "ok": self.ok, "checks": [check.to_json() for check in self.checks]}
+        return {"host": self.host, "engine": self.engine, "ok": self.ok,
+                "checks": [check.to_json() for check in self.checks]}
 
 
 async def run_checks(session: HostSession, host_file: Path | None = None) -> Report:
@@ -68,7 +70,7 @@ async def run_checks(session: HostSession, host_file: Path | None = None) -> Rep
             results.append(Result(name, SKIP, "skipped: needs SSH"))
             continue
         results.append(await _guarded(name, check, ctx))
-    return Report(session.host.name, results)
+    return Report(session.host.name, results, session.host.engine)
 
 
 async def _guarded(name: str, check: Check, ctx: Context) -> Result:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass, field
 
-from mtptui.engines.registry import server_pattern
+from mtptui.engines.registry import launch_port, server_pattern
 from mtptui.remote.shell import Command, script
 from mtptui.remote.transport import Transport
 
@@ -66,7 +66,7 @@ class ProcessInfo:
 
     @property
     def port(self) -> int | None:
-        return server_port(self.argv)
+        return launch_port(self.argv)
 
     def server_env(self, also: set[str] | frozenset[str] = frozenset(),
                    prefixes: tuple[str, ...] = ()) -> dict[str, str]:
@@ -74,19 +74,6 @@ class ProcessInfo:
         ``also`` (a unit's, a profile's)."""
         env, known = self.env or {}, SERVER_ENV_PREFIXES + prefixes
         return {k: v for k, v in env.items() if k in also or k.startswith(known)}
-
-
-SGLANG_DEFAULT_PORT = 30000
-
-
-def server_port(argv: list[str]) -> int | None:
-    """The port an SGLang command line serves on (``--port N`` / ``--port=N``, else SGLang's default 30000)."""
-    for index, word in enumerate(argv):
-        value = argv[index + 1] if word == "--port" and index + 1 < len(argv) else \
-            word.split("=", 1)[1] if word.startswith("--port=") else None
-        if value is not None:
-            return int(value) if value.isdigit() else None
-    return SGLANG_DEFAULT_PORT
 
 
 def _b64(text: str) -> bytes | None:

@@ -1,4 +1,5 @@
-"""`mtptui flags lint HOST [--profile P]`: a host's launch profile judged by the SGLang installed on the host."""
+"""`mtptui flags lint HOST [--profile P]`: a host's launch profile judged by the SGLang installed on the host; on a
+host of an engine that lints its own launches (vLLM), by that engine's flag model, as a restart judges it."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from mtptui.engines.registry import engine, launches
 from mtptui.errors import ConfigError, UserError
 
 if TYPE_CHECKING:
@@ -64,6 +66,8 @@ def run_host(args: argparse.Namespace, words: list[str]) -> int:
         raise UserError(f"unexpected {extra[0]!r} after the host; usage: {USAGE}")
     name = options.profile or args.profile or default_profile(host)
     profile = host.profile(name)
+    if launches(host.engine).lint is not None:
+        return _engine_host_lint(host, name, options.json or args.json)
     argv = profile_argv(profile, offline_version(host.sglang_version))
     verdict = asyncio.run(_check(host, argv, profile.env, profile.python, options.readonly or args.readonly,
                                  options.model_arch or args.model_arch))
@@ -73,6 +77,33 @@ def run_host(args: argparse.Namespace, words: list[str]) -> int:
         if verdict.source.gpus:
             print(visible(f"GPUs: {gpus_text(verdict.source.gpus)}"))
     return report(verdict, as_json, f"from {verdict.source.phrase}")
+
+
+def _engine_host_lint(host: HostConfig, name: str, as_json: bool) -> int:
+    """A profile of a host whose engine lints its own launches (vLLM: its Launches.lint, as a restart does): the
+    launch read by the engine's flag model (a refusal is the error), then what that lint says it judged."""
+    from mtptui.cli.commands._common import print_json
+    from mtptui.text import visible
+
+    chosen, model = engine(host.engine), launches(host.engine)
+    assert model.lint is not None  # the caller asked
+    version = model.version(host)
+    try:
+        verdict = model.lint(model.profile(host.profile(name), version))
+        errors: list[str] = []
+    except UserError as exc:  # the engine refuses the launch: its one sentence
+        verdict, errors = None, [str(exc)]
+    notes = list(verdict.notes) if verdict is not None else []
+    if as_json:
+        print_json({"engine": chosen.name, "version": version, "host": host.name, "profile": name,
+                    "ok": not errors, "errors": len(errors),
+                    "findings": [{"severity": "error", "message": text} for text in errors], "notes": notes})
+    else:
+        print(visible(f"profile {name}: lint by {chosen.label} {version}'s flag model, offline"))
+        for line in [*(f"error: {text}" for text in errors), *(f"note: {note}" for note in notes)]:
+            print(visible(line))
+        print(visible(f"{len(errors)} error{'s' * (len(errors) != 1)} for {chosen.label} {version}"))
+    return 1 if errors else 0
 
 
 async def _check(host: HostConfig, argv: list[str], env: dict[str, str], python: str | None, readonly: bool,

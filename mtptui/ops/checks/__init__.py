@@ -16,6 +16,8 @@ from mtptui.remote.transport import Completed
 
 if TYPE_CHECKING:
     from mtptui.config.models import HostConfig
+    from mtptui.engines.registry import Launches
+    from mtptui.ops.checks.launch import Launch
     from mtptui.ops.connect import HostSession
     from mtptui.remote.procinfo import ProcessInfo
 
@@ -57,6 +59,31 @@ class Context:
     @property
     def host(self) -> HostConfig:
         return self.session.host
+
+    @property
+    def engine_label(self) -> str:
+        """The host's engine by name, for sentences ("SGLang", "vLLM")."""
+        from mtptui.engines.registry import engine
+
+        return engine(self.host.engine).label
+
+    @property
+    def launches(self) -> Launches:
+        """How the host's engine reads its launches."""
+        from mtptui.engines.registry import launches
+
+        return launches(self.host.engine)
+
+    @property
+    def engine_version(self) -> str:
+        """The release of the host's engine whose flags apply."""
+        return self.launches.version(self.host)
+
+    def read_launch(self, argv: list[str]) -> Launch:
+        """``argv`` read by the host's engine."""
+        from mtptui.ops.checks.launch import read_launch
+
+        return read_launch(argv, self.engine_version, self.launches)
 
     @property
     def file_name(self) -> str:

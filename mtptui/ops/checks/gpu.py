@@ -27,7 +27,7 @@ async def check_gpu(ctx: Context) -> Result:
     wanted = _tensor_parallel(ctx)
     if wanted and wanted > len(gpus):
         return Result(NAME, WARN, f"{detail}; profile {ctx.host.known_good} asks for {wanted}",
-                      f"set tp-size of profile {ctx.host.known_good} to at most {len(gpus)}")
+                      f"set {_tp_flag(ctx)} of profile {ctx.host.known_good} to at most {len(gpus)}")
     return Result(NAME, OK, detail)
 
 
@@ -37,15 +37,22 @@ def _gpu(gpu: GpuStat) -> str:
     return f"{gpu.index} {gpu.name} {gpu.memory_used_mib / 1024:.1f}/{gpu.memory_total_mib / 1024:.1f} GiB used"
 
 
-def _tensor_parallel(ctx: Context) -> int | None:
-    """The known-good profile's tensor-parallel size (GPUs per server), when it has one."""
-    from mtptui.sglang.flags import FlagSet
+def _tp_flag(ctx: Context) -> str:
+    """The profile's name of the engine's tensor-parallel flag (tp-size, tensor-parallel-size)."""
+    flag = next((name for name, short in ctx.launches.short_names.items() if short == "tp"), "--tp-size")
+    return flag.removeprefix("--")
 
+
+def _tensor_parallel(ctx: Context) -> int | None:
+    """The known-good profile's tensor-parallel size (GPUs per server), when it has one, read by the host's engine
+    (its flag the health line calls "tp": SGLang's --tp-size, vLLM's --tensor-parallel-size)."""
     if not ctx.host.known_good:
         return None
+    model = ctx.launches
+    flag = next((name for name, short in model.short_names.items() if short == "tp"), None)
     try:
-        flagset = FlagSet.from_profile(ctx.host.profile(ctx.host.known_good), ctx.host.sglang_version)
-    except UserError:  # a profile SGLang's parser refuses: the flags lint says why
+        launch = model.profile(ctx.host.profile(ctx.host.known_good), ctx.engine_version)
+    except UserError:  # a profile the engine's parser refuses: the flags lint says why
         return None
-    value = flagset.get("--tp-size")
-    return value if isinstance(value, int) else None
+    value = launch.get(flag) if flag is not None else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

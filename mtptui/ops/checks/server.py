@@ -1,5 +1,6 @@
-"""The server: the systemd unit is loaded and its ExecStart= launches SGLang, or the hand-started process is found
-(pid file, else command line) and there is something to relaunch it with. Notes the model each one names."""
+"""The server: the systemd unit is loaded and its ExecStart= launches the host's engine, or the hand-started
+process is found (pid file, else command line) and there is something to relaunch it with. Notes the model each
+one names. The launch is read by the host's engine (mtptui.ops.checks.launch)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Awaitable
 from mtptui.config.models import ProcessServer
 from mtptui.errors import UserError
 from mtptui.ops.checks import FAIL, OK, SKIP, WARN, Context, Result, last_line
-from mtptui.ops.checks.launch import Launch, read_launch
+from mtptui.ops.checks.launch import Launch
 from mtptui.ops.connect import api_port
 from mtptui.remote.errors import RemoteError
 from mtptui.remote.procinfo import ProcessInfo, read_process
@@ -56,10 +57,14 @@ def verdict(detail: str, problems: list[tuple[str, str]]) -> Result:
 
 
 def flag_problem(ctx: Context, launch: Launch, where: str) -> list[tuple[str, str]]:
+    from mtptui.engines.registry import dashboard
+
     if launch.problem is None:
         return []
-    return [(f"SGLang {ctx.host.sglang_version} refuses its flags ({launch.problem})",
-             f"fix the flag in {where}, or sglang_version in {ctx.file_name} if the host runs another SGLang")]
+    fix = f"fix the flag in {where}"
+    if dashboard(ctx.host.engine).host_version(ctx.host) is not None:  # the host file names the release
+        fix += f", or sglang_version in {ctx.file_name} if the host runs another {ctx.engine_label}"
+    return [(f"{ctx.engine_label} {ctx.engine_version} refuses its flags ({launch.problem})", fix)]
 
 
 async def check_unit(ctx: Context, server: UnitView) -> Result:
@@ -71,16 +76,17 @@ async def check_unit(ctx: Context, server: UnitView) -> Result:
     ctx.unit_found = props.get("LoadState") == "loaded"
     if not ctx.unit_found:
         return Result(NAME, FAIL, f"systemd has no unit {server.unit} (LoadState={props.get('LoadState') or '?'})",
-                      f"set server.unit in {ctx.file_name} to the unit that runs SGLang (systemctl list-units --all "
-                      f"'sglang*' on the host lists candidates)")
+                      f"set server.unit in {ctx.file_name} to the unit that runs {ctx.engine_label} (systemctl "
+                      f"list-units --all '{ctx.host.engine}*' on the host lists candidates)")
     launch, argv = await _unit_launch(ctx, server)
-    if not launch.sglang:
+    if not launch.engine:
         shown = shlex.join(mask_argv(argv))[:120]
-        return Result(NAME, FAIL, f"{server.unit} does not launch SGLang: ExecStart={shown}",
-                      "point server.unit at the unit that runs python -m sglang.launch_server (or sglang serve), "
-                      "or fix its ExecStart=")
+        return Result(NAME, FAIL, f"{server.unit} does not launch {ctx.engine_label}: ExecStart={shown}",
+                      f"point server.unit at the unit that runs the {ctx.engine_label} server, or fix its "
+                      f"ExecStart= (or engine in {ctx.file_name} if the host runs another engine)")
     ctx.add_model(launch.model, f"unit {server.unit}")
-    detail = f"{server.unit} ({props.get('FragmentPath') or 'no unit file'}) starts SGLang with {launch.model}"
+    detail = (f"{server.unit} ({props.get('FragmentPath') or 'no unit file'}) starts {ctx.engine_label} with "
+              f"{launch.model}")
     state = await _unit_state(ctx, server, server.state_of(props))
     return verdict(f"{detail}; {state[0]}", flag_problem(ctx, launch, f"ExecStart= of {server.unit}") + state[1])
 
@@ -91,7 +97,7 @@ async def _unit_launch(ctx: Context, server: UnitView) -> tuple[Launch, list[str
 
     cat = server.systemctl("cat", "--no-pager", server.unit)
     unit = read_unit((await ctx.run(cat)).check(cat.what).out, name=server.unit)
-    return read_launch(unit.exec_argv, ctx.host.sglang_version), unit.exec_argv
+    return ctx.read_launch(unit.exec_argv), unit.exec_argv
 
 
 async def _unit_state(ctx: Context, server: UnitView, state: ServiceState) -> tuple[str, list[tuple[str, str]]]:
@@ -101,10 +107,10 @@ async def _unit_state(ctx: Context, server: UnitView, state: ServiceState) -> tu
     ctx.server_running = state.phase == "running" and info is not None
     if state.phase == "running" and info is not None:
         ctx.running = info
-        ctx.add_model(read_launch(info.argv, ctx.host.sglang_version).model, "running server")
+        ctx.add_model(ctx.read_launch(info.argv).model, "running server")
         return f"{state.words}, pid {info.pid}", []
     start = ctx.start_command = server.systemctl("start", server.unit).line
-    if state.phase == "failed" and server.killed_by_signal(state, 9) and \
+    if state.phase == "failed" and server.killed_by_signal(state, 9) and ctx.launches.stop_facts and \
             shutdown_of(ctx.host.sglang_version).drained_exit == "sigkill":
         return f"{state.words}: no server runs", [("", f"SGLang {ctx.host.sglang_version} ends every stop so (SIGKILL "
                                                        f"to itself after its drain), a crash too: read which "
@@ -150,9 +156,10 @@ async def _from_pid_file(ctx: Context, path: str) -> tuple[ProcessInfo | None, l
     info = await read_process(ctx.session.transport, int(pid))
     if info is None:
         return None, [f"pid file {path} names pid {pid}, which is not running"], None
-    if not read_launch(info.argv, ctx.host.sglang_version).sglang:
+    if not ctx.read_launch(info.argv).engine:
         program = shlex.join(info.argv[:3])[:80] or "?"
-        return None, [], Result(NAME, FAIL, f"pid file {path} names pid {pid}, which is not SGLang but {program}",
+        return None, [], Result(NAME, FAIL, f"pid file {path} names pid {pid}, which is not {ctx.engine_label} but "
+                                            f"{program}",
                                 f"remove the stale pid file {path}: a restart would stop pid {pid}")
     return info, [f"from {path}"], None
 
@@ -175,7 +182,8 @@ def _process_result(ctx: Context, server: ProcessServer, info: ProcessInfo | Non
         start = ctx.start_command or "run server.launch_command on the host"
         return verdict(f"no server runs ({'; '.join(notes)}); {relaunch}", [("", f"start it: {start}"), *problems])
     ctx.running = info
-    launch = read_launch(info.argv, ctx.host.sglang_version)
+    launch = ctx.read_launch(info.argv)
     ctx.add_model(launch.model, "running server")
-    detail = f"pid {info.pid} ({', '.join(notes)}) runs SGLang with {launch.model} on port {info.port}; {relaunch}"
+    detail = (f"pid {info.pid} ({', '.join(notes)}) runs {ctx.engine_label} with {launch.model} on port "
+              f"{info.port}; {relaunch}")
     return verdict(detail, flag_problem(ctx, launch, "the server's command line") + problems)

@@ -74,7 +74,8 @@ class TuneRun:
     def to_json(self) -> dict[str, Any]:
         plan, best = self.plan, self.verdict.best if self.verdict else None
         return {
-            "host": plan.host.name, "base_profile": plan.base, "sglang_version": plan.host.sglang_version,
+            "host": plan.host.name, "engine": plan.host.engine, "base_profile": plan.base,
+            "sglang_version": plan.host.sglang_version,
             "arms": [arm.to_json() for arm in plan.arms], "best": best.name if best else None, "kept": self.kept,
             "verdict": self.verdict.sentence if self.verdict else None,
             "notes": list(self.verdict.notes) if self.verdict else [],
