@@ -107,14 +107,15 @@ class RestartPanel(Widget):
             name = profile or host.default_profile()
             label = engine(host.engine).label
             app.notify(visible(f"Checking profile {name} with the {label} on {host.name}…"), timeout=4, markup=False)
-            self.plan(session, name)
+            self.plan(name)
 
     @work(exclusive=True, group="restart-plan", exit_on_error=False)
-    async def plan(self, session: HostSession, profile: str) -> None:
+    async def plan(self, profile: str) -> None:
         from mtptui.ops.restart import plan_restart
         from mtptui.ops.restart_drain import DrainOptions
         from mtptui.ops.restart_handback import offers_handback
 
+        session = self._session()
         drain = DrainOptions(timeout_s=self.drain_timeout_s)
         if not offers_handback(session.host):
             self.post_message(messages.RestartPlanned(await plan_restart(session, profile, drain=drain)))
@@ -161,9 +162,7 @@ class RestartPanel(Widget):
         from mtptui.ops.restart_handback import host_file_advice, session_for
         from mtptui.ops.restart_run import Restarter
 
-        session = self.context.session
-        if session is None:  # planned with one (begin); a context does not lose its session
-            raise RuntimeError("no host session to restart with")
+        session = self._session()
         self.advice = host_file_advice(plan, self.context.host)
 
         def progress(event: RestartEvent) -> None:
@@ -172,6 +171,13 @@ class RestartPanel(Widget):
         restarter = Restarter(session_for(session, plan), plan, timeout_s=self.timeout_s, force=force,
                               on_event=progress, on_drain_timeout=self.go_on_undrained)
         self.post_message(messages.RestartFinished(await restarter.run()))
+
+    def _session(self) -> HostSession:
+        """The host session the restart's workers use: begin() starts none without one."""
+        session = self.context.session
+        if session is None:
+            raise RuntimeError("no host session: restarts need `mtptui HOST` or `mtptui demo`")
+        return session
 
     async def go_on_undrained(self, reason: str) -> bool:
         """The worker did not drain in time: the operator chooses to stop it anyway (cutting those requests) or to
