@@ -153,6 +153,7 @@ class FlagsScreen(Screen[None]):
             return
         body = Text("The form has edits that are not saved as a profile. ctrl+s saves them; discarding leaves "
                     "every profile as it was.")
+
         def answered(yes: bool | None) -> None:
             if yes:
                 self.app.pop_screen()
@@ -227,6 +228,7 @@ class FlagsScreen(Screen[None]):
             return
         body = Text.assemble((f"Profile {name} has {len(errors)} lint error(s):\n", "bold"),
                              findings_text(errors))
+
         def answered(yes: bool | None) -> None:
             if yes:
                 self.save(name, known_good)

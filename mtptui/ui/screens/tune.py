@@ -38,9 +38,9 @@ from mtptui.ui.widgets.tune_table import TuneTable
 
 if TYPE_CHECKING:
     from mtptui.ops.connect import HostSession
+    from mtptui.ops.tune.arms import Arm
     from mtptui.ops.tune.plan import TunePlan
     from mtptui.ops.tune.state import TuneEvent, TuneRun
-    from mtptui.ops.tune.arms import Arm
     from mtptui.ui.context import AppContext, HostApp
 
 SCREEN_NAME = "tune"
