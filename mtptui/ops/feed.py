@@ -24,12 +24,15 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Corou
 from mtptui.ops.gateway_poll import GatewayReading
 from mtptui.ops.metrics_feed import ServerMetrics
 
-# The feed's connection and GPU items are the remote layer's own types.
-from mtptui.remote.follow import ConnectionStatus as Connection  # noqa: F401
-from mtptui.remote.gpu import GpuReading, GpuStat  # noqa: F401
+# The feed's connection and GPU items are the remote layer's own types (re-exported: see __all__).
+from mtptui.remote.follow import ConnectionStatus as Connection
+from mtptui.remote.gpu import GpuReading, GpuStat
 from mtptui.errors import UserError
 from mtptui.remote.logsource import LogChunk, Start
 from mtptui.remote.service_state import ServicePhase
+
+__all__ = ["Connection", "Feed", "FeedItem", "FollowerFeed", "GatewayReading", "GpuReading", "GpuStat", "HostStatus",
+           "LogChunk", "MergedFeed", "Reread", "ServerMetrics", "Source", "merge_feeds"]
 
 if TYPE_CHECKING:
     from mtptui.remote.follow import LogFollower

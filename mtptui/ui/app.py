@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
+from typing import Any
 
 from textual import events
 from textual.binding import Binding
@@ -21,7 +22,6 @@ from mtptui.ui.commands import DomainCommands
 from mtptui.ui.context import AppContext, HostApp
 from mtptui.ui.keymap import load_keymap
 from mtptui.ui.layout import HEIGHTS, WIDTHS
-from mtptui.ui.messages import ActionRefused
 from mtptui.ui.plain import PlainNotify
 from mtptui.ui.screens.confirm import ConfirmScreen
 from mtptui.ui.screens import OPS_SCREENS
@@ -75,11 +75,7 @@ class MtpApp(PlainNotify, HostApp):  # every toast is text (mtptui.ui.plain)
         self.shipped_themes = install_themes(self, theme)
         self._keymap = load_keymap() if keymap is None else keymap
 
-    @property
-    def readonly(self) -> bool:
-        return self.context.readonly
-
-    def get_default_screen(self) -> Screen:
+    def get_default_screen(self) -> Screen[Any]:
         return DashboardScreen(self.feed, self.session, self.context)
 
     def on_mount(self) -> None:
@@ -126,7 +122,7 @@ class MtpApp(PlainNotify, HostApp):  # every toast is text (mtptui.ui.plain)
 
     def _quit_after_tune(self) -> None:
         """Quit; a tune that runs is aborted first and the app exits once the original launch is back."""
-        tune = self.get_screen("tune") if self.is_screen_installed("tune") else None
+        tune = self.get_screen("tune", _tune.TuneScreen) if self.is_screen_installed("tune") else None
         if tune is not None and tune.run is not None and tune.run.busy:
             self.notify("Aborting the tune: restoring the original launch before quitting.", title="tune")
             tune.abort(then=self.exit)
@@ -141,10 +137,10 @@ class MtpApp(PlainNotify, HostApp):  # every toast is text (mtptui.ui.plain)
         if isinstance(dashboard, DashboardScreen) and dashboard.restart_panel.running:
             return "a restart", ("The restart goes on on the host, but nothing will watch it any more: if the new "
                                  "server crashes or never becomes ready, mtptui will not roll it back.")
-        tune = self.get_screen("tune") if self.is_screen_installed("tune") else None
+        tune = self.get_screen("tune", _tune.TuneScreen) if self.is_screen_installed("tune") else None
         if tune is not None and tune.running:
             return "a tune", "The tune stops, and the original launch is restarted and checked before mtptui quits."
-        bench = self.get_screen("bench") if self.is_screen_installed("bench") else None
+        bench = self.get_screen("bench", _bench.BenchScreen) if self.is_screen_installed("bench") else None
         if bench is not None and getattr(bench, "live", None) is not None and bench.live.state == "running":
             return "a bench run", "The run stops here and is not recorded in the history."
         return None
@@ -212,10 +208,6 @@ class MtpApp(PlainNotify, HostApp):  # every toast is text (mtptui.ui.plain)
                 self.push_screen(*made)
             elif made is not None:  # None: the factory did it itself (the restart flow)
                 self.push_screen(made)
-
-    def refuse(self, action: str, reason: str) -> None:
-        self.notify(reason, title="refused", severity="warning")
-        self.post_message(ActionRefused(action, reason))
 
     def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
                            time_format: str | None = None) -> str | None:

@@ -101,9 +101,9 @@ class BenchLive:
     def accept_lens(self) -> tuple[str, list[float]]:
         """(where they come from, values): the server's own figures as they arrive ("server log" lines, "gauge"
         updates), else ("per request", each finished request's own accept length)."""
-        live = [s for s in self.samples if s.accept_len is not None]
+        live = [(s.accept_from, s.accept_len) for s in self.samples if s.accept_len is not None]
         if live:
-            return live[-1].accept_from or "live", [s.accept_len for s in live]
+            return live[-1][0] or "live", [value for _, value in live]
         return "per request", list(self.request_accept)
 
     @property

@@ -7,17 +7,21 @@ the app), so the app and its screens do not import each other.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, cast
 
 from textual.app import App
+from textual.dom import DOMNode
 
 from mtptui.config import HostConfig
 
 if TYPE_CHECKING:
     from textual.theme import Theme
 
+    from mtptui.ops.connect import HostSession
     from mtptui.ops.feed import Feed
     from mtptui.ops.profile_save import ProfileStore
+    from mtptui.ui.hostkey import HostKeyDialogs
     from mtptui.ui.session import Session
 
 
@@ -35,11 +39,11 @@ class AppContext:
     host_label: str
     host: HostConfig | None = None
     readonly: bool = False
-    session: Any = None
-    host_path: Any = None  # the host file it was read from (where the flags form saves profiles by default)
+    session: HostSession | None = None
+    host_path: Path | None = None  # the host file it was read from (where the flags form saves profiles by default)
     profile_store: ProfileStore | None = None  # None: mtptui.ops.profile_save.HostFileStore(host_path)
     background_load: PausableLoad | None = None
-    host_keys: Any = None  # mtptui.ui.hostkey.HostKeyDialogs the session asks about unknown keys, if any
+    host_keys: HostKeyDialogs | None = None  # the dialogs the session asks about unknown keys, if any
 
 
 class HostApp(App[None]):
@@ -49,6 +53,22 @@ class HostApp(App[None]):
     context: AppContext
     session: Session
     shipped_themes: dict[str, Theme]
+
+    @property
+    def readonly(self) -> bool:
+        return self.context.readonly
+
+    def refuse(self, action: str, reason: str) -> None:
+        """Say why an action that changes the host (or needs it) is not done, in a toast and a message."""
+        from mtptui.ui.messages import ActionRefused
+
+        self.notify(reason, title="refused", severity="warning")
+        self.post_message(ActionRefused(action, reason))
+
+
+def host_app(node: DOMNode) -> HostApp:
+    """The app of a dashboard screen or widget, as screens see it."""
+    return cast(HostApp, node.app)  # Textual types DOMNode.app as App[Any]; the dashboard's app is a HostApp
 
 
 def profile_store(context: AppContext) -> ProfileStore:

@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
 
 from textual.message import Message
 
 from mtptui.ops.feed import Connection, GatewayReading, GpuReading, HostStatus
 from mtptui.sglang.logparse import Event
 from mtptui.ui.logbuffer import LogLine
+
+if TYPE_CHECKING:
+    from mtptui.bench.events import RequestDone, RunStarted
+    from mtptui.bench.rate import RateSample
+    from mtptui.ops.bench_run import BenchOutcome
+    from mtptui.ops.launches import Side
+    from mtptui.ops.metrics_feed import ServerMetrics
+    from mtptui.ops.progress import RestartEvent
+    from mtptui.ops.restart import RestartPlan
+    from mtptui.ops.restart_result import RestartResult
+    from mtptui.ops.tune.plan import TunePlan
+    from mtptui.ops.tune.state import TuneEvent, TuneRun
 
 
 @dataclass
@@ -120,8 +133,8 @@ class RestartPlanned(Message, bubble=False):
     """A restart plan is ready to be confirmed (mtptui.ops.restart.RestartPlan); ``handback`` the plan handing a
     hand-started server back to its unit instead (mtptui.ops.restart_handback), or why there is none."""
 
-    plan: object
-    handback: object = None
+    plan: RestartPlan
+    handback: RestartPlan | None = None
     handback_note: str | None = None
 
 
@@ -129,14 +142,14 @@ class RestartPlanned(Message, bubble=False):
 class RestartProgress(Message, bubble=False):
     """One step of a running restart (mtptui.ops.progress.RestartEvent)."""
 
-    event: object
+    event: RestartEvent
 
 
 @dataclass
 class RestartFinished(Message, bubble=False):
     """The restart ended (mtptui.ops.restart_run.RestartResult): ready, rolled back, or rollback failed."""
 
-    result: object
+    result: RestartResult
 
 
 @dataclass
@@ -176,14 +189,14 @@ class ProfileSaved(Message, bubble=False):
 class BenchStarted(Message, bubble=False):
     """The server answered and the run began (mtptui.bench.events.RunStarted)."""
 
-    event: object
+    event: RunStarted
 
 
 @dataclass
 class BenchSamples(Message, bubble=False):
     """Every per-second sample of the run so far (RateSample): a newer message replaces a queued one losslessly."""
 
-    samples: tuple
+    samples: tuple[RateSample, ...]
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, BenchSamples)
@@ -193,7 +206,7 @@ class BenchSamples(Message, bubble=False):
 class BenchRequestDone(Message, bubble=False):
     """One request finished or failed (mtptui.bench.events.RequestDone)."""
 
-    event: object
+    event: RequestDone
 
 
 @dataclass
@@ -207,7 +220,7 @@ class BenchNotice(Message, bubble=False):
 class BenchFinished(Message, bubble=False):
     """The run is recorded in history and compared (mtptui.ops.bench_run.BenchOutcome)."""
 
-    outcome: object
+    outcome: BenchOutcome
 
 
 @dataclass
@@ -222,8 +235,8 @@ class DiffLoaded(Message, bubble=False):
     """The diff screen's sides were read (mtptui.ops.launches.Side list) with notes about missing ones."""
 
     profile: str
-    sides: list
-    notes: list
+    sides: list[Side]
+    notes: list[str]
 
 
 # Tune screen (mtptui.ui.screens.tune) ------------------------------------------------------------------------
@@ -233,7 +246,7 @@ class DiffLoaded(Message, bubble=False):
 class TunePlanned(Message, bubble=False):
     """The tune is planned (mtptui.ops.tune.plan.TunePlan): nothing changed yet; the confirm dialog comes next."""
 
-    plan: object
+    plan: TunePlan
 
 
 @dataclass
@@ -241,22 +254,22 @@ class TuneStarted(Message, bubble=False):
     """The tune runs: ``run`` is its live TuneRun (read by the screen, changed only by the tuner), ``abort`` stops
     it (the original launch is restored)."""
 
-    run: object
-    abort: object
+    run: TuneRun
+    abort: Callable[[], object]
 
 
 @dataclass
 class TuneProgress(Message, bubble=False):
     """Something happened in the tune (mtptui.ops.tune.state.TuneEvent)."""
 
-    event: object
+    event: TuneEvent
 
 
 @dataclass
 class TuneEnded(Message, bubble=False):
     """The tune ended (finished or aborted) and the final restart ran; ``run`` says how it went."""
 
-    run: object
+    run: TuneRun
 
 
 @dataclass
@@ -270,7 +283,7 @@ class TuneFailed(Message, bubble=False):
 class MetricsChanged(Message, bubble=False):
     """A /metrics scrape of the server (mtptui.ops.metrics_feed.ServerMetrics), or why there is none."""
 
-    metrics: object
+    metrics: ServerMetrics
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, MetricsChanged)
@@ -280,4 +293,4 @@ class MetricsChanged(Message, bubble=False):
 class HistoryLoaded(Message, bubble=False):
     """The bench history was read (the baselines of the health line come from it)."""
 
-    runs: list[dict]
+    runs: list[dict[str, Any]]

@@ -6,6 +6,7 @@ from time import monotonic
 from typing import Callable
 
 from textual.dom import DOMNode
+from textual.timer import Timer
 
 
 class PaintThrottle:
@@ -17,7 +18,7 @@ class PaintThrottle:
     def __init__(self, owner: DOMNode, paint: Callable[[], None], interval_s: float = 0.5) -> None:
         self._owner, self._paint, self.interval_s = owner, paint, interval_s
         self._last = 0.0
-        self._timer = None
+        self._timer: Timer | None = None
 
     def request(self) -> None:
         if self._timer is not None:

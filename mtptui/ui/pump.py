@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from contextlib import aclosing
-from typing import AsyncIterator, Callable
+from typing import AsyncGenerator, AsyncIterator, Callable
 
 from textual.message import Message
 
@@ -104,7 +104,7 @@ class FeedPump:
         self.post(FeedEnded())
 
     async def _timed(self, items: AsyncIterator[FeedItem],
-                     due: Callable[[], float | None]) -> AsyncIterator[FeedItem | None]:
+                     due: Callable[[], float | None]) -> AsyncGenerator[FeedItem | None, None]:
         """The feed's items, and None whenever a batch or a held-back error is due before the next item comes.
 
         The wait for the next item outlives a timeout (never cancelled mid-item); a broken feed ends in a

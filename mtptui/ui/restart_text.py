@@ -6,6 +6,7 @@ No Textual here: ``plan_body(plan)`` and ``RestartView`` are plain data to text,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.table import Table
@@ -17,6 +18,12 @@ from mtptui.text import visible
 from mtptui.ops.restart_text import service_facts
 from mtptui.remote.unitenv import shown_changes
 from mtptui.ops.restart_result import SERVER_STEPS
+
+if TYPE_CHECKING:
+    from mtptui.ops.progress import RestartEvent
+    from mtptui.ops.restart import RestartPlan
+    from mtptui.ops.restart_result import RestartResult
+    from mtptui.sglang.flags import Diff, Finding
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 STEPS = (("stopping", "stopping"), ("starting", "starting"), ("loading", "loading"),
@@ -33,7 +40,7 @@ def side_title(label: str) -> str:
     return f"{kind} {rest.rsplit('/', 1)[-1]}" if rest else kind
 
 
-def diff_rows(diff) -> list[tuple[str, tuple[str, ...]]]:
+def diff_rows(diff: Diff) -> list[tuple[str, tuple[str, ...]]]:
     """(name, value per side) of every differing flag and env var, as SGLang resolves them (visible text)."""
     rows = [(visible(row.flag), tuple(visible(shown_cell(written, resolved)) for written, resolved in
                                       zip(row.values, row.resolved))) for row in diff.rows]
@@ -42,7 +49,7 @@ def diff_rows(diff) -> list[tuple[str, tuple[str, ...]]]:
     return rows
 
 
-def diff_table(diff) -> Table:
+def diff_table(diff: Diff) -> Table:
     """Differing flags and env vars, one column per side, values as SGLang resolves them (plain text: no markup)."""
     table = Table(box=None, padding=(0, 2), header_style="bold")
     table.add_column("flag", style="bold", no_wrap=True)
@@ -53,7 +60,7 @@ def diff_table(diff) -> Table:
     return table
 
 
-def change_lines(diff) -> Text:
+def change_lines(diff: Diff) -> Text:
     """The same changes as lines, ``flag: running → new`` (other sides in brackets), for a narrow dialog."""
     titles = [side_title(label) for label in diff.sides]
     text = Text.assemble((f"{titles[0]} → {titles[-1]}", "dim"))
@@ -69,7 +76,7 @@ class DiffChanges:
     """The diff as a table where it fits the width it is drawn at, else as ``flag: running → new`` lines (at 80
     columns a table of 3 columns fitted 3 of 8 rows and broke words mid-name)."""
 
-    def __init__(self, diff) -> None:
+    def __init__(self, diff: Diff) -> None:
         self.diff = diff
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
@@ -80,7 +87,7 @@ class DiffChanges:
             yield change_lines(self.diff)
 
 
-def findings_text(findings) -> Text:
+def findings_text(findings: list[Finding]) -> Text:
     text = Text()
     for finding in findings:
         style = SEVERITY_STYLE.get(finding.severity, "")
@@ -102,7 +109,7 @@ def gateway_text(lines: list[str], when: str) -> Text:
     return text
 
 
-def commands_text(plan) -> Text:
+def commands_text(plan: RestartPlan) -> Text:
     gateway = plan.drain
     text = gateway_text(gateway.before(), "") if gateway else Text()
     for index, step in enumerate(plan.steps + plan.finish, start=1):
@@ -119,12 +126,12 @@ def commands_text(plan) -> Text:
     return text
 
 
-def engine_label(plan) -> str:
+def engine_label(plan: RestartPlan) -> str:
     """The name of the engine of the plan's host (SGLang for a plan that names none)."""
     return engine(getattr(plan, "engine", None)).label
 
 
-def lint_parts(plan) -> list[RenderableType]:
+def lint_parts(plan: RestartPlan) -> list[RenderableType]:
     """The lint and who judged it: SGLang on the host, or the offline table and why."""
     source = plan.judged_by
     heading = Text.assemble(("\nLint", "bold underline"), (f" by {visible(source.phrase)}", "bold"))
@@ -136,7 +143,7 @@ def lint_parts(plan) -> list[RenderableType]:
     return parts
 
 
-def plan_body(plan, force: bool = False) -> RenderableType:
+def plan_body(plan: RestartPlan, force: bool = False) -> RenderableType:
     """What the confirm dialog shows: notes, the diff, lint, the exact commands, and what a rollback does (``e``
     in the dialog also enables a unit that is not enabled)."""
     parts: list[RenderableType] = [Text(visible(f"Restart {plan.host} ({plan.manager}) with profile {plan.profile}."),
@@ -186,7 +193,7 @@ class RestartView:
     def steps(self) -> tuple[tuple[str, str], ...]:
         return GATEWAY_STEPS if self.gateway else STEPS
 
-    def apply(self, event) -> None:
+    def apply(self, event: RestartEvent) -> None:
         self.step, self.launch, self.message, self.at_s = event.step, event.launch, visible(event.message), event.at_s
         if event.launch == "target":
             self.seen.add(event.step)
@@ -195,7 +202,7 @@ class RestartView:
         if event.step == "crashed" and self.reason is None:
             self.reason = self.message
 
-    def finish(self, result) -> None:
+    def finish(self, result: RestartResult) -> None:
         self.outcome, self.summary, self.at_s = result.outcome, visible(result.summary()), result.elapsed_s
         self.reason = visible(result.reason) if result.reason is not None else None
         self.tail = TAILS.get(result.outcome, "the rollback failed too: see the log")
@@ -205,7 +212,7 @@ class RestartView:
 
     def render(self) -> Text:
         if self.outcome is not None:
-            return self._outcome()
+            return self._outcome(self.outcome)
         text = Text.assemble(("restarting ", "bold yellow"), (f"profile {visible(self.profile)} ", "bold"),
                              (f"· {self.at_s:4.0f} s  ", "dim"))
         if self.launch == "rollback":
@@ -228,15 +235,15 @@ class RestartView:
                 text.append(" → ", "dim")
         return text
 
-    def _outcome(self) -> Text:
-        if self.outcome == "ready":
+    def _outcome(self, outcome: str) -> Text:
+        if outcome == "ready":
             return Text.assemble(("✓ restarted ", "bold green"), (self.summary or "", ""))
         """Where the host stands first (it must not be cut off), then why the new profile failed."""
         crashed = "crashed" if "crashed" in self.seen and not (self.reason or "").startswith("crashed") else "failed"
-        head = HEADS.get(self.outcome, "✗ restart rolled back " if self.outcome.startswith("rolled_back") else
+        head = HEADS.get(outcome, "✗ restart rolled back " if outcome.startswith("rolled_back") else
                          "✗ restart and rollback failed ")
         text = Text.assemble((head, "bold red"), (f"· profile {visible(self.profile)} {crashed} · ", ""),
-                             (self.tail, "bold"),
+                             (self.tail or "", "bold"),  # set with the outcome (finish)
                              (f"  ({self.at_s:.0f} s)\n", "dim"), (self.reason or "unknown reason", "italic"))
         if self.end:
             text.append(f"\nnow: {self.end}", "bold")

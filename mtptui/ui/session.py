@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from mtptui.engines.registry import Dashboard, dashboard
 from mtptui.ops.feed import Connection, GatewayReading, HostStatus
@@ -34,7 +34,7 @@ class Changes:
     decode: bool = False
     speculation: bool = False  # a launch line or an adaptive start or switch
     phase_from: str | None = None
-    errors: tuple[dict, ...] = ()
+    errors: tuple[dict[str, Any], ...] = ()
     warnings: int = 0
 
 

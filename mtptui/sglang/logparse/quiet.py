@@ -7,10 +7,21 @@ monotonic origin): the dashboard passes its event loop's time, tests pass plain 
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from mtptui.sglang.logparse.events import Event
-from mtptui.sglang.logparse.stream import LogParser
 
 QUIET_S = 2.0  # longer than a remote `tail -F` poll, so a traceback split over two reads stays whole
+
+
+class HoldingParser(Protocol):
+    """What the release needs of a parser (mtptui.sglang.logparse.stream.LogParser, or an engine's dashboard parser):
+    whether it holds an error back, and a way to let it go."""
+
+    @property
+    def holding(self) -> bool: ...
+
+    def flush_pending(self, out: list[Event]) -> list[Event]: ...
 
 
 class QuietRelease:
@@ -24,14 +35,14 @@ class QuietRelease:
         """Lines arrived at `now`: the quiet period starts again."""
         self.last_line_at = now
 
-    def wait_s(self, parser: LogParser, now: float) -> float | None:
+    def wait_s(self, parser: HoldingParser, now: float) -> float | None:
         """Seconds until a held-back error is due for release; None when the parser holds none."""
         if not parser.holding:
             return None
         since = now - self.last_line_at if self.last_line_at is not None else self.quiet_s
         return max(self.quiet_s - since, 0.0)
 
-    def release(self, parser: LogParser, now: float, out: list[Event]) -> list[Event]:
+    def release(self, parser: HoldingParser, now: float, out: list[Event]) -> list[Event]:
         """Append the held-back error to `out` once the stream has been quiet for `quiet_s`."""
         if self.wait_s(parser, now) == 0.0:
             parser.flush_pending(out)

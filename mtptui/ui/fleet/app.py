@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
+from mtptui.fleet.hosts import HostEntry
 from mtptui.fleet.settings import FleetSettings
 from mtptui.fleet.view import Drill, FleetView
 from mtptui.ui.fleet.help import FleetHelpScreen
-from mtptui.ui.fleet.screen import FleetScreen
+from mtptui.ui.fleet.screen import Collector, FleetScreen
 from mtptui.ui.keymap import load_keymap
 from mtptui.ui.layout import HEIGHTS, WIDTHS
 from mtptui.ui.plain import PlainNotify
@@ -40,8 +41,8 @@ class FleetApp(PlainNotify, App[Drill | None]):  # every toast is text (mtptui.u
         Binding("t", "next_theme", "Theme", id="theme"),
     ]
 
-    def __init__(self, settings: FleetSettings, hosts: dict, view: FleetView | None = None, *,
-                 theme: str | None = None, collector: Any = None, clock: Callable[[], float] = time.time,
+    def __init__(self, settings: FleetSettings, hosts: dict[str, HostEntry], view: FleetView | None = None, *,
+                 theme: str | None = None, collector: Collector | None = None, clock: Callable[[], float] = time.time,
                  keymap: dict[str, str] | None = None) -> None:
         super().__init__()
         self.settings, self.hosts = settings, hosts
@@ -50,8 +51,8 @@ class FleetApp(PlainNotify, App[Drill | None]):  # every toast is text (mtptui.u
         self._keymap = load_keymap() if keymap is None else keymap
         self.shipped_themes = install_themes(self, theme)
 
-    def get_default_screen(self) -> Screen:
-        return FleetScreen(self.settings, self.hosts, self.view, self.collector)
+    def get_default_screen(self) -> Screen[None]:
+        return FleetScreen(self.settings, self.hosts, self.view, self.collector, self.clock)
 
     def on_mount(self) -> None:
         if self._keymap:

@@ -3,6 +3,9 @@ row's detail, and a filter prompt. One worker refreshes from Prometheus; handler
 
 from __future__ import annotations
 
+import time
+from typing import Awaitable, Callable
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -11,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
+from mtptui.fleet.hosts import HostEntry
 from mtptui.fleet.rows import Row, Snapshot
 from mtptui.fleet.settings import FleetSettings
 from mtptui.fleet.view import COLUMNS, COLUMNS_BY_WIDTH, Drill, FleetView, cells, columns_for, detail
@@ -23,7 +27,10 @@ FLAG_STYLE = {"ok": "bold green", "warn": "bold yellow", "down": "bold red"}
 KEY_SEP = "\x00"
 
 
-class FleetScreen(Screen):
+Collector = Callable[[], Awaitable[Snapshot]]  # a Snapshot without Prometheus (tests' fixed figures)
+
+
+class FleetScreen(Screen[None]):
     """Rows from Prometheus, refreshed every ``refresh_s``; Enter ends the app with the row's host."""
 
     BINDINGS = [
@@ -35,10 +42,11 @@ class FleetScreen(Screen):
         Binding("r", "refresh", "Refresh", id="fleet.refresh"),
     ]
 
-    def __init__(self, settings: FleetSettings, hosts: dict, view: FleetView, collector=None) -> None:
+    def __init__(self, settings: FleetSettings, hosts: dict[str, HostEntry], view: FleetView,
+                 collector: Collector | None = None, clock: Callable[[], float] = time.time) -> None:
         super().__init__()
         self.settings, self.hosts, self.view = settings, hosts, view
-        self.collector = collector
+        self.collector, self.clock = collector, clock
         self.error: str | None = None
         self.updated_at: float | None = None
         self.columns: tuple[str, ...] = ()
@@ -76,7 +84,7 @@ class FleetScreen(Screen):
         if event.worker.group != "fleet-refresh" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
             return
         if event.state == WorkerState.SUCCESS:
-            self.view.snapshot, self.error, self.updated_at = event.worker.result, None, self.app.clock()
+            self.view.snapshot, self.error, self.updated_at = event.worker.result, None, self.clock()
         else:
             self.error = str(event.worker.error)
             self.app.notify(self.error, title="Prometheus", severity="error", timeout=8)

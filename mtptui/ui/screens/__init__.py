@@ -7,10 +7,14 @@ registered for a name, its key and palette command say so in a notification inst
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable, Union
 
 if TYPE_CHECKING:
     from textual.screen import Screen
+
+# What a factory gives the app: a screen to push, a screen and what to do with its result, or None when it did
+# what the key asks itself (the restart flow).
+OpsScreen = Union["Screen[Any]", "tuple[Screen[Any], Callable[[Any], None]]", None]
 
 
 @dataclass
@@ -19,7 +23,7 @@ class OpsEntry:
 
     title: str
     changes_host: bool = False
-    factory: "Callable[..., Screen] | None" = None
+    factory: "Callable[..., OpsScreen] | None" = None
     needs_host: bool = True  # not offered while the host is not connected
 
 
@@ -33,6 +37,6 @@ OPS_SCREENS: dict[str, OpsEntry] = {
 }
 
 
-def register(name: str, factory: "Callable[..., Screen]") -> None:
+def register(name: str, factory: "Callable[..., OpsScreen]") -> None:
     """Plug in an ops screen; ``factory(app, **kwargs)`` returns the screen to push."""
     OPS_SCREENS[name].factory = factory

@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
-from mtptui.bench.events import Notice, RateSample, RequestDone, RunStarted
+from mtptui.bench.events import BenchEvent, Notice, RateSample, RequestDone, RunStarted
 from mtptui.bench.verdict_text import verdict_sentence
 from mtptui.errors import UserError
 from mtptui.ops.bench_run import ApiTarget, BenchRequest, bench_config, run_bench, target_of_session
@@ -42,7 +42,7 @@ from mtptui.ui.widgets.render_pane import RenderPane
 from mtptui.ui.plain import PlainButton as Button, plain
 
 if TYPE_CHECKING:
-    from mtptui.ui.context import AppContext
+    from mtptui.ui.context import AppContext, HostApp
 
 PAINT_INTERVAL_S = 0.5
 SCREEN_NAME = "bench"
@@ -58,7 +58,7 @@ def prompt_sets() -> dict[str, str]:
         return {}
 
 
-class BenchScreen(Screen):
+class BenchScreen(Screen[None]):
     """Form, live plot and accept length on top; progress; results and comparison below."""
 
     CSS_PATH = Path(__file__).resolve().parents[1] / "bench.tcss"
@@ -175,7 +175,7 @@ class BenchScreen(Screen):
         """Run, record and compare; every event reaches the handlers as a message."""
         samples: list[RateSample] = []
 
-        def on_event(event) -> None:
+        def on_event(event: BenchEvent) -> None:
             if isinstance(event, RateSample):
                 samples.append(event)
                 self.post_message(messages.BenchSamples(tuple(samples)))
@@ -301,11 +301,11 @@ class BenchScreen(Screen):
         return Text(visible(f" bench · {where} · {running}"))  # names from files: shown as text, never markup
 
 
-def open_bench(app) -> BenchScreen:
+def open_bench(app: HostApp) -> BenchScreen:
     """The app's one bench screen, installed on first use so its results outlive a visit to the dashboard."""
     if not app.is_screen_installed(SCREEN_NAME):
         app.install_screen(BenchScreen(app.context), SCREEN_NAME)
-    return app.get_screen(SCREEN_NAME)
+    return app.get_screen(SCREEN_NAME, BenchScreen)
 
 
 register("bench", open_bench)

@@ -8,7 +8,7 @@ panes that changed, and not while another screen is on top.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -25,7 +25,8 @@ from mtptui.ui import messages
 from mtptui.ui.format import duration, offline_text
 from mtptui.ui.paint_throttle import PaintThrottle
 from mtptui.ui.pump import FeedPump
-from mtptui.ui.session import Changes, Session, parse_ts
+from mtptui.sglang.logparse.timestamps import parse_ts
+from mtptui.ui.session import Changes, Session
 from mtptui.ui.widgets.gateway_pane import GatewayPane
 from mtptui.ui.widgets.gpu_pane import GpuPane
 from mtptui.ui.widgets.header_bar import HeaderBar
@@ -43,6 +44,7 @@ from mtptui.ui.widgets.throughput_pane import ThroughputPane
 from mtptui.ui.plain import plain
 
 if TYPE_CHECKING:
+    from mtptui.ops.connect import HostSession
     from mtptui.ui.context import AppContext
 
 PAINT_INTERVAL_S = 0.5
@@ -52,7 +54,13 @@ MAX_ERROR_TOASTS = 3
 STARTUP_ROWS, TOP_ROW_MAX = 6, 14
 
 
-class DashboardScreen(Screen):
+class SessionPane(Protocol):
+    """A pane of PANES: it repaints itself from the session."""
+
+    def show(self, session: Session) -> None: ...
+
+
+class DashboardScreen(Screen[None]):
     """Everything at once; the log takes the remaining height. On a small terminal the size classes
     (mtptui.ui.layout) swap the panes for a compact strip, so the log keeps its room."""
 
@@ -84,7 +92,7 @@ class DashboardScreen(Screen):
         self.session = session
         self.context = context
         self._dirty: set[str] = set(PANES) | {"health"}
-        self.history_runs: list[dict] = []  # the bench history, re-read whenever the dashboard comes back
+        self.history_runs: list[dict[str, Any]] = []  # the bench history, re-read whenever the dashboard comes back
         self.health = HealthAssessor()  # the drift and the baselines, remembered between repaints
         self._throttle = PaintThrottle(self, self.paint, PAINT_INTERVAL_S)
         self.batch_shown = asyncio.Event()  # set as each LogBatch is handled: the pump's backpressure
@@ -119,7 +127,7 @@ class DashboardScreen(Screen):
         self.follow_feed()
         self.read_history()
         if self.context.session is not None:
-            self.look_for_tune_marker()
+            self.look_for_tune_marker(self.context.session)
 
     @property
     def log_view(self) -> LogView:
@@ -141,13 +149,13 @@ class DashboardScreen(Screen):
         await FeedPump(self.feed, self.post_message, self.batch_shown, new_parser=self.session.engine.new_parser).run()
 
     @work(exclusive=True, group="tune-marker", exit_on_error=False)
-    async def look_for_tune_marker(self) -> None:
+    async def look_for_tune_marker(self, session: HostSession) -> None:
         """A tune that did not finish on this host: say so, and offer the restart (r) with its original."""
         from mtptui.ops.tune.hold import interrupted_sentence, read_marker
 
-        marker = await read_marker(self.context.session)
+        marker = await read_marker(session)
         if marker is not None:
-            self.notify(f"{interrupted_sentence(marker, self.context.host.name)}; or press r and pick it here",
+            self.notify(f"{interrupted_sentence(marker, self._host_name)}; or press r and pick it here",
                         title="tune interrupted", severity="error", timeout=30)
 
     @work(thread=True, exclusive=True, group="history", exit_on_error=False)
@@ -265,7 +273,7 @@ class DashboardScreen(Screen):
         with self.app.batch_update():
             for name in PANES:
                 if name in dirty:
-                    self.query_one(f"#{name}").show(self.session)
+                    self._pane(name).show(self.session)
             if "health" in dirty:
                 self._show_health()
             if "memory" in dirty:
@@ -293,6 +301,10 @@ class DashboardScreen(Screen):
                 pane.border_subtitle = plain(offline_text(offline, self._host_name, pane.size.width - 6))
             elif name not in ("throughput", "gpus"):  # the plot and the GPUs write their own otherwise
                 pane.border_subtitle = plain(said)
+
+    def _pane(self, name: str) -> SessionPane:
+        # Textual types a query by id as Widget; the PANES are the panes compose() yields, each a SessionPane
+        return cast(SessionPane, self.query_one(f"#{name}"))
 
     @property
     def _host_name(self) -> str:

@@ -22,14 +22,18 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from mtptui.engines.registry import engine
+from mtptui.errors import UserError
 from mtptui.sglang.flags.diff_text import shown_cell
 from mtptui.text import visible
 from mtptui.ui import messages
+from mtptui.ui.context import host_app
 from mtptui.ui.restart_text import side_title
 from mtptui.ui.widgets.key_footer import KeyFooter
 from mtptui.ui.plain import PlainStatic as Static, PlainTable as DataTable, plain
 
 if TYPE_CHECKING:
+    from mtptui.ops.launches import Side
+    from mtptui.sglang.flags import Diff, DiffRow, EnvRow
     from mtptui.ui.context import HostApp
 
 DIFFER_STYLE = "bold yellow"
@@ -37,7 +41,7 @@ WRAP_BELOW = 120  # columns of the screen below which the table's cells wrap ins
 MAX_FLAG_WIDTH = 34
 
 
-class DiffScreen(Screen):
+class DiffScreen(Screen[None]):
     """Loads the sides in a worker; the handler fills the table."""
 
     CSS_PATH = Path(__file__).resolve().parent.parent / "diff.tcss"
@@ -55,9 +59,9 @@ class DiffScreen(Screen):
         host = self.context.host
         self.profile = profile or (host.default_profile() if host else None)
         self.show_all = False
-        self.sides: list = []
+        self.sides: list[Side] = []
         self.notes: list[str] = []
-        self.shown_rows: list = []  # the DiffRow or EnvRow of each table row, for Enter
+        self.shown_rows: list[DiffRow | EnvRow] = []  # the DiffRow or EnvRow of each table row, for Enter
         self.shown_sides: tuple[str, ...] = ()
 
     def compose(self) -> ComposeResult:
@@ -87,9 +91,11 @@ class DiffScreen(Screen):
         from mtptui.ops.adaptive_config import adaptive_files, reader_of
         from mtptui.ops.diff_sides import diff_sides
 
-        app: "HostApp" = self.app  # type: ignore[assignment]
-        sides, notes = await diff_sides(self.context.host, profile, session=self.context.session,
-                                        status=app.session.host)
+        host = self.context.host
+        if host is None:  # a profile to compare is a host's (on_mount, next profile)
+            raise UserError("this dashboard has no host file to compare with")
+        sides, notes = await diff_sides(host, profile, session=self.context.session,
+                                        status=host_app(self).session.host)
         notes += [f"adaptive config of {item.line()}"
                   for item in await adaptive_files(sides, reader_of(self.context.session))]
         self.post_message(messages.DiffLoaded(profile, sides, notes))
@@ -107,7 +113,8 @@ class DiffScreen(Screen):
     def fill(self) -> None:
         from mtptui.ops.diff_sides import compare, differs
 
-        diff = compare(self.sides, self.show_all, self.context.host.engine)
+        host = self.context.host
+        diff = compare(self.sides, self.show_all, host.engine if host else None)
         table = self.query_one(DataTable)
         table.clear(columns=True)
         names = [len(row.flag) for row in diff.rows] + [len(env.var) + 4 for env in diff.env]
@@ -155,7 +162,9 @@ class DiffScreen(Screen):
                  for label in self.shown_sides]
         lines = []
         for row in self.shown_rows:
-            line = effect_line(row.flag, row.resolved, sides) if isinstance(row, DiffRow) and differs(row) else None
+            if not isinstance(row, DiffRow):
+                continue
+            line = effect_line(row.flag, row.resolved, sides) if differs(row) else None
             if line is not None:
                 name = SHORT_NAMES.get(row.flag, row.flag.removeprefix("--"))
                 lines.append((row.flag, Text.assemble((f"{visible(name)}: ", "bold"), visible(line))))
@@ -189,7 +198,7 @@ class DiffScreen(Screen):
         if self.sides:
             self.fill()
 
-    def _head(self, diff, changed: int, changed_env: int) -> None:
+    def _head(self, diff: Diff, changed: int, changed_env: int) -> None:
         kinds = " vs ".join(side_title(label) for label in diff.sides)
         mode = "every flag and env var" if self.show_all else "differing flags only"
         head = Text.assemble(("diff ", "bold"), (kinds, "bold"), f" · {mode} · ", ("★ = known-good · ", "dim"),
@@ -246,4 +255,4 @@ class DiffScreen(Screen):
         from mtptui.ui.screens.restart_flow import restart_with
 
         if self.profile is not None:
-            restart_with(self.app, self.profile)
+            restart_with(host_app(self), self.profile)

@@ -17,9 +17,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
+from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Input
 
-from mtptui.ops.flag_form import FIELDS, FormValues, choices, form_from_flagset, lint_form, resolve_row
+from mtptui.ops.flag_form import FIELDS, FormField, FormValues, choices, form_from_flagset, lint_form, resolve_row
 from mtptui.secrets import is_secret_name
 from mtptui.sglang.versions import DEFAULT_VERSION
 from mtptui.text import visible
@@ -30,6 +32,7 @@ from mtptui.ui.widgets.key_footer import KeyFooter
 from mtptui.ui.plain import PlainLabel as Label, PlainSelect as Select, PlainStatic as Static
 
 if TYPE_CHECKING:
+    from mtptui.sglang.flags import Finding
     from mtptui.ui.context import HostApp
 
 LINT_DELAY_S = 0.3
@@ -39,7 +42,7 @@ def field_id(flag: str) -> str:
     return "f-" + flag.lstrip("-")
 
 
-class FlagsScreen(Screen):
+class FlagsScreen(Screen[None]):
     """The form; every change re-lints after a short pause. While it is up, a printable key is text: it never
     reaches a binding of the app (``b`` would open the bench, ``t`` switch the theme, ``q`` quit), whichever
     widget has the focus (``check_consume_key``); the form's own keys are ctrl+ keys and Escape."""
@@ -58,8 +61,8 @@ class FlagsScreen(Screen):
         self.context = app.context
         self.version = self.context.host.sglang_version if self.context.host else DEFAULT_VERSION
         self.source, self.values = self._initial(app, profile)
-        self._timer = None
-        self.findings: list = []
+        self._timer: Timer | None = None
+        self.findings: list[Finding] = []
         self.opened_with: FormValues | None = None  # the form as it opened: Escape asks when it was edited
 
     def _initial(self, app: "HostApp", profile: str | None) -> tuple[str, FormValues]:
@@ -70,7 +73,7 @@ class FlagsScreen(Screen):
         if profile is None and status is not None and status.launch is not None:
             return f"the running launch ({status.launch_source})", form_from_flagset(status.launch)
         name = profile or (host.default_profile() if host else None)
-        if name is None:
+        if name is None or host is None:  # a profile is a host's
             return "an empty form", FormValues()
         flagset = FlagSet.from_profile(host.profile(name), self.version)
         values = form_from_flagset(flagset)
@@ -106,12 +109,12 @@ class FlagsScreen(Screen):
         yield KeyFooter()
 
     @staticmethod
-    def _row(label: str, widget) -> ComposeResult:
+    def _row(label: str, widget: Widget) -> ComposeResult:
         with Horizontal(classes="flags-row"):
             yield Label(label, classes="flags-label")
             yield widget
 
-    def _field_widget(self, form_field):
+    def _field_widget(self, form_field: FormField) -> Input | Select:
         value = self.values.fields.get(form_field.flag, "")
         if not form_field.choice:
             return Input(value, id=field_id(form_field.flag), placeholder="unset (SGLang's default)",
@@ -150,13 +153,18 @@ class FlagsScreen(Screen):
             return
         body = Text("The form has edits that are not saved as a profile. ctrl+s saves them; discarding leaves "
                     "every profile as it was.")
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.app.pop_screen()
+
         self.app.push_screen(ConfirmScreen("Discard the edits?", body, confirm_label="Discard", dangerous=False),
-                             lambda yes: self.app.pop_screen() if yes else None)
+                             answered)
 
     @on(Input.Changed)
     @on(Select.Changed)
-    def _changed(self, event) -> None:
-        if getattr(event, "input", None) is not None and event.input.id == "flags-name":
+    def _changed(self, event: Input.Changed | Select.Changed) -> None:
+        if isinstance(event, Input.Changed) and event.input.id == "flags-name":
             return
         if isinstance(event, Input.Changed) and event.input.has_class("pair-name"):
             _hide_if_secret(event.input)
@@ -169,7 +177,7 @@ class FlagsScreen(Screen):
         values = FormValues(model_path=self.query_one("#f-model-path", Input).value, python=self.values.python)
         for form_field in FIELDS:
             widget = self.query_one(f"#{field_id(form_field.flag)}")
-            value = widget.value
+            value = widget.value if isinstance(widget, (Input, Select)) else None  # _field_widget made it
             values.fields[form_field.flag] = "" if value in (None, Select.NULL) else str(value)
         for kind in ("env", "extra"):
             rows = [(row.query_one(".pair-name", Input).value, row.query_one(".pair-value", Input).value)
@@ -220,14 +228,22 @@ class FlagsScreen(Screen):
             return
         body = Text.assemble((f"Profile {name} has {len(errors)} lint error(s):\n", "bold"),
                              findings_text(errors))
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.save(name, known_good)
+
         self.app.push_screen(ConfirmScreen(f"Save {name} with lint errors?", body, confirm_label="Save anyway"),
-                             lambda yes: yes and self.save(name, known_good))
+                             answered)
 
     def save(self, name: str, known_good: bool) -> None:
         from mtptui.ops.flag_form import form_profile
         from mtptui.ui.context import profile_store
 
         context = self.context
+        if context.host is None:
+            self.notify("Not saved: this dashboard has no host file to save a profile in.", severity="error")
+            return
         try:
             profile = form_profile(self.collect(), self.version, note=f"saved from the flags form ({self.source})")
         except ValueError as exc:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -42,7 +44,7 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss", "Close", show=False)]
 
-    def __init__(self, keys: list[tuple[str, ...]], engine: str = "SGLang") -> None:
+    def __init__(self, keys: Sequence[tuple[str, ...]], engine: str = "SGLang") -> None:
         """``keys``: (key, action) or (key, action, binding id) rows; the ids are what keys.toml remaps;
         ``engine``: the name of the host's engine, as the panes' words say it."""
         super().__init__()

@@ -13,13 +13,16 @@ from mtptui.ui.screens.restart_flow import restart_with
 
 if TYPE_CHECKING:
     from mtptui.ui.context import HostApp
+    from mtptui.ui.screens import OpsScreen
+    from mtptui.ui.screens.diff import DiffScreen
+    from mtptui.ui.screens.flags import FlagsScreen
 
 
 def _restore(app: "HostApp", profile: str | None = None) -> None:
     restart_with(app, None)
 
 
-def _restart(app: "HostApp", profile: str | None = None):
+def _restart(app: "HostApp", profile: str | None = None) -> OpsScreen:
     from mtptui.ui.screens.profile_pick import ProfilePickScreen
 
     if profile is not None:
@@ -28,16 +31,20 @@ def _restart(app: "HostApp", profile: str | None = None):
     if app.context.host is None or not app.context.host.profiles:
         app.notify("This host has no launch profiles.", severity="warning")
         return None
-    return ProfilePickScreen(app.context.host), lambda name: name and restart_with(app, name)
+    def picked(name: str | None) -> None:
+        if name:
+            restart_with(app, name)
+
+    return ProfilePickScreen(app.context.host), picked
 
 
-def _diff(app: "HostApp", profile: str | None = None):
+def _diff(app: "HostApp", profile: str | None = None) -> DiffScreen:
     from mtptui.ui.screens.diff import DiffScreen
 
     return DiffScreen(app, profile)
 
 
-def _flags(app: "HostApp", profile: str | None = None):
+def _flags(app: "HostApp", profile: str | None = None) -> FlagsScreen:
     from mtptui.ui.screens.flags import FlagsScreen
 
     return FlagsScreen(app, profile)

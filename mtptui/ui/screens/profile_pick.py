@@ -11,6 +11,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList
 
+from mtptui.config import HostConfig
 from mtptui.text import visible
 from mtptui.ui.plain import plain_option as Option
 
@@ -21,7 +22,7 @@ class ProfilePickScreen(ModalScreen[str | None]):
     CSS_PATH = Path(__file__).resolve().parent.parent / "confirm.tcss"
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="pick.cancel")]
 
-    def __init__(self, host, title: str = "Restart with which profile?") -> None:
+    def __init__(self, host: HostConfig, title: str = "Restart with which profile?") -> None:
         super().__init__()
         self.host, self.title_text = host, title
 

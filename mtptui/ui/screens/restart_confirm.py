@@ -15,7 +15,7 @@ from mtptui.ui.restart_text import plan_body
 from mtptui.ui.screens.confirm import ConfirmScreen
 
 if TYPE_CHECKING:
-    from mtptui.ops.restart import RestartPlan
+    from mtptui.ops.restart import RestartPlan, Step
 
 
 class RestartConfirmScreen(ConfirmScreen):
@@ -98,7 +98,7 @@ def _title(plan: RestartPlan) -> str:
     return f"Restart {plan.host} with profile {plan.profile}?"
 
 
-def _without(plan: RestartPlan, finish: list) -> RestartPlan:
+def _without(plan: RestartPlan, finish: list[Step]) -> RestartPlan:
     from dataclasses import replace
 
     return replace(plan, finish=finish)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from rich.text import Text
 from textual import on, work
@@ -38,15 +38,20 @@ from mtptui.ui.widgets.tune_table import TuneTable
 from mtptui.ui.plain import plain
 
 if TYPE_CHECKING:
-    from mtptui.ui.context import AppContext
+    from mtptui.ops.connect import HostSession
+    from mtptui.ops.tune.arms import Arm
+    from mtptui.ops.tune.plan import TunePlan
+    from mtptui.ops.tune.state import TuneEvent, TuneRun
+    from mtptui.ui.context import AppContext, HostApp
 
 SCREEN_NAME = "tune"
 TICK_S = 1.0
 PAINT_INTERVAL_S = 0.5
 ABORT_TEXT = "The arm in progress stops, and the original launch is restarted and checked."
+NO_SESSION = "This dashboard has no connection to a host to tune."
 
 
-class TuneScreen(Screen):
+class TuneScreen(Screen[None]):
     """Title; arms table | Pareto plot; status, ETA and verdict; footer."""
 
     CSS_PATH = Path(__file__).resolve().parents[1] / "tune.tcss"
@@ -59,13 +64,13 @@ class TuneScreen(Screen):
         Binding("T", "noop", show=False),
     ]
 
-    def __init__(self, context: "AppContext", **plan_options) -> None:
+    def __init__(self, context: "AppContext", **plan_options: Any) -> None:
         super().__init__()
         self.context = context
         self.plan_options = plan_options  # plan_tune's keywords (grid, concurrency, requests, ...)
-        self.run = None  # the live TuneRun, once the tune started
+        self.run: TuneRun | None = None  # the live TuneRun, once the tune started
         self.planning = False
-        self._abort: Callable[[], None] | None = None
+        self._abort: Callable[[], object] | None = None
         self._then: Callable[[], None] | None = None  # what to do once the tune has ended (quit)
         self._throttle = PaintThrottle(self, self.paint, PAINT_INTERVAL_S)
 
@@ -99,7 +104,7 @@ class TuneScreen(Screen):
         return True
 
     @property
-    def best(self):
+    def best(self) -> Arm | None:
         return self.run.verdict.best if self.run is not None and self.run.verdict else None
 
     def action_start(self) -> None:
@@ -109,17 +114,21 @@ class TuneScreen(Screen):
             self.notify("Refused: a tune restarts the server, and mtptui runs with --readonly.", title="tune",
                         severity="warning")
             return
-        if self.context.session is None:
-            self.notify("This dashboard has no connection to a host to tune.", title="tune", severity="error")
+        session = self.context.session
+        if session is None:
+            self.notify(NO_SESSION, title="tune", severity="error")
             return
         self.planning = True
-        self.prepare()
+        self.prepare(session)
         self.refresh_bindings()
 
     def action_abort(self) -> None:
         if self._abort is not None and self.running:
-            self.app.push_screen(ConfirmScreen("Abort the tune?", ABORT_TEXT, confirm_label="Abort"),
-                                 lambda yes: yes and self.abort())
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self.abort()
+
+            self.app.push_screen(ConfirmScreen("Abort the tune?", ABORT_TEXT, confirm_label="Abort"), answered)
 
     def abort(self, then: Callable[[], None] | None = None) -> None:
         """Stop the tune (the original launch comes back); ``then`` runs once the tune has ended."""
@@ -136,10 +145,10 @@ class TuneScreen(Screen):
     def action_save(self, known_good: bool) -> None:
         from mtptui.ui.context import profile_store
 
-        best, context = self.best, self.context
-        if best is None or context.host is None:
+        best, context, run = self.best, self.context, self.run
+        if best is None or run is None or context.host is None:  # a best arm is a run's
             return
-        profile = best.profile.model_copy(update={"note": f"best arm of a tune of {self.run.plan.base}"})
+        profile = best.profile.model_copy(update={"note": f"best arm of a tune of {run.plan.base}"})
         try:
             saved = profile_store(context).save(context.host, best.name, profile, known_good=known_good)
         except (OSError, UserError) as exc:
@@ -155,24 +164,31 @@ class TuneScreen(Screen):
     # Workers ---------------------------------------------------------------------------------------------
 
     @work(exclusive=True, group="tune-plan", exit_on_error=False)
-    async def prepare(self) -> None:
+    async def prepare(self, session: HostSession) -> None:
         """Plan the tune (reads the host, changes nothing)."""
         from mtptui.ops.tune.plan import plan_tune
 
         try:
-            plan = await plan_tune(self.context.session, **self.plan_options)
+            plan = await plan_tune(session, **self.plan_options)
         except (UserError, RemoteError) as exc:
             self.post_message(messages.TuneFailed(str(exc)))
         else:
             self.post_message(messages.TunePlanned(plan))
 
     @work(exclusive=True, group="tune", exit_on_error=False)
-    async def execute(self, plan) -> None:
+    async def execute(self, plan: TunePlan) -> None:
         """Run every arm; the tuner's events reach the handlers as messages."""
         from mtptui.ops.tune.runner import Tuner
 
-        tuner = Tuner(self.context.session, plan, on_event=lambda event: self.post_message(
-            messages.TuneProgress(event)))
+        session = self.context.session
+        if session is None:  # planned with one; a context does not lose its session
+            self.post_message(messages.TuneFailed(NO_SESSION))
+            return
+
+        def progress(event: TuneEvent) -> None:
+            self.post_message(messages.TuneProgress(event))
+
+        tuner = Tuner(session, plan, on_event=progress)
         task = asyncio.create_task(tuner.run())
         self.post_message(messages.TuneStarted(tuner.state, task.cancel))
         load = self.context.background_load
@@ -205,7 +221,7 @@ class TuneScreen(Screen):
         self.app.push_screen(ConfirmScreen(f"Tune {plan.host.name}?", body, confirm_label="Tune"),
                              lambda yes: self._confirmed(plan, yes))
 
-    def _confirmed(self, plan, yes: bool) -> None:
+    def _confirmed(self, plan: TunePlan, yes: bool | None) -> None:
         if yes:
             self.execute(plan)
         else:
@@ -284,11 +300,11 @@ class TuneScreen(Screen):
         return Text(visible(f" tune · {self.context.host_label} · {what}"))
 
 
-def open_tune(app) -> TuneScreen:
+def open_tune(app: HostApp) -> TuneScreen:
     """The app's one tune screen, installed on first use so a tune and its result outlive a visit elsewhere."""
     if not app.is_screen_installed(SCREEN_NAME):
         app.install_screen(TuneScreen(app.context), SCREEN_NAME)
-    return app.get_screen(SCREEN_NAME)
+    return app.get_screen(SCREEN_NAME, TuneScreen)
 
 
 register("tune", open_tune)

@@ -3,10 +3,14 @@ and the launch flags that differ from the baseline. The verdict is a sentence; `
 
 from __future__ import annotations
 
-from rich.console import Group
+from typing import Any
+
+from rich.console import Group, RenderableType
 from rich.text import Text
 
+from mtptui.bench.compare import Comparison
 from mtptui.bench.verdict_text import flag_name, flag_value, statistics_line, verdict_sentence
+from mtptui.config import HostConfig
 from mtptui.ops.bench_baseline import baseline_name
 from mtptui.text import visible
 from mtptui.ui.bench_state import BenchLive
@@ -17,21 +21,21 @@ VERDICT_STYLE = {"regression": "bold red", "improvement": "bold green", "no-chan
 MAX_FLAGS = 12
 
 
-def verdict_line(label: str, comparison) -> Text:
+def verdict_line(label: str, comparison: Comparison) -> Text:
     """``vs best earlier: 34.3 vs 53.9 tok/s, 36 % slower, outside the noise``, coloured by the verdict."""
     text = Text(f"{label}: ", style="bold")
     text.append(visible(verdict_sentence(comparison)), style=VERDICT_STYLE.get(comparison.verdict, ""))
     return text
 
 
-def statistics(comparison) -> Text:
+def statistics(comparison: Comparison) -> Text:
     return Text(visible(f"  statistics: {statistics_line(comparison)}"), style="dim")
 
 
 class BenchCompare(RenderPane):
     """Shows the outcome's comparisons; before a run, what it will be compared with."""
 
-    def show(self, live: BenchLive, host=None, details: bool = False) -> None:
+    def show(self, live: BenchLive, host: HostConfig | None = None, details: bool = False) -> None:
         """``host`` names the baseline by its profile; ``details`` adds the statistics behind each verdict."""
         outcome = live.outcome
         if outcome is None:
@@ -39,7 +43,7 @@ class BenchCompare(RenderPane):
                           "workload on this host, and with the run before it (i shows the statistics)", style="dim"))
             return
         best = outcome.best
-        parts: list = [verdict_line("vs best earlier", best)]
+        parts: list[RenderableType] = [verdict_line("vs best earlier", best)]
         if details:
             parts.append(statistics(best))
         if best.baseline:
@@ -60,7 +64,7 @@ class BenchCompare(RenderPane):
         self.set(Group(*parts))
 
     @staticmethod
-    def _flags(rows: list) -> list[Text]:
+    def _flags(rows: list[tuple[str, Any, Any]]) -> list[Text]:
         if not rows:
             return []
         lines = [Text("launch flags now / at the baseline:", style="bold")]

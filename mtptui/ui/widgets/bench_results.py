@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -68,7 +68,7 @@ class BenchResults(RenderPane):
             return
         run = live.outcome.run
         summary = run["summary"]
-        parts: list = [latency_table(summary), Text(""), figures_table(summary)]
+        parts: list[RenderableType] = [latency_table(summary), Text(""), figures_table(summary)]
         errors = [r["error"] for r in run.get("requests", []) if not r.get("ok") and r.get("error")]
         for error in dict.fromkeys(errors):
             parts.append(Text(visible(f"failed: {error}"[:200]), style="red"))

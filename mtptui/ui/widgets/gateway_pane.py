@@ -6,6 +6,7 @@ gets one sentence."""
 
 from __future__ import annotations
 
+from rich.console import JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
@@ -36,8 +37,10 @@ def _row(worker: Worker, mine: bool) -> list[Text]:
 
 def gateway_table(reading: GatewayReading) -> Table:
     table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
-    for title, justify in (("worker", "left"), ("status", "left"), ("health", "left"), ("in flight", "right"),
-                           ("run/queue", "right"), ("version", "left")):
+    columns: tuple[tuple[str, JustifyMethod], ...] = (("worker", "left"), ("status", "left"), ("health", "left"),
+                                                      ("in flight", "right"), ("run/queue", "right"),
+                                                      ("version", "left"))
+    for title, justify in columns:
         table.add_column(title, justify=justify, no_wrap=True)
     mine = [w for w in reading.workers if w.url == reading.mine]
     others = [w for w in reading.workers if w.url != reading.mine]

@@ -7,6 +7,7 @@ A host without nvidia-smi gets one sentence.
 
 from __future__ import annotations
 
+from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -79,7 +80,7 @@ def gpu_table(history: GpuHistory, spark: int = SPARK_WIDTH) -> Table:
         util = gpu.utilization_pct
         util_bar = Text(bar(None if util is None else util / 100, BAR_WIDTH), level_style(util))
         recent = sparkline(list(history.utilization.get(gpu.index, ()))[-spark:], top=100) if spark else ""
-        cells = [f"{gpu.index} {short_name(gpu.name)}", util_bar.append(f" {_pct(util)}", "")]
+        cells: list[RenderableType] = [f"{gpu.index} {short_name(gpu.name)}", util_bar.append(f" {_pct(util)}", "")]
         cells += [Text(recent.rjust(spark), "cyan")] if spark else []
         table.add_row(*cells, _memory(gpu), _temperature(gpu), _power(gpu))
     return table

@@ -9,6 +9,7 @@ On a wide terminal every key fits in its usual order. The help screen lists ever
 from __future__ import annotations
 
 from textual import events
+from textual.app import ComposeResult
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
@@ -32,16 +33,19 @@ class KeyFooter(Footer):
 
     _wide: bool | None = None
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         widgets = list(super().compose())  # composed as they come, so binding groups compose as before
-        for widget in widgets:
-            if isinstance(widget, FooterKey) and widget.action in FIRST_ACTIONS:
-                widget.add_class("-first")
-        if not self._is_wide() and all(isinstance(widget, FooterKey) for widget in widgets):
+        keys = [widget for widget in widgets if isinstance(widget, FooterKey)]
+        for key in keys:
+            if key.action in FIRST_ACTIONS:
+                key.add_class("-first")
+        if not self._is_wide() and len(keys) == len(widgets):  # every widget a key: they can be ranked
             own = frozenset(binding.action for bindings in self.screen._bindings.key_to_bindings.values()
                             for binding in bindings)
             last = frozenset(getattr(self.screen, "FOOTER_LAST", ()))
-            widgets.sort(key=lambda key: (key.has_class("-command-palette"), rank(key, own, last)))
+            keys.sort(key=lambda key: (key.has_class("-command-palette"), rank(key, own, last)))
+            yield from keys
+            return
         yield from widgets
 
     def _is_wide(self) -> bool:

@@ -70,7 +70,8 @@ class LogView(ScrollView, can_focus=True):
         self.new_lines = 0
         self._rows: WrapRows | None = None
         self._programmatic = False
-        self._count, self._count_key, self._count_total, self._count_at = 0, None, -1, 0.0
+        self._count, self._count_total, self._count_at = 0, -1, 0.0
+        self._count_key: tuple[str, LineFilter | None] | None = None  # what _count counted
 
     # Content ---------------------------------------------------------------------------------------------
 
@@ -208,7 +209,8 @@ class LogView(ScrollView, can_focus=True):
             return
         self.pause()
         seq = self.current_seq
-        self.move_cursor_to(self.buffer.index_of(seq) + step)
+        if seq is not None:  # never None with lines
+            self.move_cursor_to(self.buffer.index_of(seq) + step)
 
     def action_page(self, step: int, half: bool = False) -> None:
         """Scroll a page (or half of one) and keep the cursor on the same screen row; past the end follows again."""
@@ -220,7 +222,10 @@ class LogView(ScrollView, can_focus=True):
         if step > 0 and self.scroll_y >= self.max_scroll_y:
             self.resume()
             return
-        index = self.buffer.index_of(self.current_seq) + step * height
+        seq = self.current_seq
+        if seq is None:  # never None with lines
+            return
+        index = self.buffer.index_of(seq) + step * height
         self._scroll_quietly(max(self.scroll_y + step * height, 0))
         self.move_cursor_to(index)
 

@@ -4,7 +4,7 @@ poll (``Session.gpus``), so the two panes never show two different readings."""
 
 from __future__ import annotations
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -87,7 +87,7 @@ class MemoryPane(RenderPane):
         for label, rank in ranks.items():
             table.add_row(label, *self._figures(rank), usage_bar(rank, gpu_gb, BAR_WIDTH // 2 if self.compact
                                                                   else BAR_WIDTH))
-        parts: list = [table]
+        parts: list[RenderableType] = [table]
         if not ranks:
             parts.append(Text("waiting for the startup log (weights, pools, graphs)", "dim"))
         else:

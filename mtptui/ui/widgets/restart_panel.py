@@ -15,6 +15,7 @@ import asyncio
 import re
 from typing import TYPE_CHECKING
 
+from rich.console import RenderableType
 from textual import on, work
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
@@ -23,11 +24,15 @@ from mtptui.engines.registry import engine
 from mtptui.ops.restart_drain import DRAIN_TIMEOUT_S
 from mtptui.text import visible
 from mtptui.ui import messages
+from mtptui.ui.context import host_app
 from mtptui.ui.plain import plain
 from mtptui.ui.restart_text import RestartView
 from mtptui.ui.screens.restart_confirm import RestartConfirmScreen
 
 if TYPE_CHECKING:
+    from mtptui.ops.connect import HostSession
+    from mtptui.ops.progress import RestartEvent
+    from mtptui.ops.restart import RestartPlan
     from mtptui.ui.context import AppContext
 
 RESTART_TIMEOUT_S = 600.0
@@ -41,7 +46,8 @@ def file_word(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "plan"
 
 
-def restart_dialog(plan, handback=None, handback_note: str | None = None) -> RestartConfirmScreen:
+def restart_dialog(plan: RestartPlan, handback: RestartPlan | None = None,
+                   handback_note: str | None = None) -> RestartConfirmScreen:
     """The confirm dialog of a restart plan: exactly what changes; `c` copies and `s` saves the whole plan, `e`
     enables a unit that is not enabled once the server is ready, `u` hands a hand-started server back to its unit
     (``handback``, when offered)."""
@@ -60,7 +66,7 @@ class RestartPanel(Widget):
         self.advice: str | None = None  # told once the running restart ends ready (the hand-back's host file)
         self.drain_timeout_s = DRAIN_TIMEOUT_S  # behind a gateway: how long the server may take to drain
 
-    def render(self) -> object:
+    def render(self) -> RenderableType:
         return self.view.render() if self.view else ""
 
     @property
@@ -88,10 +94,10 @@ class RestartPanel(Widget):
 
     def begin(self, profile: str | None) -> None:
         """Plan a restart with ``profile`` (the known-good one when None), or say why not."""
-        app, host = self.app, self.context.host
+        app, host, session = host_app(self), self.context.host, self.context.session
         if self.context.readonly:
             app.refuse("restart", "Refused: restarting changes the host, and mtptui runs with --readonly.")
-        elif self.context.session is None or host is None:
+        elif session is None or host is None:
             app.notify("No host session: restarts need `mtptui HOST` or `mtptui demo`.", severity="warning")
         elif self.running:
             app.notify("A restart is already running.", severity="warning")
@@ -109,7 +115,7 @@ class RestartPanel(Widget):
         from mtptui.ops.restart_drain import DrainOptions
         from mtptui.ops.restart_handback import offers_handback
 
-        session = self.context.session
+        session = self._session()
         drain = DrainOptions(timeout_s=self.drain_timeout_s)
         if not offers_handback(session.host):
             self.post_message(messages.RestartPlanned(await plan_restart(session, profile, drain=drain)))
@@ -131,7 +137,7 @@ class RestartPanel(Widget):
 
         self.app.push_screen(dialog, answered)
 
-    def start(self, plan, force: bool = False) -> None:
+    def start(self, plan: RestartPlan, force: bool = False) -> None:
         while len(self.app.screen_stack) > 1:  # the progress is on the dashboard
             self.app.pop_screen()
         self.show_view(RestartView(plan.profile, gateway=plan.drain is not None and plan.drain.active))
@@ -152,15 +158,26 @@ class RestartPanel(Widget):
         self.refresh(layout=True)
 
     @work(exclusive=True, group="restart", exit_on_error=False)
-    async def run_restart(self, plan, force: bool) -> None:
+    async def run_restart(self, plan: RestartPlan, force: bool) -> None:
         from mtptui.ops.restart_handback import host_file_advice, session_for
         from mtptui.ops.restart_run import Restarter
 
+        session = self._session()
         self.advice = host_file_advice(plan, self.context.host)
-        restarter = Restarter(session_for(self.context.session, plan), plan, timeout_s=self.timeout_s, force=force,
-                              on_event=lambda event: self.post_message(messages.RestartProgress(event)),
-                              on_drain_timeout=self.go_on_undrained)
+
+        def progress(event: RestartEvent) -> None:
+            self.post_message(messages.RestartProgress(event))
+
+        restarter = Restarter(session_for(session, plan), plan, timeout_s=self.timeout_s, force=force,
+                              on_event=progress, on_drain_timeout=self.go_on_undrained)
         self.post_message(messages.RestartFinished(await restarter.run()))
+
+    def _session(self) -> HostSession:
+        """The host session the restart's workers use: begin() starts none without one."""
+        session = self.context.session
+        if session is None:
+            raise RuntimeError("no host session: restarts need `mtptui HOST` or `mtptui demo`")
+        return session
 
     async def go_on_undrained(self, reason: str) -> bool:
         """The worker did not drain in time: the operator chooses to stop it anyway (cutting those requests) or to
@@ -169,8 +186,9 @@ class RestartPanel(Widget):
 
         body = plain(f"{reason}.\n\nStop it anyway: the requests it still holds are cut. Abort: it is added back "
                      f"to the gateway and nothing else changes.")
-        return bool(await self.app.push_screen_wait(
-            ConfirmScreen("The server did not drain", body, confirm_label="Stop it anyway")))
+        answer = await self.app.push_screen_wait(ConfirmScreen("The server did not drain", body,
+                                                               confirm_label="Stop it anyway"))
+        return bool(answer)
 
     def on_restart_progress(self, message: messages.RestartProgress) -> None:
         if self.view is not None:
@@ -181,7 +199,7 @@ class RestartPanel(Widget):
 
     def _look_again(self) -> None:
         """The header and panes show the new process now, not at the status poller's next round."""
-        poke = getattr(self.app.feed, "poke", None)
+        poke = getattr(host_app(self).feed, "poke", None)
         if poke is not None:
             poke()
 
@@ -196,8 +214,8 @@ class RestartPanel(Widget):
         self.set_class(self.view.end is not None, "-end")
         self.refresh(layout=True)
         self.screen.refresh_bindings()  # the banner may be dismissed now
-        severity = "information" if result.ok else "error"
-        self.app.notify(result.summary(), title="restart", severity=severity, timeout=8 if result.ok else 20)
+        self.app.notify(result.summary(), title="restart", severity="information" if result.ok else "error",
+                        timeout=8 if result.ok else 20)
         if result.ok and self.advice:
             self.app.notify(visible(self.advice), title="next step", severity="warning", timeout=30, markup=False)
 
@@ -214,7 +232,7 @@ class RestartPanel(Widget):
             self.refresh()
 
 
-async def _handback(session, profile: str) -> tuple[object, str | None]:
+async def _handback(session: HostSession, profile: str) -> tuple[RestartPlan | None, str | None]:
     """The hand-back's plan for the dialog, or why there is none (no such unit, the unit runs already)."""
     from mtptui.errors import UserError
     from mtptui.ops.restart_handback import plan_handback

@@ -6,7 +6,7 @@ from __future__ import annotations
 from statistics import fmean
 from typing import Sequence
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -51,7 +51,7 @@ class ServingPane(RenderPane):
         grid.add_row("KV", latest(serving.token_usage, percent=True), spark(serving.token_usage, 1.0))
         if serving.mamba_usage:
             grid.add_row("mamba", latest(serving.mamba_usage, percent=True), spark(serving.mamba_usage, 1.0))
-        parts = [grid, self._rates(serving), self._errors(serving)]
+        parts: list[RenderableType] = [grid, self._rates(serving), self._errors(serving)]
         if serving.metrics_missing:
             parts.append(Text(serving.metrics_missing, "dim", no_wrap=True, overflow="ellipsis"))
         self.set(Group(*parts, Text(""), Text("accept length by context", "dim"),

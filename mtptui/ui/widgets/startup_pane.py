@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.table import Table
 from rich.text import Text
 
@@ -9,7 +11,8 @@ from mtptui.sglang.state import phases
 from mtptui.sglang.state.errors import headline
 from mtptui.text import visible
 from mtptui.ui.format import NONE, bar, duration, number
-from mtptui.ui.session import Session, parse_ts
+from mtptui.sglang.logparse.timestamps import parse_ts
+from mtptui.ui.session import Session
 from mtptui.ui.widgets.render_pane import RenderPane
 
 PHASE_TEXT = {
@@ -47,10 +50,10 @@ class StartupPane(RenderPane):
     @staticmethod
     def phase_text(session: Session) -> Text:
         state = session.server
-        down = session.server_down()
-        if down is not None:
-            return Text.assemble(("● ", "bold red"), (down, "bold red"),
-                                 (f" · service {visible(session.host.service_state)}", "dim"))
+        down, host = session.server_down(), session.host
+        if down is not None:  # said by the host's status, so there is one
+            service = host.service_state if host is not None else "unknown"
+            return Text.assemble(("● ", "bold red"), (down, "bold red"), (f" · service {visible(service)}", "dim"))
         label, style = PHASE_TEXT.get(state.phase, (state.phase, "yellow"))
         text = Text.assemble(("● ", style), (label, style))
         started, ready = parse_ts(state.startup.started_at), parse_ts(state.ready_at)
@@ -59,7 +62,7 @@ class StartupPane(RenderPane):
         return text
 
 
-def _progress(progress: dict | None, extra: str) -> Text:
+def _progress(progress: dict[str, Any] | None, extra: str) -> Text:
     if not progress or not progress.get("total"):
         return Text(NONE, "dim")
     done, total = progress["done"], progress["total"]
@@ -67,7 +70,7 @@ def _progress(progress: dict | None, extra: str) -> Text:
     return Text.assemble((bar(done / total, BAR_WIDTH), style), f" {done}/{total}{extra}")
 
 
-def _capacity(capacity: dict | None) -> Text:
+def _capacity(capacity: dict[str, Any] | None) -> Text:
     if not capacity:
         return Text(NONE, "dim")
     text = Text(f"{number(capacity.get('max_total_num_tokens'))} tok · ctx {number(capacity.get('context_len'))}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from textual_plotext import PlotextPlot
 
+from mtptui.ops.tune.arms import Arm
 from mtptui.ops.tune.state import TuneRun
 from mtptui.ops.tune.verdict import pareto
 from mtptui.ui.widgets.throughput_pane import y_range
@@ -17,15 +18,16 @@ BEST_COLOR, FRONT_COLOR = "green", "gray"
 LEGEND = "x total · y per request tok/s · gray: Pareto front"
 
 
-def arm_color(run: TuneRun, arm) -> str:
+def arm_color(run: TuneRun, arm: Arm) -> str:
     """The arm's color in the plot and in the table (the table is the plot's legend); the best arm's is green."""
     best = run.verdict.best if run.verdict else None
     return BEST_COLOR if arm is best else COLORS[run.arms.index(arm) % len(COLORS)]
 
 
-def _points(arm) -> tuple[list[float], list[float]]:
-    measured = [r for r in sorted(arm.results, key=lambda r: r.concurrency) if r.output_tok_s and r.request_tok_s]
-    return [r.output_tok_s for r in measured], [r.request_tok_s for r in measured]
+def _points(arm: Arm) -> tuple[list[float], list[float]]:
+    measured = [(r.output_tok_s, r.request_tok_s) for r in sorted(arm.results, key=lambda r: r.concurrency)
+                if r.output_tok_s and r.request_tok_s]
+    return [total for total, _ in measured], [per_request for _, per_request in measured]
 
 
 class TunePlot(PlotextPlot):
@@ -38,7 +40,7 @@ class TunePlot(PlotextPlot):
         arms = [arm for arm in (run.arms if run else []) if _points(arm)[0]]
         self.border_title = plain("per-request vs total tok/s" + (f" · best {best.label}" if best else ""))
         self.border_subtitle = plain(LEGEND if arms else "waiting for the first measured arm")
-        if not arms:
+        if run is None or not arms:  # no run has no arms
             plt.xlim(0.0, 1.0)
             plt.ylim(0.0, 1.0)
             self.refresh()
