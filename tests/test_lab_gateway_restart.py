@@ -23,7 +23,10 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+import tomli_w
+import tomllib
 
+from mtptui.sim.refuse import REFUSE_ENV
 from tests.gateway_lab import (GATEWAY, REPLICA, REPLICA_PORT, SERVER, LabLoad as Load, lab_gateway_lists,
                                lab_gateway_shows, start_lab_replica as start_replica,
                                start_lab_replicas_gateway as start_gateway, stop_lab_gateway,
@@ -359,3 +362,65 @@ def test_a_crash_after_the_drain_is_rolled_back_and_the_worker_is_added_back(beh
     assert "canary" not in steps  # the canary is for a restart that went through, not for its rollback
     assert report["gateway"]["removed"] and report["gateway"]["re_added"]
     lab_gateway_lists(host, {SERVER: "ready", REPLICA: "ready"}, timeout=30)
+
+
+CANARY_STRAIGHT = """
+import json, sys, urllib.request
+body = json.dumps({"model": "default", "max_tokens": 8,
+                   "messages": [{"role": "user", "content": "mtptui canary after a restart: say ok."}]}).encode()
+request = urllib.request.Request(sys.argv[1] + "/v1/chat/completions", body, {"Content-Type": "application/json"})
+try:
+    print(urllib.request.urlopen(request, timeout=30).status)
+except urllib.error.HTTPError as exc:
+    print(exc.code)
+"""
+
+
+def with_refusing_profile(host: LabHost) -> str:
+    """A profile like ``restored`` whose launch refuses the canary (the simulator's test switch): the new launch
+    fails it, the one it rolls back to does not."""
+    data = tomllib.loads(host.path.read_text())
+    restored = data["profiles"]["restored"]
+    flags = {**restored["flags"], "max-running-requests": 12}  # a command line of its own: the end state tells them
+    data["profiles"]["refuses-canary"] = {**restored, "flags": flags, "note": "answers the restart's canary with 400",
+                                          "env": {**restored.get("env", {}), REFUSE_ENV: "mtptui canary"}}
+    host.path.write_text(tomli_w.dumps(data))
+    return "refuses-canary"
+
+
+def test_a_canary_failed_after_the_re_add_takes_the_worker_out_again_before_the_rollback(behind_gateway,
+                                                                                         tmp_path) -> None:
+    host = behind_gateway
+    profile = with_refusing_profile(host)
+    load = Load(host, tmp_path)
+    time.sleep(3)  # the load runs on both replicas
+    done = cli(host, "--yes", "--json", profile=profile)
+    lab_gateway_lists(host, {SERVER: "ready", REPLICA: "ready"}, timeout=60)
+    time.sleep(2)
+    tally = load.tally()
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    report = json.loads(done.stdout)
+    assert report["outcome"] == "rolled_back", report["summary"]
+    assert f"the canary request through the gateway at {GATEWAY} failed (HTTP 400 from {SERVER}" in report["reason"]
+    assert report["summary"].endswith(f"; {SERVER} was taken out of the gateway again for the rollback, and is "
+                                      f"back in it, ready; the previous unit is on disk and pid "
+                                      f"{main_pid(host)} runs the previous launch"), report["summary"]
+    events = [(e["step"], e["launch"], e["message"]) for e in report["events"]]
+
+    def first(step: str, launch: str, said: str = "") -> int:
+        return next(i for i, (s, la, m) in enumerate(events) if s == step and la == launch and said in m)
+
+    order = [first("gateway_ready", "target"), first("failed", "target", "canary"),
+             first("rolling_back", "rollback"), first("gateway_remove", "rollback", "again before the rollback"),
+             first("gateway_remove", "rollback", "out of the gateway again"),
+             first("draining", "rollback", "drained: no request in flight"), first("starting", "rollback"),
+             first("ready", "rollback"), first("rolled_back", "rollback"), first("gateway_add", "rollback"),
+             first("gateway_ready", "rollback", "ready in the gateway again")]
+    assert order == sorted(order), events
+    gateway = report["gateway"]
+    assert gateway["removed_again"] and gateway["in_flight_at_rollback"] == 0 and gateway["out"] is None
+    assert gateway["canary"] is False and gateway["again_problem"] is None
+    assert tally["sent"] > 0 and tally["failed"] == 0 and tally["cut"] == 0, tally  # none lost, rollback included
+    assert unit_as_built(host), host.unit_file.read_text()  # the previous launch, as the rig built it
+    assert REFUSE_ENV not in show(host, "Environment")["Environment"]
+    assert host.lab.run(sys.executable, "-c", CANARY_STRAIGHT, SERVER).stdout.strip() == "200"

@@ -1,7 +1,8 @@
 """The gateway's side of a drained restart: who else serves the model, and one request through the gateway.
 
     peers = ready_peers(workers, mine)          # the other workers of mine's model the gateway says are ready
-    await canary(gateway, model)                # one short chat through the gateway; GatewayError when it fails
+    await canary(gateway, model, mine.url, 8)   # short chats through the gateway until one reaches mine's server;
+                                                # GatewayError when one fails
 """
 
 from __future__ import annotations
@@ -26,11 +27,20 @@ def _answered(body: Any) -> bool:
     return isinstance(choices, list) and bool(choices)
 
 
-async def canary(gateway: Gateway, model: str | None) -> None:
-    """One short non-streamed chat completion through the gateway; a GatewayError unless it is answered."""
+async def canary(gateway: Gateway, model: str | None, worker_url: str | None = None, tries: int = 1) -> str | None:
+    """Short non-streamed chat completions through the gateway until one is served by ``worker_url`` (SMG names
+    the worker that served each), at most ``tries``; a GatewayError as soon as one is not answered. The URL of the
+    last worker that answered (None: the gateway did not say, so the first answer is taken as the canary's)."""
     payload = {"model": model or "default", "max_tokens": CANARY_TOKENS,
                "messages": [{"role": "user", "content": "mtptui canary after a restart: say ok."}]}
-    answer = await gateway.http.call("POST", "/v1/chat/completions", "the canary request", payload=payload)
-    if answer.status != 200 or not _answered(answer.body):
-        raise GatewayError(f"the canary request through the gateway at {gateway.label} failed (HTTP "
-                           f"{answer.status}: {answer.message()})")
+    served = None
+    for _ in range(max(1, tries)):
+        answer = await gateway.http.call("POST", "/v1/chat/completions", "the canary request", payload=payload)
+        served = answer.routed
+        if answer.status != 200 or not _answered(answer.body):
+            by = f" from {served}" if served else ""
+            raise GatewayError(f"the canary request through the gateway at {gateway.label} failed (HTTP "
+                               f"{answer.status}{by}: {answer.message()})")
+        if served is None or worker_url is None or same_url(served, worker_url):
+            break
+    return served

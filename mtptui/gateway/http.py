@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 DEADLINE_S = 10.0
 BODY_LIMIT = 8 << 20  # a /workers list of a thousand workers with their engine loads is about 2 MB
 TEXT_KEPT = 300  # what an error sentence quotes of a body
+ROUTED_HEADER = "x-smg-routed-worker-id"  # SMG names the worker that served a request (its URL)
 
 
 class GatewayError(UserError):
@@ -30,6 +31,7 @@ class Answer:
     body: Any
     text: str
     location: str | None = None
+    routed: str | None = None  # the worker that served it, as SMG says (its x-smg-routed-worker-id header)
 
     def message(self) -> str:
         """What the gateway said went wrong, in its own words (SMG's ``error`` string or object), clipped."""
@@ -93,5 +95,6 @@ class GatewayHttp:
         kwargs: dict[str, Any] = {} if payload is None else {"json": payload}
         async with self._client.stream(method, path, **kwargs) as response:
             data = await read_bounded(response, self.body_limit, self.label, what)
-            location = response.headers.get("location")
-        return Answer(response.status_code, parse_json(data), data[:4096].decode("utf-8", "replace"), location)
+            location, routed = response.headers.get("location"), response.headers.get(ROUTED_HEADER)
+        return Answer(response.status_code, parse_json(data), data[:4096].decode("utf-8", "replace"), location,
+                      routed)

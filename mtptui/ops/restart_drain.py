@@ -6,6 +6,10 @@ the server is back put it in again, wait until the gateway says ``ready``, and s
     failed = await steps.take_out()          # None: out of the gateway and idle; else why not (it is put back)
     ...                                      # the manager's stop and start
     failed = await steps.put_back(canary=True)
+    # it failed after the worker was added back: out again and idle before the rollback stops the server
+    failed = await steps.take_out(again=True)   # None: out and idle (or drained as far as the timeout allowed)
+    ...                                      # the rollback
+    failed = await steps.put_back(canary=False)
 
 They apply when the host file names a gateway and another worker of the same model is ``ready`` there; as the
 last ready worker there is nowhere for its traffic to go, so the plan says the restart drops it and adds no
@@ -35,6 +39,7 @@ if TYPE_CHECKING:
 DRAIN_TIMEOUT_S = 60.0
 POLL_S = 0.5
 ADD_TIMEOUT_S = 60.0
+CANARY_TRIES_PER_WORKER = 6  # canaries until one reaches this worker: the gateway's policy picks who serves each
 NO_GATEWAY = "--no-gateway restarts without the gateway steps"
 
 DrainDecision = Callable[[str], Awaitable[bool]]  # a worker that did not drain in time: go on (True) or abort
@@ -131,33 +136,50 @@ class GatewayDrain:
                  decide: DrainDecision | None = None) -> None:
         self.session, self.plan, self.emit, self.decide = session, plan, emit, decide
         self.out = False  # the worker was (or may have been) taken out, and is not back yet
+        self.added = False  # it was asked back into the gateway at least once (so it may be listed there)
+        self.worker_id = plan.worker_id  # the gateway's id of it (a worker added back has a new one)
         self._status: str | None = None  # the last status of the worker reported (one event per change)
         self._began = time.monotonic()  # when the removal was asked: the drain time counts from there
         self.report: dict[str, Any] = {"removed": False, "drain_s": None, "in_flight_at_stop": None,
-                                       "re_added": False, "canary": None, "problem": None}
+                                       "re_added": False, "canary": None, "canary_served_by": None,
+                                       "problem": None, "removed_again": None, "again_problem": None,
+                                       "in_flight_at_rollback": None, "out": None,
+                                       "worker": plan.worker_url}
 
     async def _gateway(self) -> Gateway:
         from mtptui.ops.gateway import open_gateway
 
         return await open_gateway(self.session)
 
-    async def take_out(self) -> str | None:
-        """Remove the worker and wait until the server holds no request; why not, else None."""
+    async def take_out(self, again: bool = False) -> str | None:
+        """Remove the worker and wait until the server holds no request; why not, else None. ``again``: before
+        the rollback of a launch that was added back (its canary, or its wait for ready there, failed); a worker
+        the gateway no longer lists counts as out, and one that does not drain in time is rolled back anyway."""
         plan, self._began = self.plan, time.monotonic()
-        self.emit("gateway_remove", f"removing {plan.worker_url} from the gateway at {plan.gateway}", {})
+        self._status = None
+        self.emit("gateway_remove", f"removing {plan.worker_url} from the gateway at {plan.gateway}"
+                                    f"{' again before the rollback' if again else ''}", {})
         try:
             async with await self._gateway() as gateway:
-                worker = await self._listed(gateway)
+                self.out = self.out or again  # taken out again or not, it is asked back after the rollback
+                worker = await self._listed(gateway, again)
                 self.out = True
-                await gateway.remove(worker, seen=self._seen_removal)
+                if worker is not None:
+                    await gateway.remove(worker, seen=self._seen_removal)
         except UserError as exc:  # the gateway, or the session its tunnel goes through
-            return self._problem(str(exc))
-        self.report["removed"] = True
-        self.emit("gateway_remove", f"{plan.worker_url} is out of the gateway", {"status": "gone"})
-        return await self._wait_idle()
+            return self._problem(str(exc), again)
+        self.report["removed_again" if again else "removed"] = True
+        self.emit("gateway_remove", f"{plan.worker_url} is out of the gateway{' again' if again else ''}",
+                  {"status": "gone"})
+        return await self._wait_idle(again)
 
-    async def _listed(self, gateway: Gateway) -> Worker:
-        worker = await gateway.worker(self.plan.worker_id) if self.plan.worker_id else None
+    async def _listed(self, gateway: Gateway, again: bool = False) -> Worker | None:
+        """The worker as the gateway lists it; taken out again, found by its URL (None: not listed)."""
+        if again:
+            from mtptui.gateway.match import same_url
+
+            return next((w for w in await gateway.workers() if same_url(w.url, self.plan.worker_url)), None)
+        worker = await gateway.worker(self.worker_id) if self.worker_id else None
         if worker is None:
             raise GatewayError(f"the gateway at {self.plan.gateway} no longer lists {self.plan.worker_url}")
         return worker
@@ -167,23 +189,30 @@ class GatewayDrain:
             self._status = worker.status
             self.emit("gateway_remove", f"the gateway shows {worker.url} {worker.status}", {"status": worker.status})
 
-    async def _wait_idle(self) -> str | None:
+    async def _wait_idle(self, again: bool = False) -> str | None:
         timeout_s, started, last = self.plan.timeout_s, time.monotonic(), None
         self.emit("draining", f"waiting until the server holds no request (at most {timeout_s:g} s)", {})
         while True:
             try:
                 held = await self._held()
             except UserError as exc:
-                return self._problem(f"cannot read the server's requests in flight: {exc}")
+                return self._problem(f"cannot read the server's requests in flight: {exc}", again)
             elapsed, drain_s = time.monotonic() - started, round(time.monotonic() - self._began, 2)
             if held == 0:
-                self.report.update(drain_s=drain_s, in_flight_at_stop=0)
+                self.report.update({"in_flight_at_rollback": 0} if again else {"drain_s": drain_s,
+                                                                                "in_flight_at_stop": 0})
                 self.emit("draining", f"drained: no request in flight {drain_s:.1f} s after the removal was asked",
                           {"in_flight": 0, "drain_s": drain_s})
                 return None
             if held != last:
                 self.emit("draining", f"{held} requests in flight", {"in_flight": held})
                 last = held
+            if elapsed >= timeout_s and again:
+                self.report["in_flight_at_rollback"] = held
+                self.emit("warning", f"{self.plan.worker_url} still held {held} requests {timeout_s:g} s after its "
+                                     f"removal from the gateway: rolling back anyway, so those requests are cut",
+                          {"in_flight": held})
+                return None
             if elapsed >= timeout_s:
                 return await self._not_drained(held, drain_s)
             await asyncio.sleep(POLL_S)
@@ -220,12 +249,13 @@ class GatewayDrain:
         """Add the worker back (whatever happened before), wait until ready, then the canary; why not, else None."""
         if not self.out:
             return None
-        plan = self.plan
+        plan, self.added, self._status = self.plan, True, None
         self.emit("gateway_add", f"adding {plan.worker_url} back to the gateway at {plan.gateway}", {})
         try:
             async with await self._gateway() as gateway:
-                await gateway.add(plan.worker_url, timeout_s=ADD_TIMEOUT_S, seen=self._seen_addition)
-                self.out, self.report["re_added"] = False, True
+                added = await gateway.add(plan.worker_url, timeout_s=ADD_TIMEOUT_S, seen=self._seen_addition)
+                self.worker_id = added.id or self.worker_id
+                self.out, self.report["re_added"], self.report["out"] = False, True, None
                 self.emit("gateway_ready", f"{plan.worker_url} is ready in the gateway again", {"status": "ready"})
                 if canary:
                     await self._canary(gateway)
@@ -243,12 +273,24 @@ class GatewayDrain:
     async def _canary(self, gateway: Gateway) -> None:
         from mtptui.gateway.drain import canary
 
-        self.emit("canary", f"one canary request through the gateway at {self.plan.gateway}", {})
-        self.report["canary"] = False
-        await canary(gateway, self.plan.model)
-        self.report["canary"] = True
-        self.emit("canary", "the canary request through the gateway was answered", {"ok": True})
+        from mtptui.gateway.match import same_url
 
-    def _problem(self, reason: str) -> str:
-        self.report["problem"] = reason
+        plan, tries = self.plan, CANARY_TRIES_PER_WORKER * (len(self.plan.peers) + 1)
+        self.emit("canary", f"one canary request through the gateway at {plan.gateway}", {})
+        self.report["canary"] = False
+        served = await canary(gateway, plan.model, plan.worker_url, tries)
+        self.report.update(canary=True, canary_served_by=served)
+        if served is None or same_url(served, plan.worker_url):
+            self.emit("canary", f"the canary request through the gateway was answered"
+                                f"{f' by {served}' if served else ''}", {"ok": True, "served_by": served})
+        else:
+            self.emit("canary", f"the canary requests through the gateway were answered, but by other workers: it "
+                                f"routed none of {tries} to {plan.worker_url}", {"ok": True, "served_by": served})
+
+    def left_out(self, reason: str) -> None:
+        """The worker stays out of the gateway (it could not be added back): the report says so, and why."""
+        self.report["out"] = reason
+
+    def _problem(self, reason: str, again: bool = False) -> str:
+        self.report["again_problem" if again else "problem"] = reason
         return reason

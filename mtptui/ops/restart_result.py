@@ -63,6 +63,8 @@ class RestartResult:
         if self.ok:
             return f"{self.host} is ready with profile {self.profile} (pid {self.pid}) after {self.elapsed_s:.1f} s"
         text = f"profile {self.profile} failed on {self.host}: {self.reason}; {self._what_happened()}"
+        if (gateway := gateway_said(self.gateway)) is not None:
+            text = f"{text}; {gateway}"
         return f"{text}; {self.end}" if self.end is not None else text
 
     def _what_happened(self) -> str:
@@ -91,6 +93,25 @@ class RestartResult:
                 "end_state": self.end.to_json() if self.end is not None else None,
                 "commands": list(self.commands), "events": [e.to_json() for e in self.events],
                 "gateway": self.gateway}
+
+
+def gateway_said(report: dict[str, Any] | None) -> str | None:
+    """What a failed restart did with the worker in the gateway, when it is more than "taken out and put back":
+    taken out again before the rollback (or not, and why), and whether it ends in the gateway or out, and why."""
+    if not report:
+        return None
+    worker, out, again = report.get("worker") or "the worker", report.get("out"), report.get("again_problem")
+    if report.get("removed_again"):
+        said = f"{worker} was taken out of the gateway again for the rollback"
+    elif again:
+        said = f"{worker} could not be taken out of the gateway again before the rollback ({again})"
+    elif out:
+        return f"{worker} is left out of the gateway, as it could not be added back: {out}"
+    else:
+        return None
+    if out:
+        return f"{said}, and is left out of it, as it could not be added back: {out}"
+    return f"{said}, and is back in it, ready" if report.get("re_added") else said
 
 
 def _listed(ran: list[Ran]) -> str:

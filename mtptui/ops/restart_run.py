@@ -169,8 +169,19 @@ class Restarter:
         """Whatever happened, a worker taken out of the gateway is put back (a drained worker is never left out)."""
         if self.gateway is not None:
             if (failed := await self.gateway.put_back(canary=False)) is not None:
+                self.gateway.left_out(failed)
                 self.emit("warning", f"could not add the worker back to the gateway: {failed}")
             self.result.gateway = self.gateway.report
+
+    async def _out_for_rollback(self) -> None:
+        """A worker asked back into the gateway (its canary, or its wait for ready there, failed) may be serving
+        traffic: out again and idle before the rollback stops it. If it cannot be taken out, the rollback still
+        runs, and says so; either way it is put back once the rollback is done (``_gateway_anyway``)."""
+        if self.gateway is None or not self.gateway.added:
+            return
+        if (failed := await self.gateway.take_out(again=True)) is not None:
+            self.emit("warning", f"could not take {self.gateway.plan.worker_url} out of the gateway again: {failed}; "
+                                 f"rolling back anyway, so the requests it holds may be cut")
 
     # Steps -------------------------------------------------------------------------------------------------
 
@@ -256,6 +267,7 @@ class Restarter:
 
         self.launch = "rollback"
         self.emit("rolling_back", f"rolling back: {outcome.reason}")
+        await self._out_for_rollback()
         changed = {ran.step for ran in self.result.changed}
         try:
             steps = await self.link.retrying(lambda: rollback_steps(self.session, self.plan, self.result.pid, changed))

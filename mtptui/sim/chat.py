@@ -16,6 +16,7 @@ from typing import AsyncIterator
 from mtptui.sim import oai
 from mtptui.sim.choices import cancel_unfinished, merged, outputs, submit
 from mtptui.sim.jsonbody import Json
+from mtptui.sim.refuse import refusal
 from mtptui.sim.request import Output, Request
 from mtptui.sim.runtime import Runtime
 from mtptui.sim.textgen import count_prompt_tokens
@@ -90,6 +91,8 @@ def check_chat(params: ChatParams, rt: Runtime) -> None:
     surface, context_flag = rt.boot.surface, rt.boot.settings.context_length
     if not params.messages:
         raise BadRequest(surface.text("messages_empty"))
+    if (refused := refusal(rt.boot.settings.env, params.messages)) is not None:
+        raise refused
     if params.max_new_tokens and context_flag and params.max_new_tokens > context_flag:
         raise BadRequest(surface.text("max_tokens_too_large", params.max_new_tokens, context_flag))
     sampling(params.max_new_tokens, params.temperature, surface)
