@@ -222,3 +222,62 @@ async def test_tune_finished_at_every_size(svg) -> None:
             on_screen(screen.query_one("#tune-plot"), rows=10)
 
     await at_every_size(app, svg, run_before, essentials, help_key)
+
+
+def proposed_run(reason: str | None = None) -> TuneRun:
+    """A finished tune whose best steps differ by concurrency (3 at c=1, 1 at c=16), with its adaptive arm measured
+    (or failed, for ``reason``: what the host said)."""
+    from mtptui.ops.tune.adaptive import adaptive_arms
+    from mtptui.ops.tune.verdict import judge
+    from tests.test_tune import HOST, tune_run
+    from tests.test_tune_adaptive import SHALLOW_AT_16, measured_grid
+
+    run = tune_run(measured_grid(SHALLOW_AT_16), lambda: NOW)
+    run.plan.host = HOST.model_copy(update={"profiles": dict(HOST.profiles)})
+    run.plan.adaptive = True
+    (arm,) = adaptive_arms(run.plan)
+    if reason is None:
+        arm.results = [Measured(1, 54.2, 54.2, 3.0, 120.0, 18.0), Measured(16, 515.0, 32.2, 1.7, 130.0, 31.0)]
+        arm.status, arm.canary = "done", "pass"
+    else:
+        arm.status, arm.reason = "failed", reason
+    run.verdict = judge(run.plan.arms, [1, 16], None)
+    run.state, run.kept, run.restore = "finished", "original", "ct129 runs redeploy-1step again"
+    return run
+
+
+async def test_m_turns_the_adaptive_arm_on_for_the_next_tune_and_the_proposal_shows_under_the_verdict() -> None:
+    from mtptui.ui.widgets.tune_status import TuneStatus
+
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_tune(pilot, app)
+        screen = app.screen
+        status = screen.query_one(TuneStatus)
+        assert "m: adaptive arm off" in status.renderable.plain and not screen.adaptive
+        await pilot.press("m")
+        await pilot.pause()
+        assert screen.plan_options["adaptive"] is True  # what plan_tune is given: `mtptui tune --adaptive`
+        assert "m: adaptive arm on" in status.renderable.plain
+        screen.post_message(messages.TuneEnded(proposed_run()))
+        await pilot.pause()
+        text = status.renderable.plain
+        assert "adaptive: set --speculative-adaptive from steps 3, candidates 1,3,7 (best steps c=1: 3, c=16: 1)" \
+            in text
+        assert "measured as one more arm: c=1: 54.2 tok/s, c=16: 515.0 tok/s" in text
+        assert status.has_class("-proposal") and " · adaptive arm" in str(screen.query_one("#tune-title").renderable)
+        await pilot.press("m")  # not while a tune runs, but after one: off again for the next
+        await pilot.pause()
+        assert screen.plan_options["adaptive"] is False
+
+
+async def test_a_failed_adaptive_arm_says_why_in_the_hosts_words_as_text() -> None:
+    from mtptui.ui.widgets.tune_status import TuneStatus
+
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_tune(pilot, app)
+        app.screen.post_message(messages.TuneEnded(proposed_run("crashed: [bold red]oom[/] \x1b[2J")))
+        await pilot.pause()
+        text = app.screen.query_one(TuneStatus).renderable.plain
+        assert "  its arm: failed (crashed: [bold red]oom[/] " in text and "\x1b" not in text

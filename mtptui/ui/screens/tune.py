@@ -4,6 +4,8 @@
 mtptui.ops.tune's Tuner and only posts messages; the handlers keep the live run and repaint the table, the
 Pareto plot and the status (with the ETA each second). ``a`` aborts: the arm in progress stops and the original
 launch is restored, as on quitting. ``k`` saves the best arm as a profile, ``K`` as the host's known-good one.
+``m`` turns the adaptive arm on or off for the next tune (`mtptui tune --adaptive`: when the best steps differ by
+concurrency, the adaptive proposal is measured as one more arm); the status shows the proposal when there is one.
 
 The screen is installed once per app, so a tune goes on (and its result stays) while the dashboard is shown.
 Refused under --readonly (every arm restarts the server).
@@ -60,6 +62,7 @@ class TuneScreen(Screen[None]):
         Binding("a", "abort", "Abort", id="tune.abort"),
         Binding("k", "save(False)", "Save best", id="tune.save"),
         Binding("K", "save(True)", "Known-good", id="tune.known_good"),
+        Binding("m", "adaptive", "Adaptive arm", id="tune.adaptive", show=False),
         Binding("escape", "back", "Back", id="tune.back"),
         Binding("T", "noop", show=False),
     ]
@@ -99,6 +102,8 @@ class TuneScreen(Screen[None]):
             return not self.running
         if action == "abort":
             return self._abort is not None and self.running
+        if action == "adaptive":
+            return not self.running
         if action == "save":
             return self.best is not None and not self.running
         return True
@@ -135,6 +140,19 @@ class TuneScreen(Screen[None]):
         self._then = then or self._then
         if self._abort is not None:
             self._abort()
+
+    @property
+    def adaptive(self) -> bool:
+        """Whether the next tune measures the adaptive proposal as one more arm (plan_tune's ``adaptive``)."""
+        return bool(self.plan_options.get("adaptive"))
+
+    def action_adaptive(self) -> None:
+        if self.running:
+            return
+        self.plan_options["adaptive"] = not self.adaptive
+        self.notify("The next tune measures the adaptive proposal as one more arm, when there is one." if self.adaptive
+                    else "The next tune only proposes adaptive speculation (no adaptive arm).", title="tune")
+        self.paint()
 
     def action_back(self) -> None:
         self.app.pop_screen()
@@ -264,7 +282,7 @@ class TuneScreen(Screen[None]):
 
     def _tick(self) -> None:
         if self.run is not None and self.run.busy:
-            self.query_one(TuneStatus).show(self.run)
+            self.query_one(TuneStatus).show(self.run, self.adaptive)
 
     # Painting --------------------------------------------------------------------------------------------
 
@@ -276,7 +294,9 @@ class TuneScreen(Screen[None]):
             self.query_one(TuneTable).show(self.run)
             self.query_one(TuneTable).border_title = plain(self._arms_title())
             self.query_one(TunePlot).show(self.run)
-            self.query_one(TuneStatus).show(self.run)
+            status = self.query_one(TuneStatus)
+            status.set_class(self.run is not None and self.run.plan.proposal is not None, "-proposal")
+            status.show(self.run, self.adaptive)
         self._throttle.painted()
 
     def on_screen_resume(self) -> None:
@@ -296,7 +316,7 @@ class TuneScreen(Screen[None]):
         what = "no tune yet" if run is None else (
             f"from profile {run.plan.base} · c={','.join(map(str, run.plan.workload.concurrency))} · "
             f"{run.plan.workload.requests} requests of {run.plan.workload.max_tokens} tokens · keep "
-            f"{run.plan.keep}")
+            f"{run.plan.keep}" + (" · adaptive arm" if run.plan.adaptive else ""))
         return Text(visible(f" tune · {self.context.host_label} · {what}"))
 
 

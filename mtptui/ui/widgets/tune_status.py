@@ -1,5 +1,5 @@
-"""The tune's state in words: what runs now and the ETA while it runs; the verdict, the notes and what the host
-runs at the end."""
+"""The tune's state in words: what runs now and the ETA while it runs; the verdict, the notes, the adaptive
+proposal when there is one (what to set, and whether the tune measured it) and what the host runs at the end."""
 
 from __future__ import annotations
 
@@ -31,20 +31,49 @@ def _now(run: TuneRun) -> str:
     return f"{head}; {run.restore or 'the final restart did not run'}"
 
 
-def status_text(run: TuneRun | None) -> Text:
+def proposal_lines(run: TuneRun) -> list[str]:
+    """The adaptive proposal in two lines: what to set, then whether its arm was measured (and how it did)."""
+    from mtptui.ops.tune.adaptive import NAME
+
+    proposal = run.plan.proposal
+    if proposal is None:
+        return []
+    steps = proposal.profile.flags.get("speculative-num-steps")
+    candidates = ",".join(map(str, proposal.candidates))
+    where = ", ".join(f"c={c}: {s}" for c, s in proposal.best.items())
+    head = f"adaptive: set --speculative-adaptive from steps {steps}, candidates {candidates} (best steps {where})"
+    if not proposal.runnable:
+        return [head, "  not measured: it needs --speculative-adaptive-config with "
+                      f"candidate steps {','.join(map(str, proposal.ladder))}"]
+    arm = next((a for a in run.arms if a.name == NAME), None)
+    if arm is None:
+        return [head, "  not measured (the adaptive arm was off)"]
+    if arm.status != "done":
+        return [head, f"  its arm: {arm.status}" + (f" ({arm.reason})" if arm.reason else "")]
+    tok_s = ", ".join(f"c={r.concurrency}: {r.output_tok_s:.1f} tok/s" for r in arm.results
+                      if r.output_tok_s is not None)
+    return [head, f"  measured as one more arm: {tok_s}"]
+
+
+def status_text(run: TuneRun | None, adaptive: bool = False) -> Text:
+    """``adaptive``: whether the next tune measures the adaptive arm (said while no tune has run)."""
     if run is None:
-        return Text("s: plan a tune from the known-good profile · escape: back", style="dim")
+        arm = "on" if adaptive else "off"
+        return Text(f"s: plan a tune from the known-good profile · m: adaptive arm {arm} · escape: back",
+                    style="dim")
     text = Text(visible(_now(run)), style="bold")
     if run.verdict:
         text.append("\nverdict: ", style="bold")
         text.append(visible(run.verdict.sentence), style="green" if run.verdict.best else "red")
         for note in run.verdict.notes:
             text.append(f"\n  {visible(note)}", style="yellow")
+    for line in proposal_lines(run):
+        text.append(f"\n{visible(line)}", style="cyan")
     return text
 
 
 class TuneStatus(RenderPane):
     """Repainted by the tune screen on every change, and each second while the ETA counts down."""
 
-    def show(self, run: TuneRun | None) -> None:
-        self.set(status_text(run))
+    def show(self, run: TuneRun | None, adaptive: bool = False) -> None:
+        self.set(status_text(run, adaptive))
