@@ -52,6 +52,17 @@ def isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     return home
 
 
+@pytest.fixture(autouse=True)
+def demo_on_any_free_port(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A demo run started in a test takes any free port, never the demo's preferred 31000. Two workers' demos
+    both took 31000 when it was free for a moment: one run's restart stopped its server, the other worker's run
+    took the port, and the first one's rollback could not start (CI: test_restart_vllm, rollback_failed)."""
+    from mtptui.demo import run
+
+    real = run.pick_port
+    monkeypatch.setattr(run, "pick_port", lambda preferred=0: real(0))
+
+
 @pytest.fixture
 def demo_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A demo run in the bad state (redeploy-1step), at a fast startup pace; stopped afterwards."""
