@@ -5,13 +5,11 @@ simulated vLLM started as `python -m vllm.entrypoints.openai.api_server` from th
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
 from pathlib import Path
 
-import httpx
 import pytest
 
 from mtptui.config.loader import load_host_file
@@ -21,31 +19,15 @@ from mtptui.ops.checks import Context
 from mtptui.ops.checks.launch import read_launch
 from mtptui.ops.checks.server import flag_problem
 from mtptui.ops.connect import open_session
+from tests.vllm_demo import running_vllm_demo
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 
 
 @pytest.fixture
 def vllm_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    run = DemoRun.prepare(tmp_path, speed=200, engine="vllm")
-    for name, value in run.server_environment().items():
-        monkeypatch.setenv(name, value)
-    run.start()
-    asyncio.run(_ready(run.api_url))
-    yield run
-    run.stop()
-
-
-async def _ready(url: str) -> None:
-    async with httpx.AsyncClient() as client:
-        for _ in range(600):
-            try:
-                if (await client.get(f"{url}/health")).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            await asyncio.sleep(0.1)
-    raise AssertionError(f"the simulated vLLM at {url} never answered /health")
+    with running_vllm_demo(tmp_path, monkeypatch) as run:
+        yield run
 
 
 def test_check_finds_the_vllm_server_and_its_api(vllm_host: DemoRun) -> None:

@@ -9,13 +9,11 @@ complete.` and answers /health; a launch the server refuses at start is rolled b
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
 from pathlib import Path
 
-import httpx
 import pytest
 
 from mtptui.config import HostConfig
@@ -24,32 +22,16 @@ from mtptui.ops.connect import open_session
 from mtptui.ops.diff_live import live_diff
 from mtptui.ops.restart import plan_restart
 from mtptui.ops.restart_run import Restarter
+from tests.vllm_demo import running_vllm_demo, wait_healthy
 
 SPEC = "--speculative-config"
 
 
 @pytest.fixture
 def vllm_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    run = DemoRun.prepare(tmp_path, speed=200, engine="vllm")
-    for name, value in run.server_environment().items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("VLLM_LOGGING_LEVEL", "INFO")  # an engine variable the redeploy ran with, set nowhere else
-    run.start()
-    asyncio.run(_ready(run.api_url))
-    yield run
-    run.stop()
-
-
-async def _ready(url: str) -> None:
-    async with httpx.AsyncClient() as client:
-        for _ in range(600):
-            try:
-                if (await client.get(f"{url}/health")).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            await asyncio.sleep(0.1)
-    raise AssertionError(f"the simulated vLLM at {url} never answered /health")
+    # VLLM_LOGGING_LEVEL: an engine variable the redeploy ran with, set nowhere else
+    with running_vllm_demo(tmp_path, monkeypatch, VLLM_LOGGING_LEVEL="INFO") as run:
+        yield run
 
 
 def _tokens(resolved: str) -> int:
@@ -91,7 +73,7 @@ async def test_restart_renders_the_vllm_profile_and_comes_back_ready(vllm_host: 
     assert result.outcome == "ready", result.summary()
     assert result.end is not None and result.end.launch == "new" and result.end.pid == result.pid
     assert _cmdline(result.pid) == vllm_host.launch_argv("restored")
-    await _ready(vllm_host.api_url)
+    await wait_healthy(vllm_host.api_url)
     after = await live_diff(session, "restored")
     assert SPEC not in {row.flag for row in after.diff.rows}  # the running server now is the profile's
     assert after.running is not None and after.running.side.flagset.said[SPEC]["num_speculative_tokens"] == 3
@@ -110,7 +92,7 @@ async def test_a_start_vllm_refuses_is_rolled_back_to_the_previous_launch(vllm_h
     assert result.outcome == "rolled_back", result.summary()
     assert result.end is not None and result.end.launch == "previous" and result.end.pid != before
     assert result.end.pid is not None and _cmdline(result.end.pid) == vllm_host.launch_argv(BAD_PROFILE)
-    await _ready(vllm_host.api_url)
+    await wait_healthy(vllm_host.api_url)
 
 
 # What a real vLLM 0.32.0 unit printed as systemd stopped it for a restart (its engine core force-killed under
