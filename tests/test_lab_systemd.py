@@ -133,7 +133,7 @@ async def test_a_rollback_is_not_defeated_by_start_limit_hit(lab_systemd):
     assert "Start request repeated too quickly" in journal  # start-limit-hit, before the rollback started it
     assert result.outcome == "rolled_back", result.summary()
     rollback = [e.step for e in events if e.launch == "rollback"]
-    assert rollback[:5] == ["rolling_back", "write_unit", "reload", "reset_failed", "starting"]
+    assert rollback[:6] == ["rolling_back", "write_unit", "reload", "reset_failed", "stopping", "starting"]
     state = show(host, *SHOWN)
     assert state["ActiveState"] == "active" and steps_of(host, int(state["MainPID"])) == "1"
 

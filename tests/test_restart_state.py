@@ -63,9 +63,11 @@ def rendered(renderable) -> str:
                              ("reload", "systemctl daemon-reload")]),
     (("write_unit", "reload", "starting"), True, [("write_unit", "write /etc/systemd/system/sglang-qwen.service"),
                                                   ("reload", "systemctl daemon-reload"),
-                                                  # a crash loop's start-limit-hit would refuse the restart
+                                                  # a crash loop's start-limit-hit would refuse the start
                                                   ("reset_failed", "systemctl reset-failed sglang-qwen.service"),
-                                                  ("starting", "systemctl restart sglang-qwen.service")]),
+                                                  # and its own restarts would count on
+                                                  ("stopping", "systemctl stop sglang-qwen.service"),
+                                                  ("starting", "systemctl start sglang-qwen.service")]),
     (("write_unit", "reload", "starting"), False, [("write_unit", "write /etc/systemd/system/sglang-qwen.service"),
                                                    ("reload", "systemctl daemon-reload"),
                                                    ("stopping", "systemctl stop sglang-qwen.service")]),

@@ -127,13 +127,19 @@ class SystemdManager:
 
     async def rollback_steps(self, previous: PreviousRun, new_pid: int | None,
                              changed: Collection[str]) -> list[ServiceStep]:
-        """A written unit is written back and reloaded; a restarted unit is restarted again after its failed state
-        (and start limit) is reset, or stopped when nothing ran before. A server outside the unit that was
-        stopped first is not brought back."""
+        """A written unit is written back and reloaded; a restarted unit has its failed state (and start limit)
+        reset, is stopped and started again, or only stopped when nothing ran before. A server outside the unit
+        that was stopped first is not brought back.
+
+        Stop, then start, not ``restart``: a crash-looping launch under ``Restart=`` could exit again between
+        ``reset-failed`` and a ``restart``; systemd then scheduled its own restart and kept counting
+        ``NRestarts``, and the previous launch's start looked like systemd restarting it by itself. A stop
+        cancels a pending automatic restart, and the next start counts from zero."""
         steps = self.write_back_steps(previous) if "write_unit" in changed else []
         if "starting" in changed and previous.running:
             steps += [ServiceStep("reset_failed", self.reset_failed_command()),
-                      ServiceStep("starting", self.restart_command(), starts=True)]
+                      ServiceStep("stopping", self.systemctl("stop", self.unit, changes_host=True)),
+                      ServiceStep("starting", self.systemctl("start", self.unit, changes_host=True), starts=True)]
         elif "starting" in changed:
             steps.append(ServiceStep("stopping", self.systemctl("stop", self.unit, changes_host=True)))
         return steps
