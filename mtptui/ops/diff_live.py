@@ -9,16 +9,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from mtptui.engines.registry import engine, launches
+from mtptui.engines.registry import engine
 from mtptui.errors import UserError
-from mtptui.ops.adaptive_config import AdaptiveFile, adaptive_files, session_reader
-from mtptui.ops.launches import Running, configured_side, profile_side, running_side, with_server_word
+from mtptui.ops import diff_sides
+from mtptui.ops.adaptive_config import AdaptiveFile
+from mtptui.ops.launches import Running
 from mtptui.sglang.flags import Diff
 from mtptui.sglang.flags.diff_text import render_diff
 
 if TYPE_CHECKING:
     from mtptui.config.models import HostConfig
     from mtptui.ops.connect import HostSession
+    from mtptui.ops.diff_sides import DiffSides
 
 
 @dataclass
@@ -30,6 +32,7 @@ class LiveDiff:
     notes: list[str] = field(default_factory=list)
     adaptive: list[AdaptiveFile] = field(default_factory=list)  # the sides' adaptive speculation config files
     engine: str = "sglang"  # the host's engine, which read and compared the sides
+    sides: DiffSides | None = None  # what was read (mtptui.ops.diff_sides.gather_sides)
 
     def to_json(self) -> dict[str, object]:
         data = {"engine": self.engine, **self.diff.to_json()}
@@ -55,22 +58,13 @@ def default_profile(host: HostConfig) -> str:
 
 
 async def live_diff(session: HostSession, profile_name: str | None = None) -> LiveDiff:
-    """Read the three sides on the host and compare them (running, unit or command, profile)."""
+    """Read the three sides on the host (mtptui.ops.diff_sides.gather_sides) and compare them."""
     host = session.host
-    name = profile_name or default_profile(host)
-    profile, profile_s = profile_side(host, name)
-    configured, _ = await configured_side(session)
-    env_names = set(profile.env) | (set(configured.flagset.env) if configured else set())
-    running = await with_server_word(session, await running_side(session, env_names))
-    label = engine(host.engine).label
-    notes: list[str] = []
-    if running is None:
-        notes.append(f"no {label} server is running on {host.name}")
-    if configured is None:
-        notes.append(f"{host.name} has no launch_command to compare")
-    sides = [s for s in (running.side if running else None, configured, profile_s) if s is not None]
+    gathered = await diff_sides.gather_sides(host, profile_name or default_profile(host), session=session)
+    sides = gathered.sides
     if len(sides) < 2:
+        label = engine(host.engine).label
         raise UserError(f"nothing to compare on {host.name}: no {label} server is running and the host has no "
                         f"unit or launch command")
-    diff = launches(host.engine).diff([(side.label, side.flagset) for side in sides], False)
-    return LiveDiff(diff, running, notes, await adaptive_files(sides, session_reader(session)), host.engine)
+    diff = diff_sides.compare(sides, False, host.engine)
+    return LiveDiff(diff, gathered.live, gathered.notes("launch_command"), gathered.adaptive, host.engine, gathered)

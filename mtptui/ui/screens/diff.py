@@ -88,17 +88,15 @@ class DiffScreen(Screen[None]):
 
     @work(exclusive=True, group="diff", exit_on_error=False)
     async def load(self, profile: str) -> None:
-        from mtptui.ops.adaptive_config import adaptive_files, reader_of
-        from mtptui.ops.diff_sides import diff_sides
+        from mtptui.ops import diff_sides
 
         host = self.context.host
         if host is None:  # a profile to compare is a host's (on_mount, next profile)
             raise UserError("this dashboard has no host file to compare with")
-        sides, notes = await diff_sides(host, profile, session=self.context.session,
-                                        status=host_app(self).session.host)
-        notes += [f"adaptive config of {item.line()}"
-                  for item in await adaptive_files(sides, reader_of(self.context.session))]
-        self.post_message(messages.DiffLoaded(profile, sides, notes))
+        read = await diff_sides.gather_sides(host, profile, session=self.context.session,
+                                             status=host_app(self).session.host)
+        notes = read.notes() + [f"adaptive config of {item.line()}" for item in read.adaptive]
+        self.post_message(messages.DiffLoaded(profile, read.sides, notes))
 
     def on_diff_loaded(self, message: messages.DiffLoaded) -> None:
         self.profile, self.sides, self.notes = message.profile, message.sides, message.notes
