@@ -1,7 +1,8 @@
 """The drain-aware restart on the lab host behind the real gateway: smg on the host's 127.0.0.1:30080 in front of
 the unit's server (30000) and a second replica started by hand (30001), a steady streamed load through the
 gateway (tests/stream_load.py, in the host's network namespace) while `mtptui restart lab --profile restored`
-runs. Drained: 0 failed, 0 cut; the same restart with --no-gateway cuts requests.
+runs. Drained: 0 failed, 0 cut; the same restart with --no-gateway cuts requests. A two-arm `mtptui tune` under
+the same load drains each of its restarts the same way.
 
 The unit runs with ``KillMode=mixed`` and ``TimeoutStopSec=3``: in the lab's nspawn machine systemd cannot kill a
 control group ("Failed to kill control group ... Input/output error"), so the default control-group stop is not
@@ -268,6 +269,45 @@ def test_a_gateway_problem_stops_before_any_change_unless_no_gateway(behind_gate
     plain = cli(host, "--yes", "--no-gateway")  # what the operator may choose: the restart without the steps
     assert plain.returncode == 0, plain.stderr
     assert "the gateway steps are left out (--no-gateway)" in plain.stdout and main_pid(host) != before
+
+
+def test_a_tune_behind_the_gateway_drains_every_arm_and_loses_no_request(behind_gateway, tmp_path) -> None:
+    """Two arms and the restore, each restart drained, under the streamed load through the gateway (which reaches
+    each arm while it is measured: the tune's plan says so)."""
+    host = behind_gateway
+    before, out = main_pid(host), tmp_path / "tune.json"
+    load = Load(host, tmp_path)
+    time.sleep(3)  # the load runs on both replicas
+    done = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "tune", "lab", "--config", str(host.path),
+                           "--grid", "steps=2,3", "--concurrency", "1", "--requests", "1", "--max-tokens", "16",
+                           "--canary-tokens", "8", "--drain-timeout", "30", "--yes", "--json", str(out)],
+                          capture_output=True, text=True, timeout=600, cwd=ROOT, env=operator_env(host.lab))
+    lab_gateway_lists(host, {SERVER: "ready"}, timeout=60)
+    time.sleep(2)
+    tally = load.tally()
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert f"every restart (each arm's, the final one) is drained through the gateway at {GATEWAY}" in done.stderr
+    assert "the gateway's own traffic reaches it and mixes with the benchmark" in done.stderr
+    assert done.stderr.count("waiting until the server holds no request (at most 30 s)") == 3  # --drain-timeout
+    tune = json.loads(out.read_text())
+    assert [arm["status"] for arm in tune["arms"]] == ["done", "done"], tune["arms"]
+    assert tune["gateway"]["drained"] and tune["gateway"]["drain_timeout_s"] == 30
+    restarts = tune["restarts"]
+    assert sorted(r["arm"] for r in restarts[:-1]) == sorted(arm["name"] for arm in tune["arms"])
+    assert restarts[-1]["arm"] is None and restarts[-1]["profile"] == "restored"  # the restore, last
+    for restart in restarts:
+        steps = restart["steps"]
+        order = [steps.index(s) for s in ("gateway_remove", "draining", "starting", "ready", "gateway_add",
+                                          "gateway_ready", "canary")]
+        assert restart["ok"] and order == sorted(order), restart
+        gateway = restart["gateway"]
+        assert gateway["removed"] and gateway["re_added"] and gateway["canary"] and gateway["in_flight_at_stop"] == 0
+    assert f"gateway: 3 of 3 restart(s) drained through the gateway at {GATEWAY}" in done.stdout
+    assert tally["sent"] > 0 and tally["failed"] == 0 and tally["cut"] == 0, tally
+    assert (tune["original"]["profile"], tune["kept"], tune["restore"]) == ("restored", "original",
+                                                                             "lab runs restored again")
+    assert main_pid(host) != before and http_status(host, f"{SERVER}/health") == 200
+    lab_gateway_lists(host, {SERVER: "ready", REPLICA: "ready"}, timeout=30)
 
 
 LONG_REQUEST = """

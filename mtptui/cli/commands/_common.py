@@ -17,6 +17,17 @@ def add(sub: Subparsers, parent: argparse.ArgumentParser, name: str, help: str,
     return parser
 
 
+def add_drain_options(p: argparse.ArgumentParser) -> None:
+    """--drain-timeout and --no-gateway, for every command that restarts the server (restart, tune); the default
+    is mtptui.ops.restart_drain.DRAIN_TIMEOUT_S (None here: the command's drain_options fills it in)."""
+    p.add_argument("--drain-timeout", type=float, default=None, metavar="SECONDS",
+                   help="behind a gateway: how long to wait for the server to hold no request once it is out of the "
+                        "gateway, before stopping without a change (default 60)")
+    p.add_argument("--no-gateway", action="store_true",
+                   help="restart without the gateway steps, even though the host file names a gateway (the "
+                        "gateway keeps sending the server requests while it restarts)")
+
+
 def print_json(obj: object) -> None:
     """JSON on stdout; characters that would drive a terminal are ``\\u`` escapes (the same JSON value)."""
     import json

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from mtptui.config.models import HostConfig
     from mtptui.ops.connect import HostSession
     from mtptui.ops.restart import RestartPlan
-    from mtptui.ops.restart_drain import DrainOptions
+    from mtptui.ops.restart_drain import DrainOptions, DrainPlan
 
 
 def _profile_name(host: HostConfig, requested: str | None) -> str:
@@ -45,10 +45,11 @@ def drain_options(args: argparse.Namespace) -> DrainOptions:
     return DrainOptions(use_gateway=not args.no_gateway, timeout_s=timeout)
 
 
-def refuse_dropping_traffic(plan: RestartPlan) -> None:
-    """The last ready worker of its model in the gateway: its restart drops traffic, so only --yes goes on."""
-    if plan.drain is not None and plan.drain.last:
-        raise UserError(f"refusing to restart {plan.host} without --yes: {plan.drain.note()}")
+def refuse_dropping_traffic(drain: DrainPlan | None, host: str, what: str = "restart") -> None:
+    """The last ready worker of its model in the gateway: its restart drops traffic, so only --yes goes on
+    (``what``: restart, or tune, whose every arm is a restart)."""
+    if drain is not None and drain.last:
+        raise UserError(f"refusing to {what} {host} without --yes: {drain.note()}")
 
 
 def run_restart(args: argparse.Namespace) -> int:
@@ -81,7 +82,7 @@ async def _restart(args: argparse.Namespace, host: HostConfig, profile: str) -> 
             return 0
         print(visible(render_plan(plan)), file=out)
         if not args.yes:
-            refuse_dropping_traffic(plan)
+            refuse_dropping_traffic(plan.drain, plan.host)
             confirm(host.name, profile)
         restarter = Restarter(session_for(session, plan), plan, timeout_s=args.timeout or DEFAULT_TIMEOUT_S,
                               force=args.force, on_event=lambda event: print(visible(str(event)), file=out, flush=True))

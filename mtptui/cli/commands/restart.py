@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from mtptui.cli.commands._common import Subparsers, add
+from mtptui.cli.commands._common import Subparsers, add, add_drain_options
 
 NAME = "restart"
 
@@ -35,12 +35,7 @@ def register(sub: Subparsers, parent: argparse.ArgumentParser) -> None:
     p.add_argument("--drop-env", action="append", default=[], metavar="NAME",
                    help="leave the unit's Environment= variable NAME out of the new unit (by default the unit's "
                         "variables that the profile does not set are kept); repeatable")
-    p.add_argument("--drain-timeout", type=float, default=None, metavar="SECONDS",
-                   help="behind a gateway: how long to wait for the server to hold no request once it is out of the "
-                        "gateway, before stopping without a change (default 60)")
-    p.add_argument("--no-gateway", action="store_true",
-                   help="restart without the gateway steps, even though the host file names a gateway (the "
-                        "gateway keeps sending the server requests while it restarts)")
+    add_drain_options(p)
     p.set_defaults(run=run)
 
 

@@ -10,11 +10,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Awaitable, Callable, TypeVar
 
-from mtptui.cli.commands._common import Subparsers, add
+from mtptui.cli.commands._common import Subparsers, add, add_drain_options
 from mtptui.errors import UserError
 
 if TYPE_CHECKING:
     from mtptui.config.models import HostConfig
+    from mtptui.ops.restart_drain import DrainOptions
     from mtptui.ops.tune.state import TuneEvent, TuneRun
 
 Result = TypeVar("Result")
@@ -22,7 +23,9 @@ Result = TypeVar("Result")
 NAME = "tune"
 EPILOG = ("Every arm is a restart, confirmed once for the whole tune (--yes skips the question); a crash or a "
           "timeout rolls that arm back. At the end the original launch is restored (--keep best keeps the best "
-          "arm); Ctrl+C or a lost connection aborts and restores the original too. Refused under --readonly.")
+          "arm); Ctrl+C or a lost connection aborts and restores the original too. Behind a gateway each restart "
+          "drains the server first, as mtptui restart does; between its restarts the arm is back in the gateway, "
+          "so the gateway's traffic reaches it while it is measured. Refused under --readonly.")
 
 
 def register(sub: Subparsers, parent: argparse.ArgumentParser) -> None:
@@ -51,6 +54,7 @@ def register(sub: Subparsers, parent: argparse.ArgumentParser) -> None:
     p.add_argument("--yes", action="store_true", help="do not ask before the first restart")
     p.add_argument("--timeout", metavar="S", type=float, default=600.0,
                    help="seconds each restart may take to be ready")
+    add_drain_options(p)
     p.set_defaults(run=run)
 
 
@@ -61,7 +65,8 @@ def _confirm(host: str) -> None:
         raise UserError(f"tune of {host} cancelled; nothing was changed")
 
 
-async def _tune(args: argparse.Namespace, host: HostConfig) -> TuneRun:
+async def _tune(args: argparse.Namespace, host: HostConfig, drain: DrainOptions) -> TuneRun:
+    from mtptui.cli.commands._restart_host import refuse_dropping_traffic
     from mtptui.cli.hostkey_prompt import ask_on_terminal
     from mtptui.ops.connect import open_session
     from mtptui.ops.tune.plan import plan_tune
@@ -71,9 +76,11 @@ async def _tune(args: argparse.Namespace, host: HostConfig) -> TuneRun:
     async with open_session(host, readonly=args.readonly, accept_host_key=ask_on_terminal) as session:
         plan = await plan_tune(session, base=args.base, grid=args.grid, concurrency=args.concurrency,
                                requests=args.requests, max_tokens=args.max_tokens, prompts=args.prompts,
-                               keep=args.keep, canary_tokens=args.canary_tokens, adaptive=args.adaptive)
+                               keep=args.keep, canary_tokens=args.canary_tokens, adaptive=args.adaptive,
+                               drain=drain)
         print(visible("\n".join(plan.describe())), file=sys.stderr)
         if not args.yes:
+            refuse_dropping_traffic(plan.gateway, host.name, "tune")
             _confirm(host.name)
         tuner = Tuner(session, plan, restart_timeout_s=args.timeout, on_event=_printer())
         return await until_signalled(tuner.run())
@@ -132,6 +139,7 @@ def _printer() -> Callable[[TuneEvent], None]:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
+    from mtptui.cli.commands._restart_host import drain_options
     from mtptui.cli.commands.bench import _write_json
     from mtptui.config import find_host
     from mtptui.ops.readonly import refuse_if_readonly
@@ -141,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     path, host = find_host(args.host, args.config)
     refuse_if_readonly(args.readonly, "run a tune (every arm restarts the server)", host.name)
     _check_save_name(args)
-    result = asyncio.run(_tune(args, host))
+    result = asyncio.run(_tune(args, host, drain_options(args)))
     if args.json_file:  # first: after SIGHUP the terminal the report goes to may be gone
         _write_json(args.json_file, result.to_json())
     try:

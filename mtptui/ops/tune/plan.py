@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from mtptui.config.models import HostConfig, LaunchProfile
 from mtptui.errors import UserError
 from mtptui.ops.readonly import refuse_if_readonly
+from mtptui.ops.restart_drain import DrainOptions, DrainPlan, plan_drain
 from mtptui.ops.tune.arms import Arm, make_arms, resolved_values
 from mtptui.ops.tune.grid import parse_concurrency, parse_grid
 
@@ -69,6 +70,9 @@ class TunePlan:
     original_values: dict[str, Any] = field(default_factory=dict)
     adaptive: bool = False  # measure the adaptive proposal as one more arm (mtptui.ops.tune.adaptive)
     proposal: Proposal | None = None  # set after the grid's arms ran
+    drain: DrainOptions = DrainOptions()  # every restart's gateway steps (--drain-timeout, --no-gateway)
+    gateway: DrainPlan | None = None  # those steps as planned before the first arm (None: no gateway, or left out)
+    gateway_notes: list[str] = field(default_factory=list)
 
     @property
     def runnable(self) -> list[Arm]:
@@ -90,7 +94,23 @@ class TunePlan:
             lines.append(f"  {arm.name}: {arm.label}" + (f" — {arm.status}: {arm.reason}" if arm.reason else ""))
         if self.adaptive:
             lines.append("  then, when the best steps differ by concurrency: an adaptive profile as one more arm")
-        return lines
+        return lines + self.gateway_lines()
+
+    def gateway_lines(self) -> list[str]:
+        """How the restarts meet the gateway (none without one): drained, or why not; and the traffic measured."""
+        gateway = self.gateway
+        if gateway is None or gateway.last:
+            return [f"gateway: {note}" for note in self.gateway_notes]
+        return [f"gateway: every restart (each arm's, the final one) is drained through the gateway at "
+                f"{gateway.gateway}: {gateway.worker_url} is removed, waits until it holds no request (at most "
+                f"{gateway.timeout_s:g} s, --drain-timeout), restarts, and is added back once ready",
+                f"gateway: while an arm is measured its server is back in the gateway, so the gateway's own traffic "
+                f"reaches it and mixes with the benchmark ({', '.join(gateway.peers)} share that traffic)"]
+
+    def gateway_json(self) -> dict[str, Any] | None:
+        if self.gateway is None:
+            return None
+        return {**self.gateway.to_json(), "drained": self.gateway.active, "notes": list(self.gateway_notes)}
 
 
 async def find_original(session: HostSession) -> Original:
@@ -127,7 +147,7 @@ def _check_workload(workload: Workload) -> None:
 async def plan_tune(session: HostSession, *, base: str | None = None, grid: list[str] | None = None,
                     concurrency: str | None = None, requests: int = 4, max_tokens: int = 256,
                     prompts: str = "rbtree", keep: str = "original", canary_tokens: int = 48,
-                    adaptive: bool = False) -> TunePlan:
+                    adaptive: bool = False, drain: DrainOptions = DrainOptions()) -> TunePlan:
     """The plan (reads the host, changes nothing); UserError for bad input or nothing to restore."""
     from mtptui.ops.diff_live import default_profile
 
@@ -142,13 +162,15 @@ async def plan_tune(session: HostSession, *, base: str | None = None, grid: list
     points = parse_grid(grid)
     arms = make_arms(base_profile, base_name, points, host.sglang_version)
     original = await find_original(session)
+    gateway, gateway_notes = await plan_drain(session, drain)  # a gateway problem stops here, before any restart
     profiles = {**host.profiles, **{arm.name: arm.profile for arm in arms}}
     if not original.matched:
         profiles[ORIGINAL] = original.profile
     flags = [flag for flag, _ in points[0].values]
     return TunePlan(host.model_copy(update={"profiles": profiles}), base_name, arms, workload, keep, original,
                     resolved_values(base_profile, flags, host.sglang_version),
-                    resolved_values(original.profile, flags, host.sglang_version), adaptive)
+                    resolved_values(original.profile, flags, host.sglang_version), adaptive, drain=drain,
+                    gateway=gateway, gateway_notes=gateway_notes)
 
 
 def tune_session(session: HostSession, plan: TunePlan) -> HostSession:

@@ -34,6 +34,17 @@ def render_table(run: TuneRun) -> str:
     return "\n".join([lines[0], "-" * len(lines[0]), *lines[1:]])
 
 
+def gateway_lines(run: TuneRun) -> list[str]:
+    """How many restarts went through the gateway drain, and that the arms were measured with its traffic."""
+    gateway = run.plan.gateway
+    if gateway is None or gateway.last:
+        return [f"gateway: {note}" for note in run.plan.gateway_notes]
+    drained = sum(1 for r in run.restarts if "gateway_remove" in r["steps"])
+    return [f"gateway: {drained} of {len(run.restarts)} restart(s) drained through the gateway at {gateway.gateway} "
+            f"({gateway.worker_url} out, idle, restarted, back in, ready); each arm was measured back in the "
+            f"gateway, with the gateway's own traffic mixed into its benchmark"]
+
+
 def render_run(run: TuneRun) -> str:
     """The whole outcome: table, verdict and notes, what was kept."""
     lines = [render_table(run), ""]
@@ -45,6 +56,7 @@ def render_run(run: TuneRun) -> str:
     for arm in run.arms:
         if arm.canary == "fail":
             lines.append(f"  canary of {arm.label}: {arm.canary_detail}")
+    lines += gateway_lines(run)
     if run.aborted:
         lines.append(f"aborted: {run.aborted}")
     lines.append(f"now: {run.restore}" if run.restore else "now: the final restart did not run")

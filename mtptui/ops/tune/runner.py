@@ -186,13 +186,21 @@ class Tuner:
         from mtptui.ops.restart_run import Restarter
 
         self.emit("phase", f"restarting with {profile}", arm)
-        plan = await plan_restart(self.session, profile)
+        plan = await plan_restart(self.session, profile, drain=self.plan.drain)
         if plan.blocking and arm is not None:
             arm.status, arm.reason = "refused", f"SGLang on the host would refuse it: {plan.blocking[0]}"
             return False
+        steps: list[str] = []
+
+        def on_event(event: RestartEvent) -> None:
+            steps.append(event.step)
+            self._restart_event(event, arm)
+
         result = await Restarter(self.session, plan, timeout_s=self.restart_timeout_s, held_lock=self.lock,
-                                 on_event=lambda event: self._restart_event(event, arm)).run()
+                                 on_event=on_event).run()
         self.state.restart_s.append(result.elapsed_s)
+        self.state.restarts.append({"profile": profile, "arm": arm.name if arm else None, "ok": result.ok,
+                                    "steps": steps, "gateway": result.gateway})
         if not result.ok:
             raise ArmFailed(result.summary())
         self.arm_pid = result.pid

@@ -47,6 +47,7 @@ class TuneRun:
     started_at: str | None = None  # when it started, ISO-8601 UTC (what the arms table says its results are of)
     ended: float | None = None
     restart_s: list[float] = field(default_factory=list)
+    restarts: list[dict[str, Any]] = field(default_factory=list)  # each restart: profile, outcome, steps, gateway
     rig: dict[str, Any] | None = None
 
     @property
@@ -85,4 +86,5 @@ class TuneRun:
             "workload": plan.workload.to_json(), "rig": self.rig,
             "adaptive": plan.proposal.to_json() if plan.proposal else None,
             "duration_s": seconds_between(self.started, self.ended),
+            "gateway": plan.gateway_json(), "restarts": list(self.restarts),
         }
