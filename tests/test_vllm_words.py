@@ -47,3 +47,19 @@ def test_tunes_json_says_the_engines_version() -> None:
 
     data = tune_run(measured_grid(MISSION), lambda: 0.0).to_json()
     assert (data["engine"], data["engine_version"]) == ("sglang", HOST.sglang_version)
+
+
+def test_the_host_lints_fallback_sentences_name_the_hosts_engine() -> None:
+    import asyncio
+
+    from mtptui.config import load_host_file
+    from mtptui.ops.connect import open_session
+    from mtptui.ops.host_lint import HOST_TIMEOUT_S, lint_on_host, why_not
+    from mtptui.remote.transport import Completed
+    from tests.conftest import CONFIGS
+
+    assert why_not(Completed("check", 124, b"", b""), "py", "lab", "vLLM") == \
+        f"vLLM's check did not finish within {HOST_TIMEOUT_S} s on lab"
+    host = load_host_file(CONFIGS / "demo-vllm.toml")
+    verdict = asyncio.run(lint_on_host(open_session(host), ["--model-path", "/m"], {}, None))
+    assert verdict.source.reason == "the launch does not run vLLM through a python interpreter mtptui can ask"
