@@ -27,10 +27,11 @@ def test_the_stand_in_nvidia_smi_gives_model_count_and_driver() -> None:
                           "--format=csv,noheader"], capture_output=True, text=True, check=True).stdout
     assert parse_rig_gpus(out) == A6000
     assert parse_rig_gpus("") is None and parse_rig_gpus("NVIDIA A100, 80GB, 535.1\n")["driver"] == "535.1"
-    rig = make_rig("0.5.12.post1", {"tp_size": 2}, A6000)
-    assert {key: rig[key] for key in ("sglang_version", "gpu_model", "gpu_count", "driver", "tp_size")} == {
-        "sglang_version": "0.5.12.post1", "gpu_model": "NVIDIA RTX A6000", "gpu_count": 2, "driver": "550.127.05",
-        "tp_size": 2}
+    rig = make_rig("0.5.12.post1", {"tp_size": 2}, A6000, "sglang")
+    fields = ("engine", "engine_version", "gpu_model", "gpu_count", "driver", "tp_size")
+    assert {key: rig[key] for key in fields} == {
+        "engine": "sglang", "engine_version": "0.5.12.post1", "gpu_model": "NVIDIA RTX A6000", "gpu_count": 2,
+        "driver": "550.127.05", "tp_size": 2}
 
 
 def test_a_baseline_on_another_sglang_version_is_stale_and_not_a_verdict() -> None:

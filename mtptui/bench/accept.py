@@ -55,6 +55,7 @@ class AcceptEvidence:
     gauge: list[float] = field(default_factory=list)
     server_info: float | None = None
     metrics_enabled: bool = False
+    engine: str | None = None  # the server's engine (a registry name; None: not recognised, said as SGLang)
 
     def candidates(self) -> list[tuple[float | None, AcceptSource]]:
         gauge = fmean(self.gauge) if self.gauge else None
@@ -74,7 +75,10 @@ def choose(evidence: AcceptEvidence) -> tuple[float | None, AcceptSource | None,
 
 def why_none(evidence: AcceptEvidence) -> str:
     surface = known_surface(evidence.version)
-    version = f"SGLang {evidence.version}" if evidence.version else "the server"
+    from mtptui.engines.registry import ENGINES, engine
+
+    label = engine(evidence.engine if evidence.engine in ENGINES else None).label
+    version = f"{label} {evidence.version}" if evidence.version else "the server"
     reasons = [f"{version} sends no per-request acceptance (sglext)" if surface and not surface.spec_in_sglext
                else "no request reported its acceptance (sglext)"]
     if not evidence.metrics_enabled:

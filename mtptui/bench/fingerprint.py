@@ -1,6 +1,6 @@
 """The fingerprint of a run: what was measured and under which server configuration.
 
-It also holds the run's ``rig`` (SGLang version, GPUs, driver, TP size; mtptui.bench.rig). Two keys are derived
+It also holds the run's ``rig`` (engine and version, GPUs, driver, TP size; mtptui.bench.rig). Two keys are derived
 from it:
 - the *class* (target, model, sampling, prompt set, concurrency, max tokens, arrival rate): runs in one class
   measured the same workload on the same machine and may be compared, whatever the launch flags were;
@@ -35,7 +35,7 @@ def make_fingerprint(*, target: str, url: str, server: "ServerInfo", sampling: "
     from mtptui.bench.rig import make_rig
 
     return {
-        "rig": make_rig(server.version, server.launch_flags, gpus),
+        "rig": make_rig(server.version, server.launch_flags, gpus, server.engine),
         "target": target,
         "url": url,
         "engine": server.engine,

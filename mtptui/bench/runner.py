@@ -252,7 +252,7 @@ class BenchRunner:
         speculative = server.speculative or bool(before and before.speculative)
         evidence = AcceptEvidence(speculative, server.version, counters=accept_len_between(before, after),
                                   followed_log=log is not None, metrics_enabled=bool(poller and poller.enabled),
-                                  gauge=poller.gauge_between(*window) if poller else [])
+                                  gauge=poller.gauge_between(*window) if poller else [], engine=server.engine)
         if log is not None:
             await log.drain()
         if speculative and log is not None:

@@ -39,10 +39,13 @@ def statistics_line(comparison: Comparison) -> str:
             f"verdict: {comparison.verdict.replace('-', ' ')}")
 
 
-def flag_name(name: str) -> str:
-    """A recorded launch flag (its argparse dest, ``speculative_num_steps``) as written: ``--speculative-num-steps``."""
+def flag_name(name: str, engine: str | None = None) -> str:
+    """A recorded launch flag (its argparse dest, ``speculative_num_steps``) as written: ``--speculative-num-steps``;
+    the server's version by its engine's display name (``engine``, a registry name; None: SGLang's)."""
     if name == "version":
-        return "SGLang version"
+        from mtptui.engines.registry import ENGINES, engine as engine_of
+
+        return f"{engine_of(engine if engine in ENGINES else None).label} version"
     return name if name.startswith("-") else "--" + name.replace("_", "-")
 
 

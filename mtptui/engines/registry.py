@@ -628,3 +628,105 @@ async def server_engine(get_json: GetJson) -> tuple[Engine, ServerInfo] | None:
 def dashboard(name: str | None) -> Dashboard:
     """The dashboard's view of the engine called ``name`` (None: the default, SGLang)."""
     return DASHBOARDS[engine(name).name]
+
+
+# --- The flags form: an engine's flag model for editing a launch profile (mtptui.ops.flag_form) ------------------
+
+@dataclass(frozen=True)
+class FlagForm:
+    """What the flags form needs of an engine's flag model. A launch is the engine's own (as in Launches);
+    findings are mtptui.sglang.flags.Finding (severity, flag, message, fix)."""
+
+    label: str  # the engine's display name ("vLLM"), for the form's words
+    model_flag: str  # the option naming the model (SGLang's --model-path, vLLM's --model)
+    fields: tuple[tuple[str, str, bool], ...]  # (canonical flag, label, whether a choice), the named fields
+    choices: Callable[[str, str], tuple[str, ...]]  # (flag, version) -> the values a choice offers
+    resolve: Callable[[str, str], str | None]  # (a row's option word, version) -> its canonical flag, or None
+    pairs: Callable[[Any], list[tuple[str, str]]]  # launch -> (canonical flag, value as typed), its order
+    lint: Callable[[list[str], dict[str, str], str, str], tuple[Any | None, list[Any]]]  # (option words, env,
+    # python, version) -> (the launch, None when the engine cannot read it; the offline lint's findings)
+    command: Callable[[Any], str]  # launch -> its command line, one option per line
+    profile_fields: Callable[[Any], dict[str, Any]]  # launch -> a LaunchProfile's fields (no note)
+
+
+SGLANG_FIELDS: tuple[tuple[str, str, bool], ...] = (
+    ("--speculative-algorithm", "speculative algorithm", True),
+    ("--speculative-num-steps", "steps", False),
+    ("--speculative-num-draft-tokens", "draft tokens", False),
+    ("--speculative-eagle-topk", "top-k", False),
+    ("--mem-fraction-static", "memory fraction", False),
+    ("--context-length", "context length", False),
+    ("--max-running-requests", "max running requests", False),
+    ("--mamba-full-memory-ratio", "mamba full memory ratio", False),
+    ("--mamba-scheduler-strategy", "mamba scheduler strategy", True),
+    ("--reasoning-parser", "reasoning parser", True),
+    ("--tool-call-parser", "tool-call parser", True),
+    ("--tp-size", "TP size", False),
+)
+
+
+def _sglang_choices(flag: str, version: str) -> tuple[str, ...]:
+    from mtptui.sglang.flags import load_table
+
+    table = load_table(version)
+    spec = table.get(flag)
+    if flag == "--speculative-algorithm":
+        return tuple(table.spec_builtins)
+    return tuple(str(c) for c in spec.choices) if spec is not None and spec.choices else ()
+
+
+def _sglang_resolve(word: str, version: str) -> str | None:
+    from mtptui.sglang.flags import load_table
+    from mtptui.sglang.flags.resolve import match_option
+
+    spec = match_option(word, load_table(version)).spec
+    return spec.name if spec is not None else None
+
+
+def _sglang_pairs(launch: Any) -> list[tuple[str, str]]:
+    from mtptui.sglang.flags.command import value_text
+
+    return [(name, "" if value is True else " ".join(map(value_text, value)) if isinstance(value, list)
+             else value_text(value)) for name, value in launch.flags.items()]
+
+
+def _sglang_form_lint(args: list[str], env: dict[str, str], python: str, version: str) -> tuple[Any | None,
+                                                                                                 list[Any]]:
+    import shlex
+
+    from mtptui.sglang.flags import lint_argv
+
+    flagset, findings = lint_argv(args, version, env=env)
+    if flagset is not None:
+        flagset.entry = f"{shlex.quote(python or 'python3')} -m sglang.launch_server"
+    return flagset, list(findings)
+
+
+def _sglang_form_command(launch: Any) -> str:
+    from mtptui.sglang.flags import render_command
+
+    return render_command(launch, multiline=True)
+
+
+def _sglang_profile_fields(launch: Any) -> dict[str, Any]:
+    return dict(launch.to_profile_fields())
+
+
+def _vllm_form() -> FlagForm:
+    from mtptui.engines.vllm.flags import form
+
+    return FlagForm(VLLM.label, "--model", form.FIELDS, form.choices, form.resolve, form.pairs, form.lint,
+                    form.command, form.profile_fields)
+
+
+FORMS: dict[str, Callable[[], FlagForm]] = {
+    "sglang": lambda: FlagForm(SGLANG.label, "--model-path", SGLANG_FIELDS, _sglang_choices, _sglang_resolve,
+                               _sglang_pairs, _sglang_form_lint, _sglang_form_command, _sglang_profile_fields),
+    "vllm": _vllm_form,
+}
+assert tuple(FORMS) == NAMES, "every engine of the registry has a flags form"
+
+
+def flag_form(name: str | None) -> FlagForm:
+    """The flags form's view of the engine called ``name`` (None: the default, SGLang)."""
+    return FORMS[engine(name).name]()

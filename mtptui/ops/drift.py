@@ -22,7 +22,8 @@ SHORT_NAMES = SGLANG_SHORT  # the default engine's
 
 @dataclass(frozen=True)
 class DriftItem:
-    """One difference: short name, the running value, the known-good value (as SGLang resolves them)."""
+    """One difference: short name, the running value, the known-good value (as the host's engine resolves
+    them)."""
 
     name: str
     running: str

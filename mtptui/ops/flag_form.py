@@ -1,22 +1,23 @@
-"""The launch-flags form's model, without Textual: which flags get a field, and form values <-> profile.
+"""The launch-flags form's model, without Textual: which flags get a field, and form values <-> profile, in the
+flag model of the host's engine (mtptui.engines.registry.flag_form; ``engine`` None is SGLang's).
 
-    values = form_from_flagset(FlagSet.from_profile(profile, version))
-    flagset, findings = lint_form(values, version)      # what SGLang would say, as you type
-    profile = form_profile(values, version, note="...")  # a LaunchProfile to save
+    values = form_from_flagset(launch, engine)                # a launch of the engine (FlagSet, VllmFlagSet)
+    flagset, findings = lint_form(values, version, engine)    # what the engine's lint says, as you type
+    profile = form_profile(values, version, note="...", engine=engine)  # a LaunchProfile to save
 
-Named fields hold the mission's flags; any other flag is a free row (name, value) resolved through SGLang's
-own parser (aliases, unique prefixes), so a typo is a finding, not a silent drop.
+Named fields hold the mission's flags; any other flag is a free row (name, value) resolved through the engine's
+own option matching (aliases, unique prefixes), so a typo is a finding, not a silent drop.
 """
 
 from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
+from typing import Any
 
 from mtptui.config.models import ENV_NAME, LaunchProfile
-from mtptui.sglang.flags import Finding, FlagSet, lint_argv, load_table
-from mtptui.sglang.flags.command import value_text
-from mtptui.sglang.flags.resolve import match_option
+from mtptui.engines.registry import flag_form
+from mtptui.sglang.flags import Finding
 
 
 @dataclass(frozen=True)
@@ -28,20 +29,12 @@ class FormField:
     choice: bool = False
 
 
-FIELDS: tuple[FormField, ...] = (
-    FormField("--speculative-algorithm", "speculative algorithm", choice=True),
-    FormField("--speculative-num-steps", "steps"),
-    FormField("--speculative-num-draft-tokens", "draft tokens"),
-    FormField("--speculative-eagle-topk", "top-k"),
-    FormField("--mem-fraction-static", "memory fraction"),
-    FormField("--context-length", "context length"),
-    FormField("--max-running-requests", "max running requests"),
-    FormField("--mamba-full-memory-ratio", "mamba full memory ratio"),
-    FormField("--mamba-scheduler-strategy", "mamba scheduler strategy", choice=True),
-    FormField("--reasoning-parser", "reasoning parser", choice=True),
-    FormField("--tool-call-parser", "tool-call parser", choice=True),
-    FormField("--tp-size", "TP size"),
-)
+def fields(engine: str | None = None) -> tuple[FormField, ...]:
+    """The named fields of the engine's form."""
+    return tuple(FormField(flag, label, choice) for flag, label, choice in flag_form(engine).fields)
+
+
+FIELDS: tuple[FormField, ...] = fields()  # SGLang's
 
 
 @dataclass
@@ -55,39 +48,31 @@ class FormValues:
     env: list[tuple[str, str]] = field(default_factory=list)
 
 
-def choices(flag: str, version: str) -> tuple[str, ...]:
-    """The values a choice field offers: the flag table's choices, or the speculative algorithms."""
-    table = load_table(version)
-    spec = table.get(flag)
-    if flag == "--speculative-algorithm":
-        return tuple(table.spec_builtins)
-    return tuple(str(c) for c in spec.choices) if spec is not None and spec.choices else ()
+def choices(flag: str, version: str, engine: str | None = None) -> tuple[str, ...]:
+    """The values a choice field offers (the engine's flag table's choices; SGLang's speculative algorithms)."""
+    return flag_form(engine).choices(flag, version)
 
 
-def canonical(flag: str, version: str) -> str:
-    spec = load_table(version).get(flag)
-    return spec.name if spec is not None else flag
-
-
-def form_from_flagset(fs: FlagSet) -> FormValues:
-    """The form's values for a flag set: named fields filled, every other flag as a free row."""
-    named = {canonical(f.flag, fs.version): f.flag for f in FIELDS}
-    values = FormValues(model_path=fs.model_path or "", python=fs.python or "python3")
-    for name, value in fs.flags.items():
-        text = "" if value is True else " ".join(map(value_text, value)) if isinstance(value, list) else \
-            value_text(value)
+def form_from_flagset(launch: Any, engine: str | None = None) -> FormValues:
+    """The form's values for a launch: named fields filled, every other flag as a free row."""
+    model = flag_form(engine)
+    named = {model.resolve(f.flag, launch.version) or f.flag: f.flag for f in fields(engine)}  # a field may be
+    # an alias (SGLang's --tp-size): the launch holds the canonical name
+    values = FormValues(model_path=launch.model_path or "", python=launch.python or "python3")
+    for name, text in model.pairs(launch):
         if name in named:
             values.fields[named[name]] = text
         else:
             values.extra.append((name, text))
-    values.env = sorted(fs.env.items())
+    values.env = sorted(launch.env.items())
     return values
 
 
-def form_argv(values: FormValues) -> list[str]:
-    """SGLang's arguments for the form (model path first, named fields, then the free rows as typed)."""
-    argv = ["--model-path", values.model_path] if values.model_path.strip() else []
-    for form_field in FIELDS:
+def form_argv(values: FormValues, engine: str | None = None) -> list[str]:
+    """The engine's arguments for the form (model first, named fields, then the free rows as typed)."""
+    model = flag_form(engine).model_flag
+    argv = [model, values.model_path] if values.model_path.strip() else []
+    for form_field in fields(engine):
         text = values.fields.get(form_field.flag, "").strip()
         if text:
             argv += [form_field.flag, text]
@@ -109,28 +94,27 @@ def env_findings(values: FormValues) -> list[Finding]:
                     "use letters, digits and _, not starting with a digit") for key in bad]
 
 
-def lint_form(values: FormValues, version: str) -> tuple[FlagSet | None, list[Finding]]:
-    """The flag set the form gives (None when SGLang could not read it) and every finding, SGLang's order."""
-    flagset, findings = lint_argv(form_argv(values), version, env=form_env(values))
-    if flagset is not None:
-        flagset.entry = f"{shlex.quote(values.python or 'python3')} -m sglang.launch_server"
-    return flagset, env_findings(values) + findings
+def lint_form(values: FormValues, version: str, engine: str | None = None) -> tuple[Any | None, list[Finding]]:
+    """The launch the form gives (None when the engine could not read it) and every finding, the lint's order."""
+    launch, findings = flag_form(engine).lint(form_argv(values, engine), form_env(values),
+                                              values.python or "python3", version)
+    return launch, env_findings(values) + findings
 
 
-def resolve_row(name: str, version: str) -> str | None:
+def resolve_row(name: str, version: str, engine: str | None = None) -> str | None:
     """The canonical flag a free row's name stands for (alias or unique prefix), or None."""
     name = name.strip()
     if not name:
         return None
-    spec = match_option(name if name.startswith("-") else "--" + name, load_table(version)).spec
-    return spec.name if spec is not None else None
+    return flag_form(engine).resolve(name if name.startswith("-") else "--" + name, version)
 
 
-def form_profile(values: FormValues, version: str, note: str = "") -> LaunchProfile:
-    """A LaunchProfile of the form; a ValueError when the form cannot be read as SGLang arguments."""
-    flagset, _ = lint_form(values, version)
-    if flagset is None:
-        raise ValueError("the flags cannot be read as SGLang arguments")
-    fields = flagset.to_profile_fields()
-    fields["python"] = values.python or "python3"
-    return LaunchProfile(note=note, **fields)
+def form_profile(values: FormValues, version: str, note: str = "", engine: str | None = None) -> LaunchProfile:
+    """A LaunchProfile of the form; a ValueError when the form cannot be read as the engine's arguments."""
+    model = flag_form(engine)
+    launch, _ = lint_form(values, version, engine)
+    if launch is None:
+        raise ValueError(f"the flags cannot be read as {model.label} arguments")
+    profile_fields = model.profile_fields(launch)
+    profile_fields["python"] = values.python or "python3"
+    return LaunchProfile(note=note, **profile_fields)

@@ -18,6 +18,7 @@ import json
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from mtptui.engines.registry import engine
 from mtptui.remote.errors import RemoteError
 from mtptui.remote.gpu_facts import GpuFacts, query_gpu_facts
 from mtptui.remote.shell import Command
@@ -67,19 +68,20 @@ def _answer(result: Completed) -> dict[str, Any] | None:
     return None
 
 
-def why_not(result: Completed, python: str, host: str) -> str | None:
-    """Why ``result`` is no verdict of SGLang's (one sentence), or None when it is one."""
+def why_not(result: Completed, python: str, host: str, label: str = "SGLang") -> str | None:
+    """Why ``result`` is no verdict of the engine's (``label``, its display name; one sentence), or None when it
+    is one."""
     answer = _answer(result)
     if result.exit_status == 124:
-        return f"SGLang's check did not finish within {HOST_TIMEOUT_S} s on {host}"
+        return f"{label}'s check did not finish within {HOST_TIMEOUT_S} s on {host}"
     if result.exit_status in (126, 127):
         return f"{python} was not found on {host} (set python in the profile to the server's interpreter)"
     if answer is not None and answer.get("stage") == "import":
-        return f"{python} on {host} cannot import SGLang ({answer.get('sglang_message')})"
+        return f"{python} on {host} cannot import {label} ({answer.get('sglang_message')})"
     if answer is None:
         lines = [line.strip() for line in result.err.splitlines() if line.strip()]
         detail = lines[-1] if lines else f"exit status {result.exit_status}"
-        return f"SGLang's check on {host} gave no verdict ({detail})"
+        return f"{label}'s check on {host} gave no verdict ({detail})"
     return None
 
 
@@ -93,16 +95,18 @@ async def lint_on_host(session: HostSession, argv: list[str], env: dict[str, str
                        model_arch: str | None = None) -> LintVerdict:
     """SGLang's verdict on the launch from the host's own SGLang, or the offline one with the reason."""
     host = session.host
+    label = engine(host.engine).label
     offline = offline_verdict(argv, env, offline_version(host.sglang_version), model_arch, host=host.name)
     if python is None:
-        return _fallback(offline, "the launch does not run SGLang through a python interpreter mtptui can ask", host)
+        return _fallback(offline, f"the launch does not run {label} through a python interpreter mtptui can ask",
+                         host)
     try:
         facts = await query_gpu_facts(session.transport, env.get("CUDA_VISIBLE_DEVICES")) or _host_facts(offline, host)
         keep = session.manager.inherits_login_environment
         result = await session.transport.run(runner_command(python, argv, env, facts, keep), HOST_TIMEOUT_S + 15)
     except RemoteError as exc:
         return _fallback(offline, f"the check could not run on {host.name}: {exc}", host)
-    reason = why_not(result, python, host.name)
+    reason = why_not(result, python, host.name, label)
     if reason is not None:
         return _fallback(offline, reason, host)
     answer = _answer(result)
@@ -111,10 +115,10 @@ async def lint_on_host(session: HostSession, argv: list[str], env: dict[str, str
 
 
 def _fallback(offline: LintVerdict, reason: str, host: HostConfig) -> LintVerdict:
-    """The offline verdict, saying why the host's SGLang did not judge (and which table did)."""
+    """The offline verdict, saying why the host's engine did not judge (and which table did)."""
     table = offline.source.sglang_version
     offline.source = LintSource("offline", table, host.name, reason)
     if table != host.sglang_version:
-        offline.notes.append(f"mtptui has no offline table for SGLang {host.sglang_version} (the host file's "
-                             f"sglang_version): the newest one, {table}, judged")
+        offline.notes.append(f"mtptui has no offline table for {engine(host.engine).label} {host.sglang_version} "
+                             f"(the host file's sglang_version): the newest one, {table}, judged")
     return offline

@@ -41,7 +41,7 @@ def side_title(label: str) -> str:
 
 
 def diff_rows(diff: Diff) -> list[tuple[str, tuple[str, ...]]]:
-    """(name, value per side) of every differing flag and env var, as SGLang resolves them (visible text)."""
+    """(name, value per side) of every differing flag and env var, as the host's engine resolves them (visible text)."""
     rows = [(visible(row.flag), tuple(visible(shown_cell(written, resolved)) for written, resolved in
                                       zip(row.values, row.resolved))) for row in diff.rows]
     rows += [(f"env {visible(env.var)}", tuple(visible(value) if value is not None else "unset"
@@ -50,7 +50,8 @@ def diff_rows(diff: Diff) -> list[tuple[str, tuple[str, ...]]]:
 
 
 def diff_table(diff: Diff) -> Table:
-    """Differing flags and env vars, one column per side, values as SGLang resolves them (plain text: no markup)."""
+    """Differing flags and env vars, one column per side, values as the host's engine resolves them (plain text:
+    no markup)."""
     table = Table(box=None, padding=(0, 2), header_style="bold")
     table.add_column("flag", style="bold", no_wrap=True)
     for label in diff.sides:
@@ -132,7 +133,8 @@ def engine_label(plan: RestartPlan) -> str:
 
 
 def lint_parts(plan: RestartPlan) -> list[RenderableType]:
-    """The lint and who judged it: SGLang on the host, or the offline table and why."""
+    """The lint and who judged it: the host's engine (SGLang on the host, vLLM's flag model), or the offline table
+    and why."""
     source = plan.judged_by
     heading = Text.assemble(("\nLint", "bold underline"), (f" by {visible(source.phrase)}", "bold"))
     parts: list[RenderableType] = [heading]

@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
+from mtptui.engines.registry import launches
 from mtptui.ops.tune.arms import Arm, seconds_between
 from mtptui.ops.tune.plan import TunePlan
 from mtptui.ops.tune.verdict import Verdict
@@ -76,7 +77,8 @@ class TuneRun:
         plan, best = self.plan, self.verdict.best if self.verdict else None
         return {
             "host": plan.host.name, "engine": plan.host.engine, "base_profile": plan.base,
-            "sglang_version": plan.host.sglang_version,
+            "engine_version": launches(plan.host.engine).version(plan.host),
+            "sglang_version": plan.host.sglang_version,  # before "engine_version"; tests/test_lab_tune.py reads it
             "arms": [arm.to_json() for arm in plan.arms], "best": best.name if best else None, "kept": self.kept,
             "verdict": self.verdict.sentence if self.verdict else None,
             "notes": list(self.verdict.notes) if self.verdict else [],

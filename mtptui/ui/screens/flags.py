@@ -1,7 +1,8 @@
-"""The flags screen (f): a launch profile as a form, SGLang's lint inline as you type, the command previewed.
+"""The flags screen (f): a launch profile as a form, the host engine's lint inline as you type (SGLang's, or
+vLLM's flag model on a vLLM host: mtptui.engines.registry.flag_form), the command previewed.
 
 Opens on the running launch (else the known-good profile, else the one asked for). Named fields hold the
-mission's flags; env vars and any other flag are free rows, resolved through SGLang's parser. ctrl+s saves
+mission's flags; env vars and any other flag are free rows, resolved through the engine's parser. ctrl+s saves
 the form as a profile, ctrl+g as the host's known-good profile (see mtptui.ops.profile_save for where);
 saving with lint errors asks first.
 """
@@ -21,9 +22,10 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input
 
-from mtptui.ops.flag_form import FIELDS, FormField, FormValues, choices, form_from_flagset, lint_form, resolve_row
+from mtptui.engines.registry import engine as engine_of, flag_form, launches
+from mtptui.errors import UserError
+from mtptui.ops.flag_form import FormField, FormValues, choices, fields, form_from_flagset, lint_form, resolve_row
 from mtptui.secrets import is_secret_name
-from mtptui.sglang.versions import DEFAULT_VERSION
 from mtptui.text import visible
 from mtptui.ui import messages
 from mtptui.ui.restart_text import findings_text
@@ -59,25 +61,32 @@ class FlagsScreen(Screen[None]):
     def __init__(self, app: "HostApp", profile: str | None = None) -> None:
         super().__init__()
         self.context = app.context
-        self.version = self.context.host.sglang_version if self.context.host else DEFAULT_VERSION
+        host = self.context.host
+        self.engine = host.engine if host else None  # the host's engine judges: its flag model, its lint
+        self.label = flag_form(self.engine).label
+        self.fields = fields(self.engine)
+        self.version = launches(self.engine).version(host) if host else engine_of(None).default_version
         self.source, self.values = self._initial(app, profile)
         self._timer: Timer | None = None
         self.findings: list[Finding] = []
         self.opened_with: FormValues | None = None  # the form as it opened: Escape asks when it was edited
 
     def _initial(self, app: "HostApp", profile: str | None) -> tuple[str, FormValues]:
-        from mtptui.sglang.flags import FlagSet
-
         host = self.context.host
         status = app.session.host
         if profile is None and status is not None and status.launch is not None:
-            return f"the running launch ({status.launch_source})", form_from_flagset(status.launch)
+            return f"the running launch ({status.launch_source})", form_from_flagset(status.launch, self.engine)
         name = profile or (host.default_profile() if host else None)
         if name is None or host is None:  # a profile is a host's
             return "an empty form", FormValues()
-        flagset = FlagSet.from_profile(host.profile(name), self.version)
-        values = form_from_flagset(flagset)
-        values.python = host.profile(name).python
+        saved = host.profile(name)
+        try:
+            values = form_from_flagset(launches(self.engine).profile(saved, self.version), self.engine)
+        except UserError:  # the engine refuses the profile: its rows as written, and the lint says why
+            values = FormValues(model_path=saved.model_path, extra=[(f"--{key}", _text(value))
+                                                                    for key, value in saved.flags.items()],
+                                env=sorted(saved.env.items()))
+        values.python = saved.python
         return f"profile {name}", values
 
     @property
@@ -85,12 +94,12 @@ class FlagsScreen(Screen[None]):
         return self.source.removeprefix("profile ") if self.source.startswith("profile ") else "edited"
 
     def compose(self) -> ComposeResult:
-        yield Static(Text.assemble(("flags ", "bold"), visible(f"· editing {self.source} · SGLang {self.version}")),
-                     id="flags-head")
+        head = visible(f"· editing {self.source} · {self.label} {self.version}")
+        yield Static(Text.assemble(("flags ", "bold"), head), id="flags-head")
         with Horizontal(id="flags-main"):
             with VerticalScroll(id="flags-form"):
                 yield from self._row("model path", Input(self.values.model_path, id="f-model-path"))
-                for form_field in FIELDS:
+                for form_field in self.fields:
                     yield from self._row(form_field.label, self._field_widget(form_field))
                 yield Label("env vars (KEY = value) · ctrl+r adds a row", classes="flags-section")
                 for key, value in self.values.env or [("", "")]:
@@ -117,13 +126,13 @@ class FlagsScreen(Screen[None]):
     def _field_widget(self, form_field: FormField) -> Input | Select:
         value = self.values.fields.get(form_field.flag, "")
         if not form_field.choice:
-            return Input(value, id=field_id(form_field.flag), placeholder="unset (SGLang's default)",
+            return Input(value, id=field_id(form_field.flag), placeholder=f"unset ({self.label}'s default)",
                          password=is_secret_name(form_field.flag))
-        options = list(choices(form_field.flag, self.version))
+        options = list(choices(form_field.flag, self.version, self.engine))
         if value and value not in options:
             options.append(value)
         return Select([(option, option) for option in options], value=value or Select.NULL,
-                      prompt="unset (SGLang's default)", id=field_id(form_field.flag))
+                      prompt=f"unset ({self.label}'s default)", id=field_id(form_field.flag))
 
     @staticmethod
     def _pair(kind: str, name: str, value: str) -> Horizontal:
@@ -134,7 +143,7 @@ class FlagsScreen(Screen[None]):
                           classes=f"flags-pair {kind}-row")
 
     def on_mount(self) -> None:
-        self.query_one("#flags-findings").border_title = "lint (SGLang's rules)"
+        self.query_one("#flags-findings").border_title = f"lint ({self.label}'s rules)"
         self.query_one("#flags-command").border_title = "command line"
         for field_input in self.query(Input):
             field_input.select_on_focus = False  # Tab into a path puts the cursor at its end, not a selection
@@ -175,7 +184,7 @@ class FlagsScreen(Screen[None]):
     def collect(self) -> FormValues:
         """The form's current values."""
         values = FormValues(model_path=self.query_one("#f-model-path", Input).value, python=self.values.python)
-        for form_field in FIELDS:
+        for form_field in self.fields:
             widget = self.query_one(f"#{field_id(form_field.flag)}")
             value = widget.value if isinstance(widget, (Input, Select)) else None  # _field_widget made it
             values.fields[form_field.flag] = "" if value in (None, Select.NULL) else str(value)
@@ -188,25 +197,24 @@ class FlagsScreen(Screen[None]):
     def relint(self) -> None:
         self._timer = None
         values = self.collect()
-        flagset, self.findings = lint_form(values, self.version)
+        flagset, self.findings = lint_form(values, self.version, self.engine)
         self._show_rows()
-        findings = findings_text(self.findings) if self.findings else Text("no findings: SGLang would accept "
-                                                                           "these flags", "green")
+        findings = findings_text(self.findings) if self.findings else Text(f"no findings: {self.label} would "
+                                                                           "accept these flags", "green")
         self.query_one("#flags-findings", Static).update(findings)
         self.set_class(any(f.severity == "error" for f in self.findings), "-errors")
         command = Text("(cannot be rendered: see the lint)", "red")
         if flagset is not None:
             from mtptui.secrets import mask_flagset
-            from mtptui.sglang.flags import render_command
 
-            command = Text(visible(render_command(mask_flagset(flagset), multiline=True)), "cyan")
+            command = Text(visible(flag_form(self.engine).command(mask_flagset(flagset))), "cyan")
         self.query_one("#flags-command", Static).update(command)
 
     def _show_rows(self) -> None:
         for row in self.query(".extra-row"):
             name = row.query_one(".pair-name", Input).value
-            canonical = resolve_row(name, self.version) if name.strip() else None
-            text = "" if not name.strip() else f"→ {canonical}" if canonical else "✗ not an SGLang option"
+            canonical = resolve_row(name, self.version, self.engine) if name.strip() else None
+            text = "" if not name.strip() else f"→ {canonical}" if canonical else f"✗ {self.label} has no such option"
             row.query_one(".flags-resolved", Label).update(Text(text, "green" if canonical else "red"))
 
     def action_add_row(self, kind: str) -> None:
@@ -245,7 +253,8 @@ class FlagsScreen(Screen[None]):
             self.notify("Not saved: this dashboard has no host file to save a profile in.", severity="error")
             return
         try:
-            profile = form_profile(self.collect(), self.version, note=f"saved from the flags form ({self.source})")
+            profile = form_profile(self.collect(), self.version, note=f"saved from the flags form ({self.source})",
+                                   engine=self.engine)
         except ValueError as exc:
             self.notify(f"Not saved: {exc}.", severity="error")
             return
@@ -265,3 +274,11 @@ def _hide_if_secret(name_input: Input) -> None:
     if parent is not None:
         for value_input in parent.query(".pair-value").results(Input):
             value_input.password = is_secret_name(name_input.value)
+
+
+def _text(value: object) -> str:
+    """A profile's flag value as a row's text: a list as its words, true as no value."""
+    if value is True:
+        return ""
+    return " ".join(map(str, value)) if isinstance(value, list) else str(value).lower() if isinstance(value, bool) \
+        else str(value)

@@ -58,18 +58,19 @@ class BenchCompare(RenderPane):
         if outcome.steps is not None:
             parts.append(Text.assemble(("step cost: ", "bold"), (visible(outcome.steps.sentence()),
                                                                   "bold red" if outcome.steps.slower else "")))
-        parts += self._flags(best.flag_diff)
+        baseline = best.baseline["fingerprint"] if best.baseline else {}
+        parts += self._flags(best.flag_diff, baseline.get("engine"))
         if not details:
             parts.append(Text("i: the statistics behind the verdict", style="dim"))
         self.set(Group(*parts))
 
     @staticmethod
-    def _flags(rows: list[tuple[str, Any, Any]]) -> list[Text]:
+    def _flags(rows: list[tuple[str, Any, Any]], engine: str | None) -> list[Text]:
         if not rows:
             return []
         lines = [Text("launch flags now / at the baseline:", style="bold")]
         for name, now, before in rows[:MAX_FLAGS]:
-            lines.append(Text(visible(f"  {flag_name(name)}: {flag_value(now)} / {flag_value(before)}")))
+            lines.append(Text(visible(f"  {flag_name(name, engine)}: {flag_value(now)} / {flag_value(before)}")))
         if len(rows) > MAX_FLAGS:
             lines.append(Text(f"  … and {len(rows) - MAX_FLAGS} more", style="dim"))
         return lines
