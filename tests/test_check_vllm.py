@@ -19,14 +19,14 @@ from mtptui.ops.checks import Context
 from mtptui.ops.checks.launch import read_launch
 from mtptui.ops.checks.server import flag_problem
 from mtptui.ops.connect import open_session
-from tests.vllm_demo import running_vllm_demo
+from tests.demo_server import running_demo
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 
 
 @pytest.fixture
 def vllm_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    with running_vllm_demo(tmp_path, monkeypatch) as run:
+    with running_demo(tmp_path, monkeypatch, "vllm") as run:
         yield run
 
 

@@ -4,40 +4,22 @@ sides from it, so a second way of reading them cannot come back unnoticed."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
-import httpx
 import pytest
 
 from mtptui.demo.run import DemoRun
 from mtptui.ops import diff_sides
 from mtptui.ops.connect import open_session
 from mtptui.ops.diff_live import live_diff
+from tests.demo_server import running_demo
 from tests.ui_fixtures.support import make_app, settle, wait_until
 
 
 @pytest.fixture
 def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    run = DemoRun.prepare(tmp_path, speed=200)
-    for name, value in run.server_environment().items():
-        monkeypatch.setenv(name, value)
-    run.start()
-    asyncio.run(_ready(run.api_url))
-    yield run
-    run.stop()
-
-
-async def _ready(url: str) -> None:
-    async with httpx.AsyncClient() as client:
-        for _ in range(600):
-            try:
-                if (await client.get(f"{url}/health")).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            await asyncio.sleep(0.1)
-    raise AssertionError(f"the demo's server at {url} never answered /health")
+    with running_demo(tmp_path, monkeypatch) as run:
+        yield run
 
 
 async def test_the_cli_and_the_screen_get_their_sides_from_one_gathering(demo: DemoRun,

@@ -22,7 +22,7 @@ from mtptui.ops.connect import open_session
 from mtptui.ops.diff_live import live_diff
 from mtptui.ops.restart import plan_restart
 from mtptui.ops.restart_run import Restarter
-from tests.vllm_demo import running_vllm_demo, wait_healthy
+from tests.demo_server import running_demo, wait_healthy
 
 SPEC = "--speculative-config"
 
@@ -30,7 +30,7 @@ SPEC = "--speculative-config"
 @pytest.fixture
 def vllm_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     # VLLM_LOGGING_LEVEL: an engine variable the redeploy ran with, set nowhere else
-    with running_vllm_demo(tmp_path, monkeypatch, VLLM_LOGGING_LEVEL="INFO") as run:
+    with running_demo(tmp_path, monkeypatch, "vllm", VLLM_LOGGING_LEVEL="INFO") as run:
         yield run
 
 

@@ -1,4 +1,5 @@
-"""The simulated vLLM of `mtptui demo --engine vllm`, started for a test module's host (process manager, local)."""
+"""A demo run's simulated server (SGLang, or vLLM as `mtptui demo --engine vllm`), started for a test: a local,
+process-managed host."""
 
 from __future__ import annotations
 
@@ -23,13 +24,15 @@ async def wait_healthy(url: str) -> None:
             except httpx.HTTPError:
                 pass
             await asyncio.sleep(0.1)
-    raise AssertionError(f"the simulated vLLM at {url} never answered /health")
+    raise AssertionError(f"the simulated server at {url} never answered /health")
 
 
 @contextlib.contextmanager
-def running_vllm_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **env: str) -> Iterator[DemoRun]:
-    """A demo vLLM run started at a fast pace with the server's environment (and ``env``) set; stopped after."""
-    run = DemoRun.prepare(tmp_path, speed=200, engine="vllm")
+def running_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, engine: str | None = None,
+                 **env: str) -> Iterator[DemoRun]:
+    """A demo run of ``engine`` started at a fast pace with the server's environment (and ``env``) set, healthy;
+    stopped after."""
+    run = DemoRun.prepare(tmp_path, speed=200, engine=engine)
     for name, value in {**run.server_environment(), **env}.items():
         monkeypatch.setenv(name, value)
     run.start()
