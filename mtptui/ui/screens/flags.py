@@ -31,7 +31,7 @@ from mtptui.ui import messages
 from mtptui.ui.restart_text import findings_text
 from mtptui.ui.screens.confirm import ConfirmScreen
 from mtptui.ui.widgets.key_footer import KeyFooter
-from mtptui.ui.plain import PlainLabel as Label, PlainSelect as Select, PlainStatic as Static
+from mtptui.ui.plain import PlainLabel as Label, PlainSelect as Select, PlainStatic as Static, plain
 
 if TYPE_CHECKING:
     from mtptui.sglang.flags import Finding
@@ -63,7 +63,7 @@ class FlagsScreen(Screen[None]):
         self.context = app.context
         host = self.context.host
         self.engine = host.engine if host else None  # the host's engine judges: its flag model, its lint
-        self.label = flag_form(self.engine).label
+        self.engine_label = flag_form(self.engine).label
         self.fields = fields(self.engine)
         self.version = launches(self.engine).version(host) if host else engine_of(None).default_version
         self.source, self.values = self._initial(app, profile)
@@ -94,7 +94,7 @@ class FlagsScreen(Screen[None]):
         return self.source.removeprefix("profile ") if self.source.startswith("profile ") else "edited"
 
     def compose(self) -> ComposeResult:
-        head = visible(f"· editing {self.source} · {self.label} {self.version}")
+        head = visible(f"· editing {self.source} · {self.engine_label} {self.version}")
         yield Static(Text.assemble(("flags ", "bold"), head), id="flags-head")
         with Horizontal(id="flags-main"):
             with VerticalScroll(id="flags-form"):
@@ -126,13 +126,13 @@ class FlagsScreen(Screen[None]):
     def _field_widget(self, form_field: FormField) -> Input | Select:
         value = self.values.fields.get(form_field.flag, "")
         if not form_field.choice:
-            return Input(value, id=field_id(form_field.flag), placeholder=f"unset ({self.label}'s default)",
+            return Input(value, id=field_id(form_field.flag), placeholder=f"unset ({self.engine_label}'s default)",
                          password=is_secret_name(form_field.flag))
         options = list(choices(form_field.flag, self.version, self.engine))
         if value and value not in options:
             options.append(value)
         return Select([(option, option) for option in options], value=value or Select.NULL,
-                      prompt=f"unset ({self.label}'s default)", id=field_id(form_field.flag))
+                      prompt=f"unset ({self.engine_label}'s default)", id=field_id(form_field.flag))
 
     @staticmethod
     def _pair(kind: str, name: str, value: str) -> Horizontal:
@@ -143,7 +143,7 @@ class FlagsScreen(Screen[None]):
                           classes=f"flags-pair {kind}-row")
 
     def on_mount(self) -> None:
-        self.query_one("#flags-findings").border_title = f"lint ({self.label}'s rules)"
+        self.query_one("#flags-findings").border_title = plain(f"lint ({self.engine_label}'s rules)")
         self.query_one("#flags-command").border_title = "command line"
         for field_input in self.query(Input):
             field_input.select_on_focus = False  # Tab into a path puts the cursor at its end, not a selection
@@ -199,7 +199,7 @@ class FlagsScreen(Screen[None]):
         values = self.collect()
         flagset, self.findings = lint_form(values, self.version, self.engine)
         self._show_rows()
-        findings = findings_text(self.findings) if self.findings else Text(f"no findings: {self.label} would "
+        findings = findings_text(self.findings) if self.findings else Text(f"no findings: {self.engine_label} would "
                                                                            "accept these flags", "green")
         self.query_one("#flags-findings", Static).update(findings)
         self.set_class(any(f.severity == "error" for f in self.findings), "-errors")
@@ -214,7 +214,8 @@ class FlagsScreen(Screen[None]):
         for row in self.query(".extra-row"):
             name = row.query_one(".pair-name", Input).value
             canonical = resolve_row(name, self.version, self.engine) if name.strip() else None
-            text = "" if not name.strip() else f"→ {canonical}" if canonical else f"✗ {self.label} has no such option"
+            missing = f"✗ {self.engine_label} has no such option"
+            text = "" if not name.strip() else f"→ {canonical}" if canonical else missing
             row.query_one(".flags-resolved", Label).update(Text(text, "green" if canonical else "red"))
 
     def action_add_row(self, kind: str) -> None:
