@@ -207,6 +207,16 @@ async def test_the_dashboard_follows_the_units_journal_through_the_real_startup(
         assert row in text, row
 
 
+def health_within(real: "RealVllm", seconds: float) -> int:
+    """/health's status, asked again until it is 200 or ``seconds`` have passed (0: no answer)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        status = real.lab.api(api.HEALTH)[0]
+        if status == 200 or time.monotonic() > deadline:
+            return status
+        time.sleep(1)
+
+
 async def test_a_restart_to_four_draft_tokens_comes_back_ready(real_vllm: RealVllm) -> None:
     old = real_vllm.main_pid()
     async with open_session(real_vllm.host.config) as session:
@@ -216,7 +226,7 @@ async def test_a_restart_to_four_draft_tokens_comes_back_ready(real_vllm: RealVl
     assert result.end is not None and result.end.unit == "new" and result.end.launch == "new"
     pid = real_vllm.main_pid()
     assert pid != old and result.end.pid == pid and real_vllm.running_tokens() == 4
-    assert real_vllm.lab.api(api.HEALTH)[0] == 200
+    assert health_within(real_vllm, 30) == 200  # once: a slow answer on a loaded machine is not a failure
     async with open_session(real_vllm.host.config, readonly=True) as session:  # the new server's own word
         after = await live_diff(session, "ngram4")
     assert after.running is not None
