@@ -24,6 +24,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.ssh, pytest.mark.needs(None if TMUX e
 
 
 
+PAINTED = re.compile(r"output tok/s\s+[\d.]+\s")  # the results pane has the run's figure
+
+
 @pytest.fixture
 def lab_terminal() -> Iterator[Terminal]:
     with own_terminal("mtptui-lab") as term:
@@ -87,7 +90,8 @@ def test_the_story_over_ssh_with_systemd(lab_systemd, lab_terminal) -> None:
     assert "http://127.0.0.1:30000 via SSH" in term.screen()
     term.keys("s")
     screen = term.wait_for("the bad state's bench",
-                           lambda s: finished(s) and "the first run of this workload" in s, BENCH_S)
+                           lambda s: finished(s) and "the first run of this workload" in s
+                           and PAINTED.search(s), BENCH_S)
     before = output_tok_s(screen)
     assert 28 < before < 42 and re.search(r"accept length\s+1\.[5-9]\d", screen), screen
 
@@ -103,7 +107,8 @@ def test_the_story_over_ssh_with_systemd(lab_systemd, lab_terminal) -> None:
     term.keys("b")
     term.wait_for("the bench screen with the first run", lambda s: "workload" in s and "Go again" in s, 15)
     term.keys("g")
-    screen = term.wait_for("the verdict", lambda s: VERDICT.search(" ".join(s.split())) and finished(s), BENCH_S)
+    screen = term.wait_for("the verdict", lambda s: VERDICT.search(" ".join(s.split())) and finished(s)
+                           and PAINTED.search(s), BENCH_S)
     flat = " ".join(screen.split())
     verdict = VERDICT.search(flat)
     assert verdict and 45 < output_tok_s(screen) < 65 and verdict[4] == "faster", screen
