@@ -22,7 +22,10 @@ from collections import deque
 from mtptui.sim.decode import DecodeModel, prefill_seconds
 from mtptui.sim.request import Request
 
-CATCH_UP_S = 0.25  # a deadline further behind than this restarts from now (after a stall)
+# A step late by less than this is caught up (late steps run back to back until on time): the simulated GPU keeps
+# its pace while this machine's CPU is busy elsewhere. A deadline further behind restarts from now (the server
+# was really away: catching up more would be a burst).
+CATCH_UP_S = 1.0
 TRUTH_KEPT = 2000
 IDLE_WAKE_S = 30.0  # an idle scheduler wakes this often (a personality may publish its idle gauges then)
 
