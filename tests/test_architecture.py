@@ -145,10 +145,10 @@ MANAGER_CLASSES = {"SystemdManager", "ProcessManager"}  # the hand-back's own ma
 SERVER_CLASSES = {"SystemdServer", "ProcessServer"}
 READS_THE_HOST_FILE = {
     "ops.diff_sides:local_reference_side",  # a hand-started server's unit_file, read on this machine
-    "ops.restart_handback:replaced_unit",  # the host file names the unit its hand-started server replaced
-    "ops.restart_handback:offers_handback",
-    "ops.restart_handback:handback_session",
-    "ops.restart_handback:host_file_advice",
+    "ops.restart.handback:replaced_unit",  # the host file names the unit its hand-started server replaced
+    "ops.restart.handback:offers_handback",
+    "ops.restart.handback:handback_session",
+    "ops.restart.handback:host_file_advice",
 }
 
 
@@ -195,7 +195,7 @@ def test_the_manager_switch_check_catches_the_switches_issue_23_removed(tmp_path
                                 "        return 1\n"
                                 "def _unit_server(ctx):\n"
                                 "    assert isinstance(ctx.host.server, (SystemdServer, ProcessServer))\n",
-        "ops/restart_handback.py": "def replaced_unit(host):\n    return isinstance(host.server, ProcessServer)\n"
+        "ops/restart/handback.py": "def replaced_unit(host):\n    return isinstance(host.server, ProcessServer)\n"
                                    "def handback_session(session, unit):\n"
                                    "    from pkg.remote.process import ProcessManager\n"
                                    "    import pkg.remote.systemd\n",
@@ -207,6 +207,6 @@ def test_the_manager_switch_check_catches_the_switches_issue_23_removed(tmp_path
         "ops.checks.server:3 imports pkg.remote.systemd.systemctl_command",
         "ops.checks.server:5 switches on the server's config class in check_server",
         "ops.checks.server:8 switches on the server's config class in _unit_server",
-        "ops.restart_handback:4 imports pkg.remote.process.ProcessManager",
-        "ops.restart_handback:5 imports pkg.remote.systemd",
+        "ops.restart.handback:4 imports pkg.remote.process.ProcessManager",
+        "ops.restart.handback:5 imports pkg.remote.systemd",
     ]

@@ -36,8 +36,8 @@ from mtptui.engines.vllm import api
 from mtptui.engines.vllm.metrics import VllmMetrics, parse_metrics, speculation
 from mtptui.ops.connect import open_session
 from mtptui.ops.diff_live import live_diff
-from mtptui.ops.restart import plan_restart
-from mtptui.ops.restart_run import Restarter
+from mtptui.ops.restart.plan import plan_restart
+from mtptui.ops.restart.run import Restarter
 from tests.lab import ALIAS, API_PORT, Lab, LabHost, operator_env
 from tests.sshd import NETGUARD, ROOT
 from tests.ui_fixtures.support import SIZE, wait_until

@@ -158,7 +158,7 @@ async def test_restart_in_progress(svg) -> None:
 
 
 async def test_restart_rolled_back(svg) -> None:
-    from mtptui.ops.restart_run import RestartResult
+    from mtptui.ops.restart.run import RestartResult
 
     app, _ = make_app()
     crash = events(("crashed", "crashed: ValueError: Speculative decoding for Qwen3_5ForCausalLM needs "

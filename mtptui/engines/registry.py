@@ -226,7 +226,7 @@ class Launches:
     write_unit: Callable[[Any, Any], str]  # (parsed unit, launch) -> the unit's text running the launch
     watch: Callable[[], tuple[Parser, StartupState]]  # a parser and a state for following a start
     lint: Callable[[Any], Any] | None = None  # launch -> sglang.flags.verdict.LintVerdict; None: the host's own
-    stop_facts: bool = False  # mtptui knows what the engine's stop does to requests (ops.restart_stop)
+    stop_facts: bool = False  # mtptui knows what the engine's stop does to requests (ops.restart.stop)
     resolved: ResolvedLine | None = None  # the log line in which a running server says what it resolved
     process: str = ""  # an extended regex a server's command line (words joined by spaces) matches
     env_prefixes: tuple[str, ...] = ()  # the engine's own environment variables (beside CUDA_, NCCL_, HF_, ...)
