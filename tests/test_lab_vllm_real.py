@@ -181,7 +181,7 @@ def test_the_bench_through_ssh_reports_the_servers_own_accept_length(real_vllm: 
 
 
 async def test_the_dashboard_follows_the_units_journal_through_the_real_startup(real_vllm: RealVllm) -> None:
-    from mtptui.ops.feed_host import feed_for_host
+    from mtptui.ops.feed.host import feed_for_host
     from mtptui.ui.app import AppContext, MtpApp
     from tests.test_ui_vllm import panes
 

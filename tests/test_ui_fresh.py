@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from mtptui.ops.feed import GpuReading, GpuStat
+from mtptui.ops.feed.items import GpuReading, GpuStat
 from mtptui.sglang.logparse import Event
 from mtptui.sglang.state.serving import ServingStats
 from mtptui.ui import messages
