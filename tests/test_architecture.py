@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.archcheck import circles, import_graph, layer_violations
+from tests.archcheck import circles, folder_graph, import_graph, layer_violations
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "mtptui"
@@ -93,6 +93,31 @@ def test_the_checker_catches_a_circle_through_a_function_level_or_type_only_impo
         "c.py": "import pkg.model\n",
     })
     assert circles(import_graph(root)) == [["pkg.a", "pkg.b"], ["pkg.model", "pkg.text"]]
+
+
+def test_the_knowledge_layers_rooms_point_one_way():
+    """sglang/'s folders (flags, unit, logparse, state, ...) form no circle: the unit reader builds on the flags,
+    never the other way round (the diff's file loader, which read units and host files, lives in ops/)."""
+    assert circles(folder_graph(PACKAGE, "mtptui.sglang")) == []
+
+
+def test_the_folder_check_catches_two_rooms_leaning_on_each_other(tmp_path):
+    root = _plant(tmp_path, {
+        "__init__.py": "",
+        "sglang/__init__.py": "from pkg.sglang.flags import parse\n",
+        "sglang/flags/__init__.py": "",
+        "sglang/flags/parse.py": "from pkg.sglang import versions\n",
+        "sglang/flags/sources.py": "def load():\n    from pkg.sglang.unit import read\n"
+                                   "    from pkg.config.loader import find_host\n",
+        "sglang/unit/__init__.py": "",
+        "sglang/unit/read.py": "from pkg.sglang.flags import parse\n",
+        "sglang/versions.py": "",
+        "config/__init__.py": "",
+        "config/loader.py": "",
+    })
+    assert circles(folder_graph(root, "pkg.sglang")) == [["pkg.sglang.flags", "pkg.sglang.unit"]]
+    assert any(line.startswith("pkg.sglang.flags.sources:3 imports pkg.config.loader")
+               for line in layer_violations(root))
 
 
 def _tool(name: str) -> str:
