@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from mtptui.ops.progress import RestartEvent
     from mtptui.ops.restart.plan import RestartPlan
     from mtptui.ops.restart.result import RestartResult
-    from mtptui.sglang.flags import Diff, Finding
+    from mtptui.sglang.flags import Diff
+    from mtptui.sglang.lint import Finding
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 STEPS = (("stopping", "stopping"), ("starting", "starting"), ("loading", "loading"),
