@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mtptui.errors import UserError  # noqa: E402
 from mtptui.ops.connect import open_session  # noqa: E402
-from mtptui.ops.restart import plan_restart  # noqa: E402
-from mtptui.ops.restart_run import Restarter  # noqa: E402
+from mtptui.ops.restart.plan import plan_restart  # noqa: E402
+from mtptui.ops.restart.run import Restarter  # noqa: E402
 from tests.lab import Lab, lab_host_file, lab_missing, start_server  # noqa: E402
 
 

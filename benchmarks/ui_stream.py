@@ -63,7 +63,7 @@ class SyntheticFeed:
         self._closed = asyncio.Event()
 
     async def items(self):
-        from mtptui.ops.feed import Connection, HostStatus, LogChunk
+        from mtptui.ops.feed.items import Connection, HostStatus, LogChunk
 
         yield Connection("connected")
         yield HostStatus("bench", service="synthetic", service_state="running", version="0.5.12.post1")

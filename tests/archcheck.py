@@ -123,6 +123,8 @@ def layer_rules(pkg: str) -> list[Rule]:
              (f"{pkg}.ui",), (f"{pkg}.engines.vllm",)),
         Rule("the demo is a host like any other: only cli/ starts it", (pkg,),
              (f"{pkg}.demo",), (f"{pkg}.cli", f"{pkg}.demo")),
+        Rule("the engine knowledge reads no file and no host config (bytes and argv in, a FlagSet out)",
+             (f"{pkg}.sglang", f"{pkg}.engines"), (f"{pkg}.config.loader", f"{pkg}.config.files")),
     ]
 
 
@@ -191,3 +193,24 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
                 if len(component) > 1:
                     found.append(sorted(component))
     return sorted(found)
+
+
+def folder_graph(root: Path, under: str) -> dict[str, set[str]]:
+    """Folder -> the folders it imports, for the folders below the dotted package ``under`` (e.g. ``pkg.sglang``).
+
+    A module counts for the folder it sits in; an import between a folder and one of its own sub-folders is not an
+    edge (a package's ``__init__`` names its modules), so a circle here is two sibling rooms that lean on each other.
+    """
+    modules = package_modules(root)
+
+    def folder(module: str) -> str:
+        return ".".join(modules[module].relative_to(root.parent).parent.parts)
+
+    graph: dict[str, set[str]] = {folder(m): set() for m in modules if _within(folder(m), under) and folder(m) != under}
+    for imp in imports_of(root):
+        if imp.importer not in modules or imp.imported not in modules:
+            continue
+        a, b = folder(imp.importer), folder(imp.imported)
+        if a in graph and b in graph and not _within(a, b) and not _within(b, a):
+            graph[a].add(b)
+    return graph

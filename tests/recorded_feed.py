@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import AsyncIterator, Iterable
 
-from mtptui.ops.feed import Connection, FeedItem, HostStatus, LogChunk
+from mtptui.ops.feed.items import Connection, FeedItem, HostStatus, LogChunk
 
 
 class RecordedFeed:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.archcheck import circles, import_graph, layer_violations
+from tests.archcheck import circles, folder_graph, import_graph, layer_violations
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "mtptui"
@@ -95,6 +95,31 @@ def test_the_checker_catches_a_circle_through_a_function_level_or_type_only_impo
     assert circles(import_graph(root)) == [["pkg.a", "pkg.b"], ["pkg.model", "pkg.text"]]
 
 
+def test_the_knowledge_layers_rooms_point_one_way():
+    """sglang/'s folders (flags, unit, logparse, state, ...) form no circle: the unit reader builds on the flags,
+    never the other way round (the diff's file loader, which read units and host files, lives in ops/)."""
+    assert circles(folder_graph(PACKAGE, "mtptui.sglang")) == []
+
+
+def test_the_folder_check_catches_two_rooms_leaning_on_each_other(tmp_path):
+    root = _plant(tmp_path, {
+        "__init__.py": "",
+        "sglang/__init__.py": "from pkg.sglang.flags import parse\n",
+        "sglang/flags/__init__.py": "",
+        "sglang/flags/parse.py": "from pkg.sglang import versions\n",
+        "sglang/flags/sources.py": "def load():\n    from pkg.sglang.unit import read\n"
+                                   "    from pkg.config.loader import find_host\n",
+        "sglang/unit/__init__.py": "",
+        "sglang/unit/read.py": "from pkg.sglang.flags import parse\n",
+        "sglang/versions.py": "",
+        "config/__init__.py": "",
+        "config/loader.py": "",
+    })
+    assert circles(folder_graph(root, "pkg.sglang")) == [["pkg.sglang.flags", "pkg.sglang.unit"]]
+    assert any(line.startswith("pkg.sglang.flags.sources:3 imports pkg.config.loader")
+               for line in layer_violations(root))
+
+
 def _tool(name: str) -> str:
     found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
     if found is None:
@@ -145,10 +170,10 @@ MANAGER_CLASSES = {"SystemdManager", "ProcessManager"}  # the hand-back's own ma
 SERVER_CLASSES = {"SystemdServer", "ProcessServer"}
 READS_THE_HOST_FILE = {
     "ops.diff_sides:local_reference_side",  # a hand-started server's unit_file, read on this machine
-    "ops.restart_handback:replaced_unit",  # the host file names the unit its hand-started server replaced
-    "ops.restart_handback:offers_handback",
-    "ops.restart_handback:handback_session",
-    "ops.restart_handback:host_file_advice",
+    "ops.restart.handback:replaced_unit",  # the host file names the unit its hand-started server replaced
+    "ops.restart.handback:offers_handback",
+    "ops.restart.handback:handback_session",
+    "ops.restart.handback:host_file_advice",
 }
 
 
@@ -195,7 +220,7 @@ def test_the_manager_switch_check_catches_the_switches_issue_23_removed(tmp_path
                                 "        return 1\n"
                                 "def _unit_server(ctx):\n"
                                 "    assert isinstance(ctx.host.server, (SystemdServer, ProcessServer))\n",
-        "ops/restart_handback.py": "def replaced_unit(host):\n    return isinstance(host.server, ProcessServer)\n"
+        "ops/restart/handback.py": "def replaced_unit(host):\n    return isinstance(host.server, ProcessServer)\n"
                                    "def handback_session(session, unit):\n"
                                    "    from pkg.remote.process import ProcessManager\n"
                                    "    import pkg.remote.systemd\n",
@@ -207,6 +232,6 @@ def test_the_manager_switch_check_catches_the_switches_issue_23_removed(tmp_path
         "ops.checks.server:3 imports pkg.remote.systemd.systemctl_command",
         "ops.checks.server:5 switches on the server's config class in check_server",
         "ops.checks.server:8 switches on the server's config class in _unit_server",
-        "ops.restart_handback:4 imports pkg.remote.process.ProcessManager",
-        "ops.restart_handback:5 imports pkg.remote.systemd",
+        "ops.restart.handback:4 imports pkg.remote.process.ProcessManager",
+        "ops.restart.handback:5 imports pkg.remote.systemd",
     ]

@@ -12,7 +12,7 @@ from mtptui.cli.commands._restart_host import _profile_name
 from mtptui.config.loader import dump_host
 from mtptui.errors import ConfigError, UserError
 from mtptui.ops.diff_live import default_profile
-from mtptui.sglang.flags.sources import load_source
+from mtptui.ops.diff_sources import load_source
 from tests.ui_fixtures.support import demo_host, demo_status, make_app, settle, wait_until
 
 DEMO = demo_host()

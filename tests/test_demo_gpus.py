@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mtptui.demo.run import DemoRun
-from mtptui.ops.feed import GpuReading
+from mtptui.ops.feed.items import GpuReading
 
 
 async def test_the_demo_feed_reads_the_stand_in_gpus_of_its_server(tmp_path: Path,

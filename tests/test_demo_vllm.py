@@ -20,7 +20,7 @@ from mtptui.demo.run import BAD_PROFILE, DemoRun
 from mtptui.engines.registry import launcher
 from mtptui.engines.vllm.flags.command import split_command
 from mtptui.engines.vllm.logparse import parse_text
-from mtptui.ops.feed import LogChunk
+from mtptui.ops.feed.items import LogChunk
 from mtptui.sglang.unit import read_unit
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.widgets import DataTable
 
 from mtptui.sglang.flags import DiffRow, diff_flagsets, parse_command
-from mtptui.sglang.flags.explain import explain_env, explain_flag
+from mtptui.sglang.lint.explain import explain_env, explain_flag
 from mtptui.sglang.flags.impact import MEMORY, OTHER, SPECULATIVE, env_group, flag_group
 from mtptui.ui.screens.diff import DiffScreen
 from mtptui.ui.screens.flag_explain import FlagExplainScreen
@@ -91,7 +91,7 @@ async def test_enter_on_a_diff_row_explains_it_and_s_adds_the_equal_env_vars(tmp
 # Effects, not only syntax -------------------------------------------------------------------------------------
 
 def test_an_effect_line_says_what_each_value_does() -> None:
-    from mtptui.sglang.flags.effects import effect_line
+    from mtptui.sglang.lint.effects import effect_line
 
     assert effect_line("--speculative-num-steps", ("1", "3", "3"), ("running", "unit", "known-good")) == (
         "a verify accepts at most 2 tokens (running) · 4 tokens (unit, known-good)")

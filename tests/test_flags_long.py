@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mtptui.sglang.flags import FlagError, lint_argv, parse_command, parse_words
+from mtptui.sglang.flags import FlagError, parse_command, parse_words
+from mtptui.sglang.lint import lint_argv
 from mtptui.sglang.flags.argv_parts import PART_OPTIONS, parse_in_parts
 from mtptui.sglang.flags.resolve import build_parser
 

@@ -2,7 +2,7 @@
 
 SGLang runs in a venv per release built from its wheel (tests/sglang_standins/venv.py: built on first use,
 cached outside the repository), with the runner's stand-ins for its GPU dependencies
-(mtptui/sglang/flags/sglang_standins.py). Every generated launch command (tests/flags_corpus.py) must get the
+(mtptui/sglang/lint/sglang_standins.py). Every generated launch command (tests/flags_corpus.py) must get the
 same verdict from lint: accepted or not, the first exception (class and text), and the resolved speculative
 values. What cannot be known offline is counted apart (OFFLINE).
 """
@@ -65,7 +65,7 @@ def test_what_is_unknowable_offline_is_at_least_a_warning(judged) -> None:
         seen.add(prefix)
         assert lint_verdict(case, version)["accepted"], case.name  # lint cannot refuse what it cannot see
         if OFFLINE[prefix] == "warning":
-            from mtptui.sglang.flags.check import lint_argv
+            from mtptui.sglang.lint.check import lint_argv
 
             _, findings = lint_argv(list(case.argv), version, arch(case.model), env=case.env)
             assert any(f.severity == "warning" and f.flag == "--attention-backend" for f in findings), case.name
@@ -117,7 +117,8 @@ def algorithm_of(case) -> str:
 
 def derived_by_lint(case, version: str) -> set[str]:
     """Which of steps, top-k and draft tokens lint says SGLang chose itself for an accepted case."""
-    from mtptui.sglang.flags import check_launch, resolve_effective
+    from mtptui.sglang.flags import resolve_effective
+    from mtptui.sglang.lint import check_launch
 
     fs = check_launch(list(case.argv), version, model_arch=arch(case.model), env=case.env)
     return {SHORT[flag] for flag, value in resolve_effective(fs, arch(case.model)).items()

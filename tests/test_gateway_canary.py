@@ -12,7 +12,7 @@ import pytest
 from mtptui.gateway.client import Gateway
 from mtptui.gateway.drain import canary
 from mtptui.gateway.http import GatewayError
-from mtptui.ops.restart_result import RestartResult, gateway_said
+from mtptui.ops.restart.result import RestartResult, gateway_said
 from mtptui.sim.refuse import REFUSE_ENV, refusal
 from tests.gateway_lab import gateway_rig
 

@@ -74,7 +74,7 @@ def test_bench_host_cli_measures_the_lab_through_ssh(lab_process, decoy, tmp_pat
 
 
 async def test_the_dashboards_bench_screen_measures_the_lab_through_ssh(lab_systemd, decoy):
-    from mtptui.ops.feed_host import feed_for_host
+    from mtptui.ops.feed.host import feed_for_host
     from mtptui.ui.app import AppContext, MtpApp
     from mtptui.ui.screens.bench import BenchScreen
     from tests.test_ui_bench import set_field

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from mtptui.ops.connect import open_session
-from mtptui.ops.feed_host import feed_for_host
+from mtptui.ops.feed.host import feed_for_host
 from mtptui.ui.app import AppContext, MtpApp, QuitScreen
 from mtptui.ui.hostkey import HostKeyDialogs
 from mtptui.ui.screens.confirm import ConfirmScreen

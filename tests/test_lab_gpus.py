@@ -10,7 +10,7 @@ import signal
 import pytest
 
 from mtptui.ops.connect import open_session
-from mtptui.ops.feed_host import feed_for_host
+from mtptui.ops.feed.host import feed_for_host
 from mtptui.ui.app import AppContext, MtpApp
 from tests.sshd import NVIDIA_SMI
 from tests.ui_fixtures.support import SIZE, wait_until

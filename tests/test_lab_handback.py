@@ -144,7 +144,7 @@ async def test_the_restore_dialog_offers_the_hand_back_and_u_then_y_runs_it(lab_
     """R on the hand-started host: the dialog offers the hand-back (u), and yes runs it; the operator is told what
     the host file should say now."""
     from mtptui.ops.connect import open_session
-    from mtptui.ops.feed_host import feed_for_host
+    from mtptui.ops.feed.host import feed_for_host
     from mtptui.ui.app import AppContext, MtpApp
     from mtptui.ui.screens.restart_confirm import RestartConfirmScreen
     from tests.ui_fixtures.support import SIZE, wait_until

@@ -16,7 +16,7 @@ import pytest
 from mtptui.bench import history
 from mtptui.ops.connect import open_session
 from mtptui.demo.load import DemoLoad
-from mtptui.ops.feed_host import feed_for_host
+from mtptui.ops.feed.host import feed_for_host
 from mtptui.ui.app import AppContext, MtpApp
 from tests.health_support import health_of, line_of, restore_until_green, wait_until_speed_red
 from tests.lab import UNIT, LabHost, lab_host_file, operator_env, start_server

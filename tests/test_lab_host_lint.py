@@ -19,7 +19,7 @@ import tomli_w
 import tomllib
 from rich.console import Console
 
-from mtptui.sglang.flags import lint_profile
+from mtptui.sglang.lint import lint_profile
 from tests.flags_corpus import HYBRID, write_models
 from tests.lab import lab_host_file, operator_env, prepare_lab_host
 from tests.sglang_standins.venv import ensure
@@ -156,7 +156,7 @@ def test_the_check_is_read_only_leaves_nothing_behind_and_asks_nvidia_smi(host_l
 
 async def test_the_restart_dialog_and_dry_run_say_which_sglang_judged(lab, tmp_path, monkeypatch):
     from mtptui.ops.connect import open_session
-    from mtptui.ops.feed_host import feed_for_host
+    from mtptui.ops.feed.host import feed_for_host
     from mtptui.ui.app import AppContext, MtpApp
     from mtptui.ui.screens.confirm import ConfirmScreen
     from tests.ui_fixtures.support import SIZE, wait_until

@@ -82,7 +82,7 @@ def test_no_secret_and_no_raw_control_in_any_output_or_file(hostile, tmp_path, i
 
 async def test_the_dashboard_shows_the_hostile_host_escaped_and_its_secrets_masked(hostile):
     from mtptui.ops.connect import open_session
-    from mtptui.ops.feed_host import feed_for_host
+    from mtptui.ops.feed.host import feed_for_host
     from mtptui.ui.app import AppContext, MtpApp
     from mtptui.ui.screens.confirm import ConfirmScreen
     from mtptui.ui.screens.diff import DiffScreen

@@ -151,7 +151,7 @@ exec sleep infinity'
 async def test_a_journal_feed_is_read_again_from_a_time_and_says_where(units):
     """FollowerFeed.reread (the log pane's `L`): the running journalctl ends, a new one reads journald from the
     time, so the lines before it are not read again, and the feed marks where the log now starts."""
-    from mtptui.ops.feed import Connection, FollowerFeed, LogChunk, Reread
+    from mtptui.ops.feed.items import Connection, FollowerFeed, LogChunk, Reread
 
     lab = units
     install(lab, "mtptest-mark.service", MARK_UNIT)

@@ -28,7 +28,7 @@ def settled_pids(lab, expected: set[int], timeout: float = 10) -> set[int]:
 
 
 async def test_quitting_the_dashboard_ends_what_it_started_on_the_host(lab_systemd):
-    from mtptui.ops.feed_host import feed_for_host
+    from mtptui.ops.feed.host import feed_for_host
     from mtptui.ui.app import AppContext, MtpApp
 
     lab_systemd.wait_ready()

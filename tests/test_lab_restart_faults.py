@@ -22,10 +22,10 @@ import pytest
 
 from mtptui.errors import UserError
 from mtptui.ops.connect import open_session
-from mtptui.ops.restart import plan_restart
-from mtptui.ops.restart_env import ENV_HEADING
-from mtptui.ops.restart_run import Restarter
-from mtptui.ops.restart_text import render_plan
+from mtptui.ops.restart.plan import plan_restart
+from mtptui.ops.restart.env import ENV_HEADING
+from mtptui.ops.restart.run import Restarter
+from mtptui.ops.restart.text import render_plan
 from mtptui.remote.procinfo import read_process
 from tests.lab import UNIT, LabHost, operator_env, prepare_lab_host
 from tests.sshd import ROOT

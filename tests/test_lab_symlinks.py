@@ -18,8 +18,8 @@ import pytest
 
 from mtptui.errors import UserError
 from mtptui.ops.connect import open_session
-from mtptui.ops.restart import plan_restart
-from mtptui.ops.restart_run import Restarter
+from mtptui.ops.restart.plan import plan_restart
+from mtptui.ops.restart.run import Restarter
 from tests.lab import UNIT
 
 pytestmark = pytest.mark.ssh

@@ -18,9 +18,9 @@ import sys
 import pytest
 
 from mtptui.ops.connect import open_session
-from mtptui.ops.restart import plan_restart
-from mtptui.ops.restart_run import Restarter
-from mtptui.ops.restart_text import render_plan
+from mtptui.ops.restart.plan import plan_restart
+from mtptui.ops.restart.run import Restarter
+from mtptui.ops.restart.text import render_plan
 from tests.lab import UNIT, LabHost, operator_env
 from tests.lab.hosts import UNIT_TEMPLATE, unit_text
 from tests.sshd import ROOT

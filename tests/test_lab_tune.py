@@ -200,7 +200,7 @@ async def test_readonly_refuses_the_tune_before_anything_changes(lab_systemd, tm
 async def test_the_tune_screen_runs_a_tune_and_q_aborts_it_back_to_the_original(lab_systemd):
     """The dashboard on the lab host: T, s, the one confirmation, an arm measured live; q mid-tune asks, aborts,
     and mtptui quits only once the original launch runs again."""
-    from mtptui.ops.feed_host import feed_for_host
+    from mtptui.ops.feed.host import feed_for_host
     from mtptui.ui.app import AppContext, MtpApp, QuitScreen
     from mtptui.ui.screens.confirm import ConfirmScreen
     from mtptui.ui.screens.tune import SCREEN_NAME, TuneScreen

@@ -107,7 +107,7 @@ async def test_the_tune_holds_the_lock_throughout_and_checks_the_server_before_e
 
 async def dashboard_toasts(host) -> list[str]:
     """The toasts the dashboard of ``host`` raises in its first seconds (over SSH, as `mtptui HOST` opens it)."""
-    from mtptui.ops.feed_host import feed_for_host
+    from mtptui.ops.feed.host import feed_for_host
     from mtptui.ui.app import AppContext, MtpApp
     from tests.ui_fixtures.support import SIZE, wait_until
 
@@ -121,7 +121,7 @@ async def dashboard_toasts(host) -> list[str]:
 
 async def restore_from_the_dashboard(host) -> None:
     """R, then y: the dashboard restores the known-good profile, as an operator told by the toast would."""
-    from mtptui.ops.feed_host import feed_for_host
+    from mtptui.ops.feed.host import feed_for_host
     from mtptui.ui.app import AppContext, MtpApp
     from mtptui.ui.screens.confirm import ConfirmScreen
     from tests.ui_fixtures.support import SIZE, wait_until

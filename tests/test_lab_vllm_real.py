@@ -36,8 +36,8 @@ from mtptui.engines.vllm import api
 from mtptui.engines.vllm.metrics import VllmMetrics, parse_metrics, speculation
 from mtptui.ops.connect import open_session
 from mtptui.ops.diff_live import live_diff
-from mtptui.ops.restart import plan_restart
-from mtptui.ops.restart_run import Restarter
+from mtptui.ops.restart.plan import plan_restart
+from mtptui.ops.restart.run import Restarter
 from tests.lab import ALIAS, API_PORT, Lab, LabHost, operator_env
 from tests.sshd import NETGUARD, ROOT
 from tests.ui_fixtures.support import SIZE, wait_until
@@ -181,7 +181,7 @@ def test_the_bench_through_ssh_reports_the_servers_own_accept_length(real_vllm: 
 
 
 async def test_the_dashboard_follows_the_units_journal_through_the_real_startup(real_vllm: RealVllm) -> None:
-    from mtptui.ops.feed_host import feed_for_host
+    from mtptui.ops.feed.host import feed_for_host
     from mtptui.ui.app import AppContext, MtpApp
     from tests.test_ui_vllm import panes
 

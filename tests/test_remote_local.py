@@ -186,7 +186,7 @@ async def test_process_manager_finds_a_server_by_command_line(tmp_path):
 
 async def test_a_file_feed_is_not_read_again_by_time(tmp_path):
     from mtptui.errors import UserError
-    from mtptui.ops.feed import FollowerFeed
+    from mtptui.ops.feed.items import FollowerFeed
 
     log = tmp_path / "s.log"
     log.write_text("x\n")

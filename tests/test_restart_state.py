@@ -16,10 +16,10 @@ from rich.console import Console
 from mtptui.config.models import ProcessServer, SystemdServer
 from mtptui.errors import UserError
 from mtptui.ops.host_state import EndState
-from mtptui.ops.restart import Previous, RestartPlan
-from mtptui.ops.restart_env import merge_env, shown_changes
-from mtptui.ops.restart_result import Ran, RestartResult
-from mtptui.ops.rollback import rollback_steps
+from mtptui.ops.restart.plan import Previous, RestartPlan
+from mtptui.ops.restart.env import merge_env, shown_changes
+from mtptui.ops.restart.result import Ran, RestartResult
+from mtptui.ops.restart.rollback import rollback_steps
 from mtptui.remote.hostlock import HostLock, HostLocked
 from mtptui.remote.local import LocalTransport
 from mtptui.remote.process import ProcessManager

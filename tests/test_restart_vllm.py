@@ -20,8 +20,8 @@ from mtptui.config import HostConfig
 from mtptui.demo.run import BAD_PROFILE, DemoRun
 from mtptui.ops.connect import open_session
 from mtptui.ops.diff_live import live_diff
-from mtptui.ops.restart import plan_restart
-from mtptui.ops.restart_run import Restarter
+from mtptui.ops.restart.plan import plan_restart
+from mtptui.ops.restart.run import Restarter
 from tests.demo_server import running_demo, wait_healthy
 
 SPEC = "--speculative-config"

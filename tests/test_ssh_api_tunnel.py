@@ -49,8 +49,8 @@ def test_ssh_bench_host_runs_through_the_tunnel(served, tmp_path):
 async def test_ssh_dashboard_feed_reads_the_version_through_the_tunnel_and_the_start_from_proc(served):
     import asyncio
 
-    from mtptui.ops.feed import HostStatus
-    from mtptui.ops.feed_host import feed_for_host
+    from mtptui.ops.feed.items import HostStatus
+    from mtptui.ops.feed.host import feed_for_host
 
     feed = feed_for_host(open_session(served.config, readonly=True))
     statuses: list[HostStatus] = []

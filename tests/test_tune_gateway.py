@@ -12,7 +12,7 @@ from mtptui.cli.commands._restart_host import refuse_dropping_traffic
 from mtptui.cli.main import build_parser
 from mtptui.config import load_host_file
 from mtptui.errors import UserError
-from mtptui.ops.restart_drain import DRAIN_TIMEOUT_S, DrainOptions, DrainPlan
+from mtptui.ops.restart.drain import DRAIN_TIMEOUT_S, DrainOptions, DrainPlan
 from mtptui.ops.tune.arms import make_arms
 from mtptui.ops.tune.grid import parse_grid
 from mtptui.ops.tune.plan import Original, TunePlan, Workload

@@ -10,7 +10,7 @@ import pytest
 from mtptui.config import load_host_file
 from mtptui.errors import UserError
 from mtptui.demo.run import BAD_PROFILE, DemoRun, demo_speed
-from mtptui.ops.feed import HostStatus, LogChunk
+from mtptui.ops.feed.items import HostStatus, LogChunk
 from mtptui.sglang.flags import FlagSet, diff_flagsets
 from mtptui.sglang.unit import read_unit, unit_flagset
 
@@ -82,8 +82,8 @@ async def test_a_configured_local_host_is_followed_through_its_session(tmp_path:
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """`mtptui HOST` for a host without SSH: the remote layer's follower, the process manager, /server_info."""
     from mtptui.ops.connect import open_session
-    from mtptui.ops.feed import Connection
-    from mtptui.ops.feed_host import feed_for_host
+    from mtptui.ops.feed.items import Connection
+    from mtptui.ops.feed.host import feed_for_host
 
     run = DemoRun.prepare(tmp_path, speed=200)
     for name, value in run.server_environment().items():

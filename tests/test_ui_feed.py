@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 
-from mtptui.ops.feed import Connection, FollowerFeed, HostStatus, LogChunk, merge_feeds
+from mtptui.ops.feed.items import Connection, FollowerFeed, HostStatus, LogChunk, merge_feeds
 from tests.recorded_feed import RecordedFeed
-from mtptui.ops.feed_host import with_server_info
+from mtptui.ops.feed.host import with_server_info
 from mtptui.sglang.host_polls import info_of
 from mtptui.ui import messages
 from mtptui.ui.logbuffer import ERROR, INFO, WARNING

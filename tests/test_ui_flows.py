@@ -293,7 +293,7 @@ async def test_help_lists_the_keys_and_closes_with_escape() -> None:
 
 
 async def test_connection_states_reach_the_header() -> None:
-    from mtptui.ops.feed import Connection
+    from mtptui.ops.feed.items import Connection
 
     feed = ControlledFeed(demo_status())
     app, _ = make_app(feed=feed)
@@ -354,7 +354,7 @@ class RereadFeed(ControlledFeed):
         self.asked: list = []
 
     async def reread(self, start, name: str) -> None:
-        from mtptui.ops.feed import Reread
+        from mtptui.ops.feed.items import Reread
 
         self.asked.append((start, name))
         self.send(Reread(name))

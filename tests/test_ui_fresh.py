@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from mtptui.ops.feed import GpuReading, GpuStat
+from mtptui.ops.feed.items import GpuReading, GpuStat
 from mtptui.sglang.logparse import Event
 from mtptui.sglang.state.serving import ServingStats
 from mtptui.ui import messages
@@ -67,7 +67,7 @@ def old_process_lines(count: int) -> list[str]:
 
 
 async def test_a_restart_clears_every_now_figure_and_says_what_comes() -> None:
-    from mtptui.ops.restart_run import RestartResult
+    from mtptui.ops.restart.run import RestartResult
 
     feed = ControlledFeed(demo_status())
     app, _ = make_app(feed=feed)

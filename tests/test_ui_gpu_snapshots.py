@@ -6,7 +6,7 @@ the figures are what the stand-in nvidia-smi prints under a bench run and at res
 
 from __future__ import annotations
 
-from mtptui.ops.feed import GpuReading, GpuStat
+from mtptui.ops.feed.items import GpuReading, GpuStat
 from mtptui.remote.gpu import reading_of
 from tests.ui_fixtures.support import SIZE, ControlledFeed, demo_status, make_app, settle, wait_until
 

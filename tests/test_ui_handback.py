@@ -10,8 +10,8 @@ from rich.console import Console
 
 from mtptui.config.models import ProcessServer, SystemdServer
 from mtptui.errors import UserError
-from mtptui.ops.restart import Previous, RestartPlan, Step
-from mtptui.ops.restart_handback import HandBackPlan, host_file_advice, offers_handback, replaced_unit
+from mtptui.ops.restart.plan import Previous, RestartPlan, Step
+from mtptui.ops.restart.handback import HandBackPlan, host_file_advice, offers_handback, replaced_unit
 from mtptui.remote.local import LocalTransport
 from mtptui.remote.process import ProcessManager
 from mtptui.remote.systemd import SystemdManager

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from mtptui.ops.feed import Connection
+from mtptui.ops.feed.items import Connection
 from mtptui.remote.errors import ConnectError
 from mtptui.remote.follow import Backoff, LogFollower
 from mtptui.remote.logsource import FileLog

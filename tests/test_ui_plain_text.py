@@ -206,7 +206,7 @@ async def test_the_fleet_table_shows_markup_from_prometheus_as_text() -> None:
 async def test_a_connection_error_with_markup_shows_in_every_pane_as_text() -> None:
     """The reason a host does not answer comes from the host (an SSH banner, a ProxyCommand's stderr): in the
     panes' subtitles it once ended the dashboard with a MarkupError."""
-    from mtptui.ops.feed import Connection
+    from mtptui.ops.feed.items import Connection
     from mtptui.ui.screens.dashboard import DOWN_PANES
     from tests.ui_fixtures.support import ControlledFeed, demo_status, make_app, wait_until
 

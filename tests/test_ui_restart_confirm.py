@@ -7,7 +7,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from mtptui.config.models import SystemdServer
-from mtptui.ops.restart import Previous, RestartPlan, Step
+from mtptui.ops.restart.plan import Previous, RestartPlan, Step
 from mtptui.remote.local import LocalTransport
 from mtptui.remote.systemd import SystemdManager
 from mtptui.sglang.flags import FlagSet

@@ -18,7 +18,7 @@ from textual.widgets import Button, Footer, Input
 
 from mtptui.bench.compare import compare
 from mtptui.ops.bench_run import BenchOutcome
-from mtptui.ops.feed import GpuReading, GpuStat
+from mtptui.ops.feed.items import GpuReading, GpuStat
 from mtptui.remote.hostkeys import HostKeyQuestion
 from mtptui.ui import messages
 from mtptui.ui.bench_state import BenchSettings
@@ -137,7 +137,7 @@ async def test_dashboard_finding_in_the_log(svg) -> None:
 
 
 async def test_dashboard_not_connected(svg) -> None:
-    from mtptui.ops.feed import Connection
+    from mtptui.ops.feed.items import Connection
 
     app, _ = make_app(extra=[Connection("reconnecting", "cannot connect to gpu-box port 22: Connection refused",
                                        30.0)])
@@ -158,7 +158,7 @@ async def test_restart_in_progress(svg) -> None:
 
 
 async def test_restart_rolled_back(svg) -> None:
-    from mtptui.ops.restart_run import RestartResult
+    from mtptui.ops.restart.run import RestartResult
 
     app, _ = make_app()
     crash = events(("crashed", "crashed: ValueError: Speculative decoding for Qwen3_5ForCausalLM needs "

@@ -6,7 +6,7 @@ generated on one Python version only (tests/conftest.py's SNAPSHOT_PYTHON), whic
 
 from __future__ import annotations
 
-from mtptui.ops.feed import Connection, GpuReading, GpuStat
+from mtptui.ops.feed.items import Connection, GpuReading, GpuStat
 from tests.ui_fixtures.support import (DEMO_LOG, SIZE, ControlledFeed, demo_status, make_app, settle,
                                        wait_until)
 

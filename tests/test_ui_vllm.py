@@ -18,7 +18,7 @@ from mtptui.config import load_host_file
 from mtptui.engines.registry import dashboard
 from mtptui.engines.vllm.dashboard import DashboardParser, parse_text
 from mtptui.engines.vllm.logparse import parse_text as vllm_events
-from mtptui.ops.feed import HostStatus
+from mtptui.ops.feed.items import HostStatus
 from mtptui.ui.widgets.header_bar import HeaderBar
 from mtptui.ui.widgets.throughput_pane import ThroughputPane
 from tests.ui_fixtures.support import FIXTURES, ROOT, SIZE, STARTED_AT, make_app, settle

@@ -27,8 +27,8 @@ from mtptui.engines.vllm.host_polls import MetricsReader, server_status
 from mtptui.ops.baseline import Baseline
 from mtptui.ops.connect import open_session
 from mtptui.ops.drift import known_good_drift
-from mtptui.ops.feed import HostStatus
-from mtptui.ops.feed_host import feed_for_host, with_server_info
+from mtptui.ops.feed.items import HostStatus
+from mtptui.ops.feed.host import feed_for_host, with_server_info
 from mtptui.ops.health.assess import assess, running_shape
 from mtptui.ops.health.verdict import speed_check
 from mtptui.ops.metrics_feed import ServerMetrics

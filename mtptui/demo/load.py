@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-from mtptui.ops.feed import FeedItem
+from mtptui.ops.feed.items import FeedItem
 
 if TYPE_CHECKING:
     import httpx

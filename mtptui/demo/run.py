@@ -7,7 +7,7 @@ the known-good systemd unit rendered from the ``restored`` profile) and the log.
 sglang.launch_server`` with the ``redeploy-1step`` profile as a detached process, the way the ad-hoc nohup redeploy
 ran (the world the operator finds, not something mtptui does); with ``server_environment()`` in the environment that
 command runs the simulated server (the stand-in ``sglang`` package in ``mtptui/demo_sglang/``), so the process list,
-restarts and diffs see SGLang's real command line. ``feed()`` is any host's feed (mtptui.ops.feed_host) plus a
+restarts and diffs see SGLang's real command line. ``feed()`` is any host's feed (mtptui.ops.feed.host) plus a
 steady stream of the mission's coding prompt, so the log shows decode batches; ``stop()`` ends the server.
 
 ``prepare(engine="vllm")`` is the same story on vLLM (configs/demo-vllm.toml): ``python -m
@@ -36,7 +36,7 @@ from mtptui.config import HostConfig, load_host_file
 from mtptui.config.loader import dump_host
 from mtptui.errors import UserError
 from mtptui.demo.load import DemoLoad
-from mtptui.ops.feed import Feed
+from mtptui.ops.feed.items import Feed
 
 if TYPE_CHECKING:
     from mtptui.demo.profiles import DemoProfileStore
@@ -211,7 +211,7 @@ class DemoRun:
     def feed(self, session: HostSession, with_load: bool = True) -> Feed:
         """The dashboard's feed: any host's (``session`` is a mtptui.ops.connect session on the demo host), plus
         the background load unless MTPTUI_DEMO_LOAD=0."""
-        from mtptui.ops.feed_host import feed_for_host
+        from mtptui.ops.feed.host import feed_for_host
 
         if with_load and os.environ.get("MTPTUI_DEMO_LOAD", "1") != "0":
             self.load = DemoLoad(self.api_url)

@@ -225,8 +225,8 @@ class Launches:
     with_entry: Callable[[Any, str], Any]  # the launch started by another entry (the host's interpreter)
     write_unit: Callable[[Any, Any], str]  # (parsed unit, launch) -> the unit's text running the launch
     watch: Callable[[], tuple[Parser, StartupState]]  # a parser and a state for following a start
-    lint: Callable[[Any], Any] | None = None  # launch -> sglang.flags.verdict.LintVerdict; None: the host's own
-    stop_facts: bool = False  # mtptui knows what the engine's stop does to requests (ops.restart_stop)
+    lint: Callable[[Any], Any] | None = None  # launch -> sglang.lint.verdict.LintVerdict; None: the host's own
+    stop_facts: bool = False  # mtptui knows what the engine's stop does to requests (ops.restart.stop)
     resolved: ResolvedLine | None = None  # the log line in which a running server says what it resolved
     process: str = ""  # an extended regex a server's command line (words joined by spaces) matches
     env_prefixes: tuple[str, ...] = ()  # the engine's own environment variables (beside CUDA_, NCCL_, HF_, ...)
@@ -694,7 +694,7 @@ def _sglang_form_lint(args: list[str], env: dict[str, str], python: str, version
                                                                                                  list[Any]]:
     import shlex
 
-    from mtptui.sglang.flags import lint_argv
+    from mtptui.sglang.lint import lint_argv
 
     flagset, findings = lint_argv(args, version, env=env)
     if flagset is not None:

@@ -22,7 +22,7 @@ from mtptui.sglang.flags import Diff, DiffRow
 
 if TYPE_CHECKING:
     from mtptui.ops.connect import HostSession
-    from mtptui.ops.feed import HostStatus
+    from mtptui.ops.feed.items import HostStatus
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The gateway's workers for the dashboard: ``GET /workers`` every few seconds through the host's session.
 
-A feed source (see mtptui.ops.feed.merge_feeds), run only for a host whose file names a ``[gateway]``: it emits
+A feed source (see mtptui.ops.feed.items.merge_feeds), run only for a host whose file names a ``[gateway]``: it emits
 a ``GatewayReading`` whenever what the gateway says changes (a worker's status, health or load, or the problem
 that keeps it from answering), so a quiet gateway costs no repaint.
 """

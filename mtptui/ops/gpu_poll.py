@@ -1,6 +1,6 @@
 """Live GPU figures for the dashboard: nvidia-smi every second or two through the host session's transport.
 
-A feed source (see mtptui.ops.feed.merge_feeds): it emits a ``GpuReading`` after every poll that found GPUs,
+A feed source (see mtptui.ops.feed.items.merge_feeds): it emits a ``GpuReading`` after every poll that found GPUs,
 and a reading with a problem only when the problem is new, so a host without nvidia-smi (or with a broken
 driver, or a dropped connection) is reported once, not at every poll. A host without nvidia-smi is asked again
 only every ``missing_every_s`` (it may be installed meanwhile).

@@ -14,7 +14,7 @@ from mtptui.remote.service_state import ServiceState
 
 if TYPE_CHECKING:
     from mtptui.ops.connect import HostSession
-    from mtptui.ops.restart import RestartPlan
+    from mtptui.ops.restart.plan import RestartPlan
 
 Match = Literal["new", "previous", "other"]
 

@@ -29,7 +29,7 @@ RestartStep = Literal[
     "plan", "backup", "write_unit", "reload", "reset_failed", "stopping", "stopped", "starting", "loading",
     "allocating", "capturing_graphs", "warming_up", "ready", "crashed", "failed", "aborted", "timeout", "lost",
     "connection", "unreachable", "rolling_back", "rolled_back", "rollback_failed", "enabled", "warning", "done",
-    "gateway_remove", "draining", "gateway_add", "gateway_ready", "canary",  # the gateway steps (ops.restart_drain)
+    "gateway_remove", "draining", "gateway_add", "gateway_ready", "canary",  # the gateway steps (ops.restart.drain)
 ]
 
 

@@ -14,7 +14,8 @@ import sys
 
 from mtptui.errors import UserError
 from mtptui.sglang.adaptive import TIERED
-from mtptui.sglang.flags import FlagError, FlagSet, check_launch, parse_argv
+from mtptui.sglang.flags import FlagError, FlagSet, parse_argv
+from mtptui.sglang.lint import check_launch
 from mtptui.sglang.versions import DEFAULT_VERSION
 from mtptui.sim import crash
 from mtptui.sim.boot import ContextTooLong, build_boot

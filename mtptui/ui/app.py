@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from mtptui.engines.registry import dashboard
-from mtptui.ops.feed import Feed
+from mtptui.ops.feed.items import Feed
 from mtptui.ui.commands import DomainCommands
 from mtptui.ui.context import AppContext, HostApp
 from mtptui.ui.keymap import load_keymap

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from textual.theme import Theme
 
     from mtptui.ops.connect import HostSession
-    from mtptui.ops.feed import Feed
+    from mtptui.ops.feed.items import Feed
     from mtptui.ops.profile_save import ProfileStore
     from mtptui.ui.hostkey import HostKeyDialogs
     from mtptui.ui.session import Session

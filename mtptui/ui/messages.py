@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from textual.message import Message
 
-from mtptui.ops.feed import Connection, GatewayReading, GpuReading, HostStatus
+from mtptui.ops.feed.items import Connection, GatewayReading, GpuReading, HostStatus
 from mtptui.sglang.logparse import Event
 from mtptui.ui.logbuffer import LogLine
 
@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from mtptui.ops.launches import Side
     from mtptui.ops.metrics_feed import ServerMetrics
     from mtptui.ops.progress import RestartEvent
-    from mtptui.ops.restart import RestartPlan
-    from mtptui.ops.restart_result import RestartResult
+    from mtptui.ops.restart.plan import RestartPlan
+    from mtptui.ops.restart.result import RestartResult
     from mtptui.ops.tune.plan import TunePlan
     from mtptui.ops.tune.state import TuneEvent, TuneRun
 
@@ -130,8 +130,8 @@ class ActionRefused(Message, bubble=False):
 
 @dataclass
 class RestartPlanned(Message, bubble=False):
-    """A restart plan is ready to be confirmed (mtptui.ops.restart.RestartPlan); ``handback`` the plan handing a
-    hand-started server back to its unit instead (mtptui.ops.restart_handback), or why there is none."""
+    """A restart plan is ready to be confirmed (mtptui.ops.restart.plan.RestartPlan); ``handback`` the plan handing a
+    hand-started server back to its unit instead (mtptui.ops.restart.handback), or why there is none."""
 
     plan: RestartPlan
     handback: RestartPlan | None = None
@@ -147,7 +147,7 @@ class RestartProgress(Message, bubble=False):
 
 @dataclass
 class RestartFinished(Message, bubble=False):
-    """The restart ended (mtptui.ops.restart_run.RestartResult): ready, rolled back, or rollback failed."""
+    """The restart ended (mtptui.ops.restart.run.RestartResult): ready, rolled back, or rollback failed."""
 
     result: RestartResult
 

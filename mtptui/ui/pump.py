@@ -18,7 +18,7 @@ from typing import AsyncGenerator, AsyncIterator, Callable
 from textual.message import Message
 
 from mtptui.engines.registry import DashboardParser as Parser
-from mtptui.ops.feed import Connection, Feed, FeedItem, GatewayReading, GpuReading, HostStatus, LogChunk, Reread
+from mtptui.ops.feed.items import Connection, Feed, FeedItem, GatewayReading, GpuReading, HostStatus, LogChunk, Reread
 from mtptui.sglang.logparse import QUIET_S, Event, LogParser, QuietRelease
 from mtptui.sglang.logparse.prefix import strip_ansi
 from mtptui.text import visible

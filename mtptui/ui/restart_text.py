@@ -15,15 +15,16 @@ from rich.text import Text
 from mtptui.engines.registry import engine
 from mtptui.sglang.flags.diff_text import shown_cell
 from mtptui.text import visible
-from mtptui.ops.restart_text import service_facts
+from mtptui.ops.restart.text import service_facts
 from mtptui.remote.unitenv import shown_changes
-from mtptui.ops.restart_result import SERVER_STEPS
+from mtptui.ops.restart.result import SERVER_STEPS
 
 if TYPE_CHECKING:
     from mtptui.ops.progress import RestartEvent
-    from mtptui.ops.restart import RestartPlan
-    from mtptui.ops.restart_result import RestartResult
-    from mtptui.sglang.flags import Diff, Finding
+    from mtptui.ops.restart.plan import RestartPlan
+    from mtptui.ops.restart.result import RestartResult
+    from mtptui.sglang.flags import Diff
+    from mtptui.sglang.lint import Finding
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 STEPS = (("stopping", "stopping"), ("starting", "starting"), ("loading", "loading"),
@@ -102,7 +103,7 @@ def findings_text(findings: list[Finding]) -> Text:
 
 
 def gateway_text(lines: list[str], when: str) -> Text:
-    """The gateway steps (mtptui.ops.restart_drain) before the stop or once ready, as the dialog lists them."""
+    """The gateway steps (mtptui.ops.restart.drain) before the stop or once ready, as the dialog lists them."""
     text = Text()
     for line in lines:
         text.append(f"gateway{when}: ", "bold")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from mtptui.engines.registry import Dashboard, dashboard
-from mtptui.ops.feed import Connection, GatewayReading, HostStatus
+from mtptui.ops.feed.items import Connection, GatewayReading, HostStatus
 from mtptui.ops.speculation_view import current
 from mtptui.sglang.logparse import Event
 from mtptui.sglang.logparse.timestamps import parse_ts

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import AsyncIterator, Callable, Iterable
 
 from mtptui.config import load_host_file
-from mtptui.ops.feed import Connection, FeedItem, HostStatus, LogChunk
+from mtptui.ops.feed.items import Connection, FeedItem, HostStatus, LogChunk
 from tests.recorded_feed import RecordedFeed
 from mtptui.sglang.flags import FlagSet
 

@@ -19,7 +19,7 @@ def add(sub: Subparsers, parent: argparse.ArgumentParser, name: str, help: str,
 
 def add_drain_options(p: argparse.ArgumentParser) -> None:
     """--drain-timeout and --no-gateway, for every command that restarts the server (restart, tune); the default
-    is mtptui.ops.restart_drain.DRAIN_TIMEOUT_S (None here: the command's drain_options fills it in)."""
+    is mtptui.ops.restart.drain.DRAIN_TIMEOUT_S (None here: the command's drain_options fills it in)."""
     p.add_argument("--drain-timeout", type=float, default=None, metavar="SECONDS",
                    help="behind a gateway: how long to wait for the server to hold no request once it is out of the "
                         "gateway, before stopping without a change (default 60)")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from mtptui.config.models import HostConfig
-    from mtptui.ops.feed import Feed
+    from mtptui.ops.feed.items import Feed
     from mtptui.ui.app import MtpApp
     from mtptui.ui.context import AppContext
 
@@ -24,7 +24,7 @@ def check_theme(name: str | None) -> None:
 def dashboard_app(host_path: Path, host: HostConfig, *, readonly: bool, theme: str | None) -> MtpApp:
     """The dashboard of a configured host over its session (SSH, or this machine without [ssh])."""
     from mtptui.ops.connect import open_session
-    from mtptui.ops.feed_host import feed_for_host
+    from mtptui.ops.feed.host import feed_for_host
     from mtptui.ui.app import MtpApp
     from mtptui.ui.context import AppContext
     from mtptui.ui.hostkey import HostKeyDialogs

@@ -12,7 +12,7 @@ from mtptui.errors import ConfigError, UserError
 
 if TYPE_CHECKING:
     from mtptui.config.models import HostConfig
-    from mtptui.sglang.flags.verdict import LintVerdict
+    from mtptui.sglang.lint.verdict import LintVerdict
 
 USAGE = "mtptui flags lint HOST [--profile P] [--json]"
 
@@ -54,7 +54,7 @@ def run_host(args: argparse.Namespace, words: list[str]) -> int:
     from mtptui.cli.commands._flags_report import report
     from mtptui.ops.diff_live import default_profile
     from mtptui.sglang.flags.flagset import profile_argv
-    from mtptui.sglang.flags.verdict import offline_version
+    from mtptui.sglang.lint.verdict import offline_version
     from mtptui.text import visible
 
     options, extra = _options(words)

@@ -9,8 +9,8 @@ from mtptui.secrets import (display_value, is_secret_name, mask_flagset, mask_te
                             secret_values)
 
 if TYPE_CHECKING:
-    from mtptui.sglang.flags.finding import Finding
-    from mtptui.sglang.flags.verdict import LintVerdict
+    from mtptui.sglang.lint.finding import Finding
+    from mtptui.sglang.lint.verdict import LintVerdict
 
 USAGE_HINT = ("give a host or the SGLang arguments after --, e.g. mtptui flags lint ct129 --profile restored or "
               "mtptui flags lint -- --model-path /models/x --tp 2")

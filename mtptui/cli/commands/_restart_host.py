@@ -13,8 +13,8 @@ from mtptui.ops.readonly import refuse_if_readonly
 if TYPE_CHECKING:
     from mtptui.config.models import HostConfig
     from mtptui.ops.connect import HostSession
-    from mtptui.ops.restart import RestartPlan
-    from mtptui.ops.restart_drain import DrainOptions, DrainPlan
+    from mtptui.ops.restart.plan import RestartPlan
+    from mtptui.ops.restart.drain import DrainOptions, DrainPlan
 
 
 def _profile_name(host: HostConfig, requested: str | None) -> str:
@@ -37,7 +37,7 @@ def confirm(host: str, profile: str) -> None:
 
 def drain_options(args: argparse.Namespace) -> DrainOptions:
     """The gateway steps the operator asked for (--no-gateway, --drain-timeout)."""
-    from mtptui.ops.restart_drain import DRAIN_TIMEOUT_S, DrainOptions
+    from mtptui.ops.restart.drain import DRAIN_TIMEOUT_S, DrainOptions
 
     timeout = args.drain_timeout if args.drain_timeout is not None else DRAIN_TIMEOUT_S
     if not timeout > 0:
@@ -66,9 +66,9 @@ async def _restart(args: argparse.Namespace, host: HostConfig, profile: str) -> 
     from mtptui.cli.commands._common import print_json
     from mtptui.cli.hostkey_prompt import ask_on_terminal
     from mtptui.ops.connect import open_session
-    from mtptui.ops.restart_handback import host_file_advice, session_for
-    from mtptui.ops.restart_run import DEFAULT_TIMEOUT_S, Restarter
-    from mtptui.ops.restart_text import render_plan
+    from mtptui.ops.restart.handback import host_file_advice, session_for
+    from mtptui.ops.restart.run import DEFAULT_TIMEOUT_S, Restarter
+    from mtptui.ops.restart.text import render_plan
     from mtptui.text import visible
 
     out = sys.stderr if args.json else sys.stdout
@@ -97,13 +97,13 @@ async def _restart(args: argparse.Namespace, host: HostConfig, profile: str) -> 
 
 
 async def _plan(args: argparse.Namespace, session: HostSession, profile: str) -> RestartPlan:
-    """The restart's plan, or with --to-unit the hand-back's (mtptui.ops.restart_handback)."""
+    """The restart's plan, or with --to-unit the hand-back's (mtptui.ops.restart.handback)."""
     if args.to_unit is None:
-        from mtptui.ops.restart import plan_restart
+        from mtptui.ops.restart.plan import plan_restart
 
         return await plan_restart(session, profile, drop_env=args.drop_env, enable=args.enable,
                                   drain=drain_options(args))
-    from mtptui.ops.restart_handback import plan_handback
+    from mtptui.ops.restart.handback import plan_handback
 
     if args.enable:
         raise UserError("--enable is part of --to-unit already: the hand-back enables the unit once it is ready")

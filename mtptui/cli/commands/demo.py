@@ -12,7 +12,7 @@ from mtptui.cli.commands._common import Subparsers, add
 if TYPE_CHECKING:
     from mtptui.demo.run import DemoRun
     from mtptui.ops.connect import HostSession
-    from mtptui.ops.feed import Feed
+    from mtptui.ops.feed.items import Feed
     from mtptui.ui.context import AppContext
 
 NAME = "demo"

@@ -66,7 +66,7 @@ def _compare(args: argparse.Namespace) -> int:
 def _offline(args: argparse.Namespace) -> int:
     from mtptui.sglang.flags.diff import diff_flagsets
     from mtptui.sglang.flags.diff_text import render_diff
-    from mtptui.sglang.flags.sources import load_source
+    from mtptui.ops.diff_sources import load_source
     from mtptui.sglang.flags.table import load_table
 
     if args.sglang_version:

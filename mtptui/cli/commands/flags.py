@@ -13,7 +13,7 @@ from mtptui.sglang.versions import DEFAULT_VERSION
 
 if TYPE_CHECKING:
     from mtptui.engines.registry import Engine, Report
-    from mtptui.sglang.flags.finding import Finding
+    from mtptui.sglang.lint.finding import Finding
     from mtptui.sglang.flags.flagset import FlagSet
 
 NAME = "flags"
@@ -48,7 +48,7 @@ def register(sub: Subparsers, parent: argparse.ArgumentParser) -> None:
 
 def _lint(words: list[str], version: str, model_arch: str | None) -> tuple[FlagSet | None, list[Finding]]:
     """Lint SGLang arguments, or a whole command (program, env prefixes) given as words."""
-    from mtptui.sglang.flags.check import lint_argv
+    from mtptui.sglang.lint.check import lint_argv
     from mtptui.sglang.flags.command import split_launch
     from mtptui.sglang.flags.shellwords import Token
 
@@ -84,7 +84,7 @@ def _engine_lint(args: argparse.Namespace, engine: Engine, lint: Callable[[list[
 def run(args: argparse.Namespace) -> int:
     from mtptui.engines.registry import engine as engine_named
     from mtptui.sglang.flags.table import load_table
-    from mtptui.sglang.flags.verdict import LintSource, LintVerdict, resolved_json
+    from mtptui.sglang.lint.verdict import LintSource, LintVerdict, resolved_json
 
     engine = engine_named(args.engine)
     if engine.offline_lint is not None:

@@ -15,7 +15,7 @@ from mtptui.errors import UserError
 
 if TYPE_CHECKING:
     from mtptui.config.models import HostConfig
-    from mtptui.ops.restart_drain import DrainOptions
+    from mtptui.ops.restart.drain import DrainOptions
     from mtptui.ops.tune.state import TuneEvent, TuneRun
 
 Result = TypeVar("Result")

@@ -16,7 +16,7 @@ from mtptui.config import HostConfig
 from mtptui.engines.registry import dashboard, launches
 from mtptui.ops.baseline import Baseline, accept_baseline, host_runs, no_spec_baseline, speed_baseline, unmeasured
 from mtptui.ops.drift import Drift, known_good_drift
-from mtptui.ops.feed import HostStatus
+from mtptui.ops.feed.items import HostStatus
 from mtptui.ops.health.verdict import Adjust, Evidence, Health, judge_evidence, not_connected, restarting, server_down
 from mtptui.sglang.state.serving import ServingStats
 from mtptui.speculation import LiveSpeculation

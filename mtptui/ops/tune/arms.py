@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Literal
 
 from mtptui.config.models import LaunchProfile
 from mtptui.ops.tune.grid import AUTO, SHORT, GridPoint
-from mtptui.sglang.flags.verdict import offline_version
+from mtptui.sglang.lint.verdict import offline_version
 
 if TYPE_CHECKING:
     from mtptui.sglang.flags import FlagSet
@@ -102,7 +102,7 @@ def derive_profile(base: LaunchProfile, point: GridPoint, base_name: str) -> Lau
 
 def _resolved(profile: LaunchProfile, point: GridPoint, version: str) -> tuple[dict[str, Any], list[str]]:
     """(the grid's flags as SGLang resolves them, the lint's blocking findings as sentences)."""
-    from mtptui.sglang.flags import lint_profile
+    from mtptui.sglang.lint import lint_profile
 
     flagset, findings = lint_profile(profile, offline_version(version))
     blocking = [f.sglang_message or f.message for f in findings if f.stops_server]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from mtptui.config.models import HostConfig, LaunchProfile
 from mtptui.errors import UserError
 from mtptui.ops.readonly import refuse_if_readonly
-from mtptui.ops.restart_drain import DrainOptions, DrainPlan, plan_drain
+from mtptui.ops.restart.drain import DrainOptions, DrainPlan, plan_drain
 from mtptui.ops.tune.arms import Arm, make_arms, resolved_values
 from mtptui.ops.tune.grid import parse_concurrency, parse_grid
 

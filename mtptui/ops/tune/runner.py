@@ -114,7 +114,7 @@ class Tuner:
     async def _hold(self) -> None:
         """The restart lock for the whole tune (HostLocked when another restart has it: nothing changed), and
         the marker naming the original."""
-        from mtptui.ops.restart_link import holder_name
+        from mtptui.ops.restart.link import holder_name
         from mtptui.ops.tune.hold import marker_path, marker_text, write_marker
         from mtptui.remote.hostlock import HostLock
 
@@ -182,8 +182,8 @@ class Tuner:
 
     async def _restart(self, profile: str, arm: Arm | None) -> bool:
         """Restart with ``profile``; False when SGLang on the host refuses it (the arm is refused)."""
-        from mtptui.ops.restart import plan_restart
-        from mtptui.ops.restart_run import Restarter
+        from mtptui.ops.restart.plan import plan_restart
+        from mtptui.ops.restart.run import Restarter
 
         self.emit("phase", f"restarting with {profile}", arm)
         plan = await plan_restart(self.session, profile, drain=self.plan.drain)

@@ -1,16 +1,14 @@
-"""SGLang launch flags: parse and render commands, per-version tables, SGLang's rules, lint and diff.
+"""SGLang launch flags as SGLang reads them: per-version tables, argv and commands, FlagSet, resolution, diff.
 
-No Textual here; the flags form of the dashboard is built on this package.
+The rules and the lint built on them are mtptui.sglang.lint. No Textual here; the flags form of the dashboard
+is built on both packages.
 """
 
-from mtptui.sglang.flags.check import check_launch
-from mtptui.sglang.flags.check import lint_argv, lint_flagset, lint_profile
 from mtptui.sglang.flags.command import parse_command, parse_words, render_argv, render_command
 from mtptui.sglang.flags.diff import Diff, DiffRow, EnvRow, diff_flagsets
 from mtptui.sglang.flags.effective import Effective, resolve_effective
 from mtptui.sglang.flags.errors import FlagError
 from mtptui.sglang.flags.flagset import FlagSet, Value, parse_argv
-from mtptui.sglang.flags.rules import Finding, lint
 from mtptui.sglang.flags.table import DEFAULT_VERSION, load_table, versions
 
 __all__ = [
@@ -19,16 +17,10 @@ __all__ = [
     "DiffRow",
     "EnvRow",
     "Effective",
-    "Finding",
     "FlagError",
     "FlagSet",
     "Value",
-    "check_launch",
     "diff_flagsets",
-    "lint",
-    "lint_argv",
-    "lint_flagset",
-    "lint_profile",
     "load_table",
     "parse_argv",
     "parse_command",

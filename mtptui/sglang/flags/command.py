@@ -89,6 +89,12 @@ def parse_words(words: list[str], version: str = DEFAULT_VERSION, *, require_mod
     return flagset
 
 
+def parse_cmdline(data: bytes, version: str = DEFAULT_VERSION, *, require_model: bool = True) -> FlagSet:
+    """The flag set of /proc/PID/cmdline bytes: NUL-separated argv words (undecodable bytes replaced)."""
+    words = [w.decode("utf-8", "replace") for w in data.split(b"\0") if w]
+    return parse_words(words, version, require_model=require_model)
+
+
 SHELLS = ("sh", "bash", "dash", "zsh")
 
 

@@ -17,7 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from mtptui.ops.feed import Connection, Feed
+from mtptui.ops.feed.items import Connection, Feed
 from mtptui.ops.health.assess import HealthAssessor
 from mtptui.ops.own_polls import own_poll_test
 from mtptui.sglang.state import phases

@@ -154,7 +154,7 @@ class DiffScreen(Screen[None]):
         from mtptui.ops.diff_sides import differs
         from mtptui.ops.drift import SHORT_NAMES
         from mtptui.sglang.flags import DiffRow
-        from mtptui.sglang.flags.effects import effect_line
+        from mtptui.sglang.lint.effects import effect_line
 
         sides = ["known-good" if "★" in self._title(label) else side_title(label).split(" ")[0]
                  for label in self.shown_sides]
@@ -222,9 +222,9 @@ class DiffScreen(Screen[None]):
         self.explain(self.query_one(DataTable).cursor_row)
 
     def explain(self, index: int) -> None:
-        """Open the explanation of the row at ``index`` (mtptui.sglang.flags.explain)."""
+        """Open the explanation of the row at ``index`` (mtptui.sglang.lint.explain)."""
         from mtptui.sglang.flags import DiffRow
-        from mtptui.sglang.flags.explain import explain_env, explain_flag
+        from mtptui.sglang.lint.explain import explain_env, explain_flag
         from mtptui.ui.screens.flag_explain import FlagExplainScreen
 
         if not 0 <= index < len(self.shown_rows) or not self.sides:

@@ -1,5 +1,5 @@
 """The restart's confirm dialog: the plan, ``e`` to enable a unit that is not enabled once the server is ready,
-and ``u`` to hand a hand-started server back to the unit it replaced instead (mtptui.ops.restart_handback)."""
+and ``u`` to hand a hand-started server back to the unit it replaced instead (mtptui.ops.restart.handback)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from mtptui.ui.restart_text import plan_body
 from mtptui.ui.screens.confirm import ConfirmScreen
 
 if TYPE_CHECKING:
-    from mtptui.ops.restart import RestartPlan, Step
+    from mtptui.ops.restart.plan import RestartPlan, Step
 
 
 class RestartConfirmScreen(ConfirmScreen):
@@ -85,7 +85,7 @@ class RestartConfirmScreen(ConfirmScreen):
 
     def _words(self) -> str:
         """The whole plan as text: what `c` copies and `s` saves."""
-        from mtptui.ops.restart_text import render_plan
+        from mtptui.ops.restart.text import render_plan
 
         offer = self._offer()
         return visible((f"note: {offer}\n" if offer else "") + render_plan(self.plan))

@@ -8,7 +8,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from mtptui.ops.feed import GpuStat
+from mtptui.ops.feed.items import GpuStat
 from mtptui.sglang.state import RankMemory
 from mtptui.text import visible
 from mtptui.ui.format import gb, number

@@ -4,7 +4,7 @@
 dialog waits for the host's own SGLang to judge the profile (a few seconds, bounded by the host check's timeout)
 rather than showing the offline verdict first: a restart costs minutes, and a dialog that changes its verdict
 (and its button) under the operator's finger is worse than a short wait. It says who judged. On yes a
-second worker (exclusive, group "restart") runs mtptui.ops.restart_run.Restarter, whose events
+second worker (exclusive, group "restart") runs mtptui.ops.restart.run.Restarter, whose events
 and result come back as messages. Workers never touch widgets: the handlers here repaint the banner.
 The banner stays after the restart ends, so a rollback and its reason cannot be missed.
 """
@@ -21,7 +21,7 @@ from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from mtptui.engines.registry import engine
-from mtptui.ops.restart_drain import DRAIN_TIMEOUT_S
+from mtptui.ops.restart.drain import DRAIN_TIMEOUT_S
 from mtptui.text import visible
 from mtptui.ui import messages
 from mtptui.ui.context import host_app
@@ -32,7 +32,7 @@ from mtptui.ui.screens.restart_confirm import RestartConfirmScreen
 if TYPE_CHECKING:
     from mtptui.ops.connect import HostSession
     from mtptui.ops.progress import RestartEvent
-    from mtptui.ops.restart import RestartPlan
+    from mtptui.ops.restart.plan import RestartPlan
     from mtptui.ui.context import AppContext
 
 RESTART_TIMEOUT_S = 600.0
@@ -111,9 +111,9 @@ class RestartPanel(Widget):
 
     @work(exclusive=True, group="restart-plan", exit_on_error=False)
     async def plan(self, profile: str) -> None:
-        from mtptui.ops.restart import plan_restart
-        from mtptui.ops.restart_drain import DrainOptions
-        from mtptui.ops.restart_handback import offers_handback
+        from mtptui.ops.restart.plan import plan_restart
+        from mtptui.ops.restart.drain import DrainOptions
+        from mtptui.ops.restart.handback import offers_handback
 
         session = self._session()
         drain = DrainOptions(timeout_s=self.drain_timeout_s)
@@ -159,8 +159,8 @@ class RestartPanel(Widget):
 
     @work(exclusive=True, group="restart", exit_on_error=False)
     async def run_restart(self, plan: RestartPlan, force: bool) -> None:
-        from mtptui.ops.restart_handback import host_file_advice, session_for
-        from mtptui.ops.restart_run import Restarter
+        from mtptui.ops.restart.handback import host_file_advice, session_for
+        from mtptui.ops.restart.run import Restarter
 
         session = self._session()
         self.advice = host_file_advice(plan, self.context.host)
@@ -235,7 +235,7 @@ class RestartPanel(Widget):
 async def _handback(session: HostSession, profile: str) -> tuple[RestartPlan | None, str | None]:
     """The hand-back's plan for the dialog, or why there is none (no such unit, the unit runs already)."""
     from mtptui.errors import UserError
-    from mtptui.ops.restart_handback import plan_handback
+    from mtptui.ops.restart.handback import plan_handback
     from mtptui.remote.errors import RemoteError
 
     try:

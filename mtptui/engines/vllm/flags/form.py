@@ -15,7 +15,7 @@ from mtptui.engines.vllm.flags.launchset import MODEL, VllmFlagSet, from_words, 
 from mtptui.engines.vllm.flags.render import API_SERVER
 from mtptui.engines.vllm.flags.table import load_table
 from mtptui.errors import UserError
-from mtptui.sglang.flags.finding import Finding
+from mtptui.sglang.lint.finding import Finding
 
 FIELDS: tuple[tuple[str, str, bool], ...] = (
     ("--speculative-config", "speculative config (JSON)", False),

@@ -17,7 +17,7 @@ from mtptui.remote.follow import Backoff
 if TYPE_CHECKING:
     from mtptui.ops.connect import HostSession
     from mtptui.ops.progress import StepEmit
-    from mtptui.ops.restart import RestartPlan
+    from mtptui.ops.restart.plan import RestartPlan
     from mtptui.remote.hostlock import HostLock
 
 T = TypeVar("T")

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mtptui.sglang.flags.check import lint_argv
+from mtptui.sglang.lint.check import lint_argv
 from mtptui.sglang.flags.effective import Effective, resolve_effective
-from mtptui.sglang.flags.finding import Finding
+from mtptui.sglang.lint.finding import Finding
 from mtptui.sglang.flags.flagset import FlagSet
 from mtptui.sglang.flags.table import versions
 

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 
 from mtptui.sglang.flags.errors import FlagError
 from mtptui.sglang.flags.flagset import MODEL_PATH, FlagSet, parse_argv
-from mtptui.sglang.flags.options import explain_option, rejected_options, value_words
+from mtptui.sglang.lint.options import explain_option, rejected_options, value_words
 from mtptui.sglang.flags.resolve import match_option, missing_required, parse_values
-from mtptui.sglang.flags.rules import Finding, lint
+from mtptui.sglang.lint.rules import Finding, lint
 from mtptui.sglang.flags.table import DEFAULT_VERSION, FlagSpec, load_table
 
 if TYPE_CHECKING:

@@ -1,6 +1,8 @@
 """Load a launch configuration to compare: a unit file, a TOML profile, a command-line file, or HOST:PROFILE.
 
-``--left``/``--right`` of `mtptui diff` go through ``load_source``; every failure is one sentence.
+``--left``/``--right`` of `mtptui diff` go through ``load_source``; every failure is one sentence. This module
+reads the files and the host config; what the bytes say is SGLang's knowledge (mtptui.sglang.flags.command:
+an argv or a command line; mtptui.sglang.unit: a unit's ExecStart=; ``FlagSet.from_profile``: a launch profile).
 """
 
 from __future__ import annotations
@@ -9,10 +11,17 @@ import tomllib
 from pathlib import Path
 from typing import Callable
 
+from pydantic import ValidationError
+
+from mtptui.config.files import INPUT_FILE_LIMIT, read_bounded
+from mtptui.config.loader import find_host, parse_host
+from mtptui.config.models import LaunchProfile
 from mtptui.errors import ConfigError, UserError
+from mtptui.sglang.flags.command import parse_cmdline, parse_command
 from mtptui.sglang.flags.errors import FlagError
 from mtptui.sglang.flags.flagset import FlagSet
 from mtptui.sglang.flags.table import DEFAULT_VERSION
+from mtptui.sglang.unit import read_unit, unit_flagset
 
 
 def load_source(spec: str, version: str | None = None, config_file: str | None = None) -> tuple[str, FlagSet]:
@@ -34,8 +43,6 @@ def load_source(spec: str, version: str | None = None, config_file: str | None =
 
 def _from_host(host_name: str, profile_name: str, version: str | None,
                config_file: str | None) -> tuple[str, FlagSet]:
-    from mtptui.config.loader import find_host
-
     _, host = find_host(host_name, config_file)
     profile = host.profile(profile_name)
     label = f"profile:{host_name}:{profile_name}"
@@ -50,19 +57,14 @@ def _labelled(label: str, build: Callable[[], FlagSet]) -> FlagSet:
 
 
 def _read(path: Path) -> bytes:
-    from mtptui.config.files import INPUT_FILE_LIMIT, read_bounded
-
     return read_bounded(path, "file to compare", INPUT_FILE_LIMIT, UserError)
 
 
 def _from_file(path: Path, profile: str | None, version: str | None) -> tuple[str, FlagSet]:
     data = _read(path)
     if b"\0" in data:  # /proc/PID/cmdline: NUL-separated argv
-        from mtptui.sglang.flags.command import parse_words
-
-        words = [w.decode("utf-8", "replace") for w in data.split(b"\0") if w]
         label = f"command:{path}"
-        return label, _labelled(label, lambda: parse_words(words, version or DEFAULT_VERSION, require_model=False))
+        return label, _labelled(label, lambda: parse_cmdline(data, version or DEFAULT_VERSION, require_model=False))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -71,25 +73,16 @@ def _from_file(path: Path, profile: str | None, version: str | None) -> tuple[st
         return _from_toml(path, text, profile, version)
     if path.suffix == ".service" or "[Service]" in text:
         return _from_unit(path, text, version)
-    from mtptui.sglang.flags.command import parse_command
-
     label = f"command:{path}"
     return label, _labelled(label, lambda: parse_command(text, version or DEFAULT_VERSION, require_model=False))
 
 
 def _from_unit(path: Path, text: str, version: str | None) -> tuple[str, FlagSet]:
-    from mtptui.sglang.unit import read_unit, unit_flagset
-
     label = f"unit:{path}"
     return label, _labelled(label, lambda: unit_flagset(read_unit(text, name=path.name), version))
 
 
 def _from_toml(path: Path, text: str, profile: str | None, version: str | None) -> tuple[str, FlagSet]:
-    from pydantic import ValidationError
-
-    from mtptui.config.loader import parse_host
-    from mtptui.config.models import LaunchProfile
-
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

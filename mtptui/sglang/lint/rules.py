@@ -7,13 +7,13 @@ nothing and the rule is ours). An error with an SGLang message stops the server 
 
 from __future__ import annotations
 
-from mtptui.sglang.flags.finding import SEVERITIES, Finding
+from mtptui.sglang.lint.finding import SEVERITIES, Finding
 from mtptui.sglang.flags.flagset import FlagSet
-from mtptui.sglang.flags.rules_incident import incident_shape
-from mtptui.sglang.flags.rules_mamba import hybrid_mamba
-from mtptui.sglang.flags.rules_misc import misc
-from mtptui.sglang.flags.rules_server import data_parallel, server_checks
-from mtptui.sglang.flags.rules_spec import Rule, deprecated_options, speculative
+from mtptui.sglang.lint.rules_incident import incident_shape
+from mtptui.sglang.lint.rules_mamba import hybrid_mamba
+from mtptui.sglang.lint.rules_misc import misc
+from mtptui.sglang.lint.rules_server import data_parallel, server_checks
+from mtptui.sglang.lint.rules_spec import Rule, deprecated_options, speculative
 
 __all__ = ["Finding", "RULES", "SEVERITIES", "lint"]
 

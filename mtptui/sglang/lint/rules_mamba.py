@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from mtptui.sglang.flags.effective import ALGO, DRAFT
-from mtptui.sglang.flags.finding import Finding
+from mtptui.sglang.lint.finding import Finding
 from mtptui.sglang.flags.flagset import FlagSet
 from mtptui.sglang.flags.models import ModelInfo, model_info
 

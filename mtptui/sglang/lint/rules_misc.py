@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from mtptui.sglang.flags.finding import Finding
+from mtptui.sglang.lint.finding import Finding
 from mtptui.sglang.flags.flagset import FlagSet
 
 SPEC_V2 = "SGLANG_ENABLE_SPEC_V2"

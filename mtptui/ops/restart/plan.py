@@ -6,7 +6,7 @@ ExecStart= atomically, daemon-reload, reset-failed, restart; process: stop the p
 commands run once the server is ready (systemd: enable, when asked), what a rollback goes back to, how it stops
 the running server, and the lock file the restart holds on the host. This module adds what every manager shares:
 the diff of running, configured and profile, the lint, and what the stop may cost. A dry run prints exactly
-these commands; mtptui.ops.restart_run executes them. The lint is the verdict of the SGLang installed on the
+these commands; mtptui.ops.restart.run executes them. The lint is the verdict of the SGLang installed on the
 host when it can give one (mtptui.ops.host_lint: a few seconds, read-only), else the offline table's;
 ``lint_source`` says which, and why not the host.
 """
@@ -21,12 +21,13 @@ from typing import TYPE_CHECKING, Collection
 from mtptui.engines.registry import Launches, engine, launches
 from mtptui.ops.diff_live import default_profile
 from mtptui.ops.launches import Running, Side, configured_side, profile_side, running_side
-from mtptui.ops.restart_drain import DrainOptions, DrainPlan, plan_drain
-from mtptui.ops.restart_stop import stop_notes
+from mtptui.ops.restart.drain import DrainOptions, DrainPlan, plan_drain
+from mtptui.ops.restart.stop import stop_notes
 from mtptui.remote.steps import LaunchRequest, PreviousRun, ServiceStep, StopPolicy
 from mtptui.remote.unitenv import EnvChange
-from mtptui.sglang.flags import Diff, Finding, FlagSet, render_argv
-from mtptui.sglang.flags.verdict import LintSource, LintVerdict
+from mtptui.sglang.flags import Diff, FlagSet, render_argv
+from mtptui.sglang.lint import Finding
+from mtptui.sglang.lint.verdict import LintSource, LintVerdict
 
 if TYPE_CHECKING:
     from mtptui.ops.connect import HostSession
@@ -61,7 +62,7 @@ class RestartPlan:
     stop: StopPolicy | None = None  # how the manager stops the running server
     facts: dict[str, str] = field(default_factory=dict)  # what the manager shows of the service (DropInPaths, ...)
     written: str | None = None  # the file new_unit is written to (the unit, or its drop-in)
-    drain: DrainPlan | None = None  # the gateway steps around the stop and start (mtptui.ops.restart_drain)
+    drain: DrainPlan | None = None  # the gateway steps around the stop and start (mtptui.ops.restart.drain)
     engine: str = "sglang"  # the host's engine: ``target`` is its flag set
 
     @property

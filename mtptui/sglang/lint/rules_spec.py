@@ -8,7 +8,7 @@ from mtptui.sglang.flags.effective import (
     ALGO, DRAFT, MRR, STEPS, TOPK, TYPE_ERROR, Effective, SpecError, resolve_spec,
 )
 from mtptui.sglang.adaptive import CONFIG_FLAG as ADAPTIVE_CONFIG, FLAG as ADAPTIVE
-from mtptui.sglang.flags.finding import Finding
+from mtptui.sglang.lint.finding import Finding
 from mtptui.sglang.flags.flagset import FlagSet
 
 Rule = Callable[[FlagSet, "str | None"], Iterator[Finding]]

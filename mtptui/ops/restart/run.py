@@ -5,7 +5,7 @@
 Under the host's restart lock the plan's steps run one by one, and every step that changed the host (or may
 have: the connection dropped while it ran) is recorded. A failure before any change stops there: nothing was
 changed and the server is left alone. After a change, a crash or a timeout undoes only the steps that ran
-(mtptui.ops.rollback). A dropped connection is reconnected with backoff (mtptui.ops.restart_link); the watch
+(mtptui.ops.restart.rollback). A dropped connection is reconnected with backoff (mtptui.ops.restart.link); the watch
 judges the server, not the connection; a host that stays away is reported as such, with what was done. The
 result ends with the host's state as read at the end (mtptui.ops.host_state).
 
@@ -21,10 +21,10 @@ from mtptui.engines.registry import engine
 from mtptui.errors import UserError
 from mtptui.ops.progress import Clock, RestartEvent
 from mtptui.ops.readonly import refuse_if_readonly
-from mtptui.ops.restart import RestartPlan, Step
-from mtptui.ops.restart_drain import DrainDecision, GatewayDrain
-from mtptui.ops.restart_link import READ_TRIES, Link, StepFailed, connection_trouble
-from mtptui.ops.restart_result import Ran, RestartResult
+from mtptui.ops.restart.plan import RestartPlan, Step
+from mtptui.ops.restart.drain import DrainDecision, GatewayDrain
+from mtptui.ops.restart.link import READ_TRIES, Link, StepFailed, connection_trouble
+from mtptui.ops.restart.result import Ran, RestartResult
 from mtptui.ops.watch import WatchOutcome, WatchStatus, log_position, watch_start
 from mtptui.remote.bounded import DEFAULT_TIMEOUT_S as DEFAULT_HOST_S
 from mtptui.remote.errors import RemoteError
@@ -141,7 +141,7 @@ class Restarter:
             return f"the server on {self.plan.host} changed since the plan was made; plan the restart again"
         return None
 
-    # The gateway steps (mtptui.ops.restart_drain) ---------------------------------------------------------
+    # The gateway steps (mtptui.ops.restart.drain) ---------------------------------------------------------
 
     async def _drained_apply(self) -> WatchOutcome:
         """Out of the gateway and idle first, when the plan has gateway steps; a worker taken out is put back
@@ -263,7 +263,7 @@ class Restarter:
                 self.emit("warning", f"the server is ready, but {step.command.what} failed: {failed.reason}")
 
     async def _rollback(self, outcome: WatchOutcome) -> None:
-        from mtptui.ops.rollback import rollback_steps
+        from mtptui.ops.restart.rollback import rollback_steps
 
         self.launch = "rollback"
         self.emit("rolling_back", f"rolling back: {outcome.reason}")

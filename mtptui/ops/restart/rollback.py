@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Collection
 
-from mtptui.ops.restart import RestartPlan, Step
+from mtptui.ops.restart.plan import RestartPlan, Step
 
 if TYPE_CHECKING:
     from mtptui.ops.connect import HostSession

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from mtptui.sglang.flags.finding import Finding
+from mtptui.sglang.lint.finding import Finding
 from mtptui.sglang.flags.flagset import FlagSet
 from mtptui.sglang.flags.models import model_info
 from mtptui.sglang.flags.parallel import attention_dp, chunked_prefill, page_size
-from mtptui.sglang.flags.rules_mamba import OLD
+from mtptui.sglang.lint.rules_mamba import OLD
 
 SERVED = "--served-model-name"
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
 from mtptui.engines.polls import ServerInfo
 from mtptui.engines.registry import dashboard
 from mtptui.errors import UserError
-from mtptui.ops.feed import Feed, FeedItem, FollowerFeed, HostStatus, Source, merge_feeds
+from mtptui.ops.feed.items import Feed, FeedItem, FollowerFeed, HostStatus, Source, merge_feeds
 from mtptui.ops.gateway_poll import GatewayPoll
 from mtptui.ops.gpu_poll import GpuPoll
 from mtptui.ops.metrics_feed import MetricsSource

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mtptui.sglang.flags.diff import DiffRow, EnvRow
-from mtptui.sglang.flags.effects import effect_line
+from mtptui.sglang.lint.effects import effect_line
 from mtptui.sglang.flags.help_text import flag_help
 from mtptui.sglang.flags.impact import GROUP_NAMES, env_group, flag_group
 from mtptui.sglang.flags.table import load_table, renamed, versions

@@ -6,7 +6,7 @@ import difflib
 from itertools import islice
 
 from mtptui.sglang.flags.resolve import Match, match_option
-from mtptui.sglang.flags.rules import Finding
+from mtptui.sglang.lint.rules import Finding
 from mtptui.sglang.flags.table import load_table, option_changes, renamed, versions
 
 

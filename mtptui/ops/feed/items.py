@@ -11,7 +11,7 @@ poll of ``mtptui.ops.gpu_poll``, ``ServerMetrics``: the /metrics scrape of ``mtp
 
 Implementations here: ``FollowerFeed`` (passes on what ``mtptui.remote.follow.LogFollower`` yields, which
 follows every host's log, the demo's included) and ``merge_feeds`` (one feed from a log feed plus extra sources,
-e.g. the status poller of ``mtptui.ops.feed_host``). The tests' double, a recorded log replayed at a controlled
+e.g. the status poller of ``mtptui.ops.feed.host``). The tests' double, a recorded log replayed at a controlled
 pace, is ``tests/recorded_feed.py``.
 """
 

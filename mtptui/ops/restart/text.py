@@ -9,7 +9,7 @@ from mtptui.remote.unitenv import ENV_HEADING, shown_changes
 from mtptui.sglang.flags.diff_text import render_diff
 
 if TYPE_CHECKING:
-    from mtptui.ops.restart import RestartPlan, Step
+    from mtptui.ops.restart.plan import RestartPlan, Step
 
 
 def _command_lines(index: int, step: Step) -> list[str]:

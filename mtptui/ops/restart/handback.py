@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Collection
 from mtptui.config.models import ProcessServer
 from mtptui.errors import UserError
 from mtptui.ops.connect import HostSession, api_port
-from mtptui.ops.restart import RestartPlan, plan_restart
+from mtptui.ops.restart.plan import RestartPlan, plan_restart
 from mtptui.remote.handback import HandBackManager
 from mtptui.remote.logsource import FileLog, JournalLog
 

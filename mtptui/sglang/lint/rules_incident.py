@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from mtptui.sglang.flags.effective import ALGO, DRAFT, MRR, STEPS, TOPK, resolve_spec
-from mtptui.sglang.flags.finding import Finding
+from mtptui.sglang.lint.finding import Finding
 from mtptui.sglang.flags.flagset import FlagSet
 
 JUDGED = "mtptui's judgment: SGLang starts with it"

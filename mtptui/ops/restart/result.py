@@ -53,7 +53,7 @@ class RestartResult:
     changed: list[Ran] = field(default_factory=list)
     undone: list[Ran] = field(default_factory=list)
     end: EndState | None = None
-    gateway: dict[str, Any] | None = None  # what the gateway steps did (mtptui.ops.restart_drain.GatewayDrain)
+    gateway: dict[str, Any] | None = None  # what the gateway steps did (mtptui.ops.restart.drain.GatewayDrain)
 
     @property
     def ok(self) -> bool:
