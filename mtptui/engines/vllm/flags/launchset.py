@@ -105,14 +105,20 @@ def _canonical(written: dict[str, Any], version: str) -> tuple[str | None, dict[
     return model, flags
 
 
-def read_args(args: list[str], version: str, *, serve: bool, label: str = "") -> tuple[str | None, dict[str, Any]]:
-    """The model and the options of vLLM words (after the entry), as vLLM reads them; LaunchError if it would not."""
+def read_args(args: list[str], version: str, *, serve: bool, label: str = "",
+              read: rewrite.ReadConfig | None = None) -> tuple[str | None, dict[str, Any]]:
+    """The model and the options of vLLM words (after the entry), as vLLM reads them; LaunchError if it would not.
+    With ``read`` (a `--config` path -> the file's text) a `--config FILE` is replaced by the file's options, where
+    vLLM puts them; without it `--config` is one more option, its path."""
+    from mtptui.engines.vllm.flags.parser import known_negations
     from mtptui.engines.vllm.flags.speculative import merged_config, _validate_fields
 
     try:
         words = list(args)
         if serve:
             words, _ = rewrite.move_model(words)
+        if read is not None and "--config" in words:
+            words = rewrite.pull_config(words, known_negations(version), serve=serve, read=read)
         words, _ = rewrite.normalise(words)
         model, flags = _canonical(_written(words, version), version)
         config = flags.get("--speculative-config")
@@ -152,6 +158,34 @@ def from_profile(profile: Profile, version: str = DEFAULT_VERSION, label: str = 
     model, flags = read_args(args, version, serve=False, label=label)
     return VllmFlagSet(model, flags, dict(profile.env), f"{shlex.quote(profile.python)} -m {API_SERVER}", version,
                        args)
+
+
+def config_files(launch: VllmFlagSet) -> list[str]:
+    """The file a launch's `--config FILE` names (vLLM reads its options from it at start), if any."""
+    path = rewrite.config_path(launch.args)
+    return [path] if path is not None else []
+
+
+def with_config_files(launch: VllmFlagSet, texts: Mapping[str, str], label: str = "") -> VllmFlagSet:
+    """``launch`` with the options of its `--config` file, whose text ``texts`` holds (read where the launch runs:
+    the host's file for a host's launch); ``flags["--config"]`` keeps the path. One sentence when the text is not
+    YAML options or vLLM refuses what it says."""
+    import yaml
+    from dataclasses import replace
+
+    paths = config_files(launch)
+    if not paths or paths[0] not in texts:
+        return launch
+    path, text = paths[0], texts[paths[0]]
+    subject = f"{label + ': ' if label else ''}the --config file {path}"
+    try:
+        loaded = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise LaunchError(f"{subject} is not YAML ({str(exc).splitlines()[0]})") from None
+    if loaded is not None and not isinstance(loaded, dict):
+        raise LaunchError(f"{subject} holds a YAML {type(loaded).__name__}, not vLLM options by name")
+    model, flags = read_args(launch.args, launch.version, serve=launch.serve, label=label, read=lambda _: text)
+    return replace(launch, model_path=model, flags={**flags, "--config": path})
 
 
 def with_entry(launch: VllmFlagSet, entry: str) -> VllmFlagSet:
