@@ -733,13 +733,13 @@ def _sglang_pairs(launch: Any) -> list[tuple[str, str]]:
 
 def _sglang_form_lint(args: list[str], env: dict[str, str], python: str, version: str) -> tuple[Any | None,
                                                                                                  list[Any]]:
-    import shlex
-
+    from mtptui.engines.entry import module_entry
     from mtptui.sglang.flags import lint_argv
+    from mtptui.sglang.flags.flagset import LAUNCH_MODULE
 
     flagset, findings = lint_argv(args, version, env=env)
     if flagset is not None:
-        flagset.entry = f"{shlex.quote(python or 'python3')} -m sglang.launch_server"
+        flagset.entry = module_entry(python, LAUNCH_MODULE)
     return flagset, list(findings)
 
 

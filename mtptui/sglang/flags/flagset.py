@@ -6,6 +6,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
+from mtptui.engines.entry import Entries, entry_python, module_entry
 from mtptui.sglang.flags.errors import FlagError
 from mtptui.sglang.flags.resolve import missing_required, parse_values
 from mtptui.sglang.flags.table import DEFAULT_VERSION, FlagSpec, FlagTable, load_table
@@ -16,7 +17,9 @@ if TYPE_CHECKING:
 Value = Union[bool, int, float, str, list[Any]]
 """A flag value: True for store_true, int/float/str by the flag's type, a list for nargs '+'/'*'."""
 
-DEFAULT_ENTRY = "python3 -m sglang.launch_server"
+LAUNCH_MODULE = "sglang.launch_server"
+ENTRIES = Entries(modules=((LAUNCH_MODULE,),), scripts=(("sglang", "serve"),))  # read by mtptui.engines.entry
+DEFAULT_ENTRY = module_entry(None, LAUNCH_MODULE)
 MODEL_PATH = "--model-path"
 
 
@@ -48,8 +51,7 @@ class FlagSet:
     @property
     def python(self) -> str | None:
         """The interpreter of a ``python -m sglang.launch_server`` entry, else None."""
-        words = self.entry_argv
-        return words[0] if "-m" in words else None
+        return entry_python(self.entry_argv)
 
     def spec(self, name: str) -> FlagSpec:
         return self.table[name]
@@ -71,7 +73,7 @@ class FlagSet:
         """The flag set of a TOML launch profile, read through SGLang's parser (aliases and prefixes resolve)."""
         flagset = parse_argv(profile_argv(profile, version), version)
         flagset.env = dict(profile.env)
-        flagset.entry = f"{shlex.quote(profile.python)} -m sglang.launch_server"
+        flagset.entry = module_entry(profile.python, LAUNCH_MODULE)
         return flagset
 
     def to_profile_fields(self) -> dict[str, Any]:

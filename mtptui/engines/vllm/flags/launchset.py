@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from mtptui.engines.vllm.flags import argv as rewrite
-from mtptui.engines.vllm.flags.command import split_command
+from mtptui.engines.entry import entry_python, module_entry, shell_script
+from mtptui.engines.vllm.flags.command import API_SERVER, split_command
 from mtptui.engines.vllm.flags.errors import VllmRefusal
 from mtptui.engines.vllm.flags.parser import serve_parser
-from mtptui.engines.vllm.flags.render import API_SERVER, Profile, flag_words
+from mtptui.engines.vllm.flags.render import Profile, flag_words
 from mtptui.engines.vllm.flags.table import DEFAULT_VERSION, load_table
 from mtptui.errors import UserError
 
@@ -36,7 +37,7 @@ class VllmFlagSet:
     model_path: str | None = None
     flags: dict[str, Any] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
-    entry: str = f"python3 -m {API_SERVER}"
+    entry: str = module_entry(None, API_SERVER)
     version: str = DEFAULT_VERSION
     args: list[str] = field(default_factory=list)
     said: dict[str, Any] | None = None  # what the running server logged it resolved (`non-default args`)
@@ -48,8 +49,7 @@ class VllmFlagSet:
     @property
     def python(self) -> str | None:
         """The interpreter of a ``python -m vllm...`` entry, else None."""
-        words = self.entry_argv
-        return words[0] if "-m" in words else None
+        return entry_python(self.entry_argv)
 
     @property
     def serve(self) -> bool:
@@ -134,8 +134,9 @@ def read_args(args: list[str], version: str, *, serve: bool, label: str = "",
 def from_words(words: list[str], version: str = DEFAULT_VERSION, label: str = "") -> VllmFlagSet:
     """The launch of a whole command line (`vllm serve M ...`, `python -m vllm.entrypoints.openai.api_server ...`,
     with `VAR=x` or `env` in front); a `sh -c "..."` wrapper is read as the command it runs."""
-    if len(words) >= 3 and words[0].rsplit("/", 1)[-1] in ("sh", "bash", "dash") and words[1] == "-c":
-        words = shlex.split(words[2])
+    script = shell_script(words)
+    if script is not None:
+        words = shlex.split(script)
     launch = split_command(words)
     if launch is None:
         subject = f"{label}: the command line" if label else "the command line"
@@ -156,8 +157,7 @@ def from_profile(profile: Profile, version: str = DEFAULT_VERSION, label: str = 
     """A TOML profile's launch: ``python -m vllm.entrypoints.openai.api_server --model MODEL FLAGS...``."""
     args = [MODEL, profile.model_path, *flag_words(profile.flags, version)]
     model, flags = read_args(args, version, serve=False, label=label)
-    return VllmFlagSet(model, flags, dict(profile.env), f"{shlex.quote(profile.python)} -m {API_SERVER}", version,
-                       args)
+    return VllmFlagSet(model, flags, dict(profile.env), module_entry(profile.python, API_SERVER), version, args)
 
 
 def config_files(launch: VllmFlagSet) -> list[str]:

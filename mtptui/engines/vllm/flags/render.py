@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Mapping, Protocol, Sequence
 
+from mtptui.engines.entry import module_words
+from mtptui.engines.vllm.flags.command import API_SERVER
 from mtptui.engines.vllm.flags.table import DEFAULT_VERSION, load_table
 from mtptui.sglang.unit.syntax import quote_word
 from mtptui.sglang.unit.write import environment_lines
 
-API_SERVER = "vllm.entrypoints.openai.api_server"
 FlagValue = bool | int | float | str | Sequence[str]
 
 
@@ -54,7 +55,8 @@ def flag_words(flags: Mapping[str, FlagValue], version: str = DEFAULT_VERSION) -
 
 def launch_words(profile: Profile, version: str = DEFAULT_VERSION) -> list[str]:
     """`PYTHON -m vllm.entrypoints.openai.api_server --model MODEL FLAGS...`."""
-    return [profile.python, "-m", API_SERVER, "--model", profile.model_path, *flag_words(profile.flags, version)]
+    options = flag_words(profile.flags, version)
+    return [*module_words(profile.python, API_SERVER), "--model", profile.model_path, *options]
 
 
 def unit_text(skeleton: str, words: list[str], env: Mapping[str, str]) -> str:
