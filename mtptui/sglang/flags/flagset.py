@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
@@ -12,7 +13,7 @@ from mtptui.sglang.flags.resolve import missing_required, parse_values
 from mtptui.sglang.flags.table import DEFAULT_VERSION, FlagSpec, FlagTable, load_table
 
 if TYPE_CHECKING:
-    from mtptui.config.models import LaunchProfile
+    from mtptui.config.models import FlagValue, LaunchProfile
 
 Value = Union[bool, int, float, str, list[Any]]
 """A flag value: True for store_true, int/float/str by the flag's type, a list for nargs '+'/'*'."""
@@ -100,7 +101,7 @@ def _profile_value(value: Value) -> Value:
     return [str(item) for item in value] if isinstance(value, list) else value
 
 
-def _profile_tokens(name: str, value: Value, table: FlagTable) -> list[str]:
+def _profile_tokens(name: str, value: "FlagValue", table: FlagTable) -> list[str]:
     """argv words for one profile entry; False leaves a store_true flag out (or gives --no-X)."""
     spec = table.get(name)
     if value is False:
@@ -111,6 +112,8 @@ def _profile_tokens(name: str, value: Value, table: FlagTable) -> list[str]:
         return [name]
     if isinstance(value, list):
         return [name, *(str(item) for item in value)]
+    if isinstance(value, dict):  # a TOML table: the JSON object a JSON-typed flag takes
+        return [name, json.dumps(value)]
     text = repr(value) if isinstance(value, float) else str(value)
     return [f"{name}={text}"] if text.startswith("-") else [name, text]
 
