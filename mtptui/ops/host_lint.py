@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import json
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from mtptui.engines.registry import HostCheck, Report, engine, launches
+from mtptui.engines.registry import Report, engine, launches
 from mtptui.remote.errors import RemoteError
 from mtptui.remote.gpu_facts import GpuFacts, query_gpu_facts
 from mtptui.remote.shell import Command
@@ -66,14 +66,16 @@ def runner_command(python: str, argv: list[str], env: dict[str, str], facts: Gpu
     return Command.of(words, "check the launch with the host's SGLang", input=("\n".join(lines) + "\n").encode())
 
 
-def _answer(result: Completed) -> dict[str, Any] | None:
+def _answer(result: Completed, is_answer: Callable[[dict[str, Any]], bool] = lambda answer: "accepted" in answer
+            ) -> dict[str, Any] | None:
+    """The last JSON line of the output, when it is an answer (``is_answer``: the engine's own test)."""
     for line in reversed(result.out.splitlines()):
         if line.startswith("{"):
             try:
                 answer = json.loads(line)
             except ValueError:
                 return None
-            return answer if isinstance(answer, dict) and "accepted" in answer else None
+            return answer if isinstance(answer, dict) and is_answer(answer) else None
     return None
 
 
@@ -134,17 +136,6 @@ def _fallback(offline: LintVerdict, reason: str, host: HostConfig) -> LintVerdic
     return offline
 
 
-def _engine_answer(result: Completed, check: HostCheck) -> dict[str, Any] | None:
-    for line in reversed(result.out.splitlines()):
-        if line.startswith("{"):
-            try:
-                answer = json.loads(line)
-            except ValueError:
-                return None
-            return answer if isinstance(answer, dict) and check.is_answer(answer) else None
-    return None
-
-
 async def ask_host_engine(session: HostSession, launch: Any, python: str | None) -> tuple[Report | None, str]:
     """The verdict of the engine installed on the session's host on ``launch`` (its Launches.host_check), run in
     ``python``; (None, why) when it cannot give one, (report, "") when it did."""
@@ -161,7 +152,7 @@ async def ask_host_engine(session: HostSession, launch: Any, python: str | None)
         result = await session.transport.run(command, check.timeout_s + 15)
     except RemoteError as exc:
         return None, f"the check could not run on {host.name}: {exc}"
-    answer = _engine_answer(result, check)
+    answer = _answer(result, check.is_answer)
     missing = check.import_failure(answer) if answer is not None else None
     if missing is not None:
         return None, f"{python} on {host.name} cannot import {label} ({missing})"

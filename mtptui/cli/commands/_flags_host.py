@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mtptui.engines.registry import engine, launches
@@ -87,7 +88,8 @@ def _engine_host_lint(host: HostConfig, name: str, as_json: bool, readonly: bool
     from mtptui.text import visible
 
     chosen = engine(host.engine)
-    judged, offline = asyncio.run(_ask_host(host, name, readonly))
+    asked = asyncio.run(_ask_host(host, name, readonly))
+    judged, verdict, errors, reason, version = asked.report, asked.offline, asked.errors, asked.reason, asked.version
     if judged is not None:
         data = {**judged.to_json(), "host": host.name, "profile": name}
         if as_json:
@@ -98,7 +100,6 @@ def _engine_host_lint(host: HostConfig, name: str, as_json: bool, readonly: bool
             for line in judged.lines():
                 print(visible(line))
         return 1 if judged.count("error") else 0
-    verdict, errors, reason, version = offline
     notes = list(verdict.notes) if verdict is not None else []
     if as_json:
         print_json({"engine": chosen.name, "version": version, "host": host.name, "profile": name,
@@ -113,9 +114,21 @@ def _engine_host_lint(host: HostConfig, name: str, as_json: bool, readonly: bool
     return 1 if errors else 0
 
 
-async def _ask_host(host: HostConfig, name: str, readonly: bool) -> tuple[Any, tuple[Any, list[str], str, str]]:
-    """(the host engine's report or None, (the offline verdict, its errors, why the host did not judge, the
-    version)). The launch's files (a `--config` YAML) are read on the host, through the session."""
+@dataclass
+class _Asked:
+    """What `flags lint HOST` got on an engine that checks on the host: the host engine's ``report``, or the
+    ``offline`` verdict with its ``errors`` and the ``reason`` the host did not judge; ``version`` the release."""
+
+    report: Any | None
+    offline: Any | None
+    errors: list[str]
+    reason: str
+    version: str
+
+
+async def _ask_host(host: HostConfig, name: str, readonly: bool) -> _Asked:
+    """The host engine's judgement of the profile, else the offline one (see _Asked). The launch's files (a
+    `--config` YAML) are read on the host, through the session."""
     from mtptui.cli.hostkey_prompt import ask_on_terminal
     from mtptui.ops.connect import open_session
     from mtptui.ops.host_files import session_file_reader, with_launch_files
@@ -130,12 +143,12 @@ async def _ask_host(host: HostConfig, name: str, readonly: bool) -> tuple[Any, t
             side = Side(f"profile:{name}", model.profile(profile, version))
             await with_launch_files(side, model, session_file_reader(session))
         except UserError as exc:  # the engine refuses the launch, or its file cannot be read: one sentence
-            return None, (None, [str(exc)], "the launch cannot be read, so the host was not asked", version)
+            return _Asked(None, None, [str(exc)], "the launch cannot be read, so the host was not asked", version)
         judged, reason = await ask_host_engine(session, side.flagset, profile.python)
     if judged is not None:
-        return judged, (None, [], "", version)
+        return _Asked(judged, None, [], "", version)
     assert model.lint is not None  # engines with a host check lint their own launches
-    return None, (model.lint(side.flagset), [], reason, version)
+    return _Asked(None, model.lint(side.flagset), [], reason, version)
 
 
 async def _check(host: HostConfig, argv: list[str], env: dict[str, str], python: str | None, readonly: bool,
