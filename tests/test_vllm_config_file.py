@@ -92,3 +92,25 @@ def test_a_side_whose_file_is_missing_says_which_side(tmp_path: Path) -> None:
     with pytest.raises(HostFileError) as raised:
         asyncio.run(with_launch_files(side, launches("vllm"), local_file_reader))
     assert str(raised.value) == f"running:pid 7: the file {tmp_path / 'gone.yaml'} does not exist on this machine"
+
+
+def _host(tmp_path: Path, ssh: bool) -> object:
+    config = tmp_path / "serve.yaml"
+    config.write_text("max-num-seqs: 8\n")
+    reach = '[ssh]\ntarget = "gpu-far"\n' if ssh else ""
+    text = (f'name = "h"\nengine = "vllm"\napi_url = "http://127.0.0.1:8000"\nknown_good = "p"\n{reach}'
+            f'[server]\nmanager = "systemd"\nunit = "v.service"\n[log]\nkind = "journal"\n'
+            f'[profiles.p]\nmodel_path = "/m"\n[profiles.p.flags]\nconfig = "{config}"\n')
+    path = tmp_path / "h.toml"
+    path.write_text(text)
+    return load_host_file(path)
+
+
+@pytest.mark.parametrize("ssh, expected", [(False, 8), (True, None)])
+def test_without_a_session_only_a_local_hosts_file_is_read_here(tmp_path: Path, ssh: bool,
+                                                                expected: int | None) -> None:
+    from mtptui.ops.diff_sides import gather_sides
+
+    sides = asyncio.run(gather_sides(_host(tmp_path, ssh), "p"))  # type: ignore[arg-type]
+    assert sides.profile.flagset.get("--max-num-seqs") == expected  # a remote host's path is no file of this machine
+    assert sides.profile.flagset.get("--config") == str(tmp_path / "serve.yaml")

@@ -59,7 +59,8 @@ async def gather_sides(host: HostConfig, profile: str, *, session: HostSession |
     """Read the sides. With a session the running side is the live process and the configured side what the
     host's manager reads; without one the running side is the launch ``status`` reports and the configured side a
     local host's unit file on this machine's disk. The files a side's launch reads at start (vLLM's `--config`)
-    are read on the host, through the session (mtptui.ops.host_files)."""
+    are read on the host, through the session (mtptui.ops.host_files); without one only a local host's are read
+    (here), and a remote host's sides keep the path alone."""
     _, profile_s = profile_side(host, profile)
     configured = (await configured_side(session))[0] if session is not None else local_reference_side(host)
     running: Side | None = None
@@ -71,9 +72,11 @@ async def gather_sides(host: HostConfig, profile: str, *, session: HostSession |
     elif status is not None and status.launch is not None:
         running = Side(f"running:{status.launch_source or 'status'}", status.launch)
     found = [side for side in (running, configured, profile_s) if side is not None]
-    model, read = launches(host.engine), file_reader(session)
-    for side in found:
-        await with_launch_files(side, model, read)
+    model = launches(host.engine)
+    if session is not None or host.ssh is None:  # never this machine's file for a remote host's launch
+        read = file_reader(session)
+        for side in found:
+            await with_launch_files(side, model, read)
     return DiffSides(host, running, configured, profile_s, live, await adaptive_files(found, reader_of(session)))
 
 
