@@ -3,11 +3,15 @@
 
 One booted lab and one server for the whole module (starting vLLM takes minutes on this 2-core machine): the
 unit `mtptest-vllm-real.service` runs the profile ``ngram3`` (`python -m vllm.entrypoints.openai.api_server
---model MODEL ...`, rendered by mtptui from the host file, like any vLLM host's unit), its stdout and stderr
-in journald. The tests, in order, read it as an operator's mtptui does, over SSH:
+--model MODEL ... --config FILE.yaml`, rendered by mtptui from the host file, like any vLLM host's unit), its
+stdout and stderr in journald. The `--config` file is the host's (max-num-seqs 8); this machine has a file of
+the same path saying otherwise (99), so reading the wrong one shows. The tests, in order, read it as an
+operator's mtptui does, over SSH:
 
-- the diff reads the unit's ExecStart=, the running process and the profile, and they agree but for the
-  speculation the other profile changes;
+- the diff reads the unit's ExecStart=, the running process and the profile (each side's `--config` file read
+  on the host), and they agree but for the speculation the other profile changes;
+- `flags lint HOST` asks the host's own vLLM (the profile's python, on the host: its `--config` file is the
+  host's), says vLLM's refusal, and falls back to the offline flag model with the reason when it cannot ask;
 - the bench measures the server through the SSH connection, and its accept length is the server's own
   counters' (1 + Δaccepted / Δdrafts of `vllm:spec_decode_*` in /metrics, read on the host around the run);
 - the dashboard follows the unit's journal and shows the real startup (vLLM's banner, the engine's launch,
@@ -22,6 +26,8 @@ paths stay short whatever pytest's basetemp is.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 import time
@@ -58,6 +64,9 @@ name = "tiny-repeat"
 text = "the server decodes tokens the server decodes tokens the server decodes"
 """
 ENV_PREFIXES = ("VLLM_", "OMP_", "MKL_", "HF_", "TRANSFORMERS_", "XDG_", "TOKENIZERS_")
+# the `--config` file: in the container's own /tmp on the host, and a different one at the same path here
+CONFIG = Path(f"/tmp/mtptest-vllm-config-{os.getpid()}") / "serve.yaml"
+HOST_YAML, LOCAL_YAML = "max-num-seqs: 8\n", "max-num-seqs: 99\nmax-model-len: 64\n"
 
 
 def unit_env(root: Path) -> dict[str, str]:
@@ -69,11 +78,22 @@ def unit_env(root: Path) -> dict[str, str]:
     return {**mine, "TMPDIR": "/tmp", "HOME": str(root / "home"), "PYTHONPATH": str(NETGUARD)}
 
 
-def profile(model: Path, root: Path, tokens: int) -> dict[str, object]:
+def profile(model: Path, root: Path, tokens: int, config: Path = CONFIG, **flags: object) -> dict[str, object]:
     return {"model_path": str(model), "python": str(venv.python()), "env": unit_env(root),
-            "flags": {"host": "127.0.0.1", "port": API_PORT, "max-model-len": 1024, "max-num-seqs": 8,
+            "flags": {"host": "127.0.0.1", "port": API_PORT, "max-model-len": 1024, "config": str(config),
                       "optimization-level": 0, "dtype": "bfloat16",
-                      "speculative-config": json.dumps({**NGRAM, "num_speculative_tokens": tokens})}}
+                      "speculative-config": json.dumps({**NGRAM, "num_speculative_tokens": tokens}), **flags}}
+
+
+def host_files(lab: Lab) -> None:
+    """The host's `--config` file (written on the host, in its own /tmp), and this machine's of the same path; a
+    second local file whose path the host has not (profile ``gone``)."""
+    CONFIG.parent.mkdir(exist_ok=True)
+    CONFIG.write_text(LOCAL_YAML)
+    (CONFIG.parent / "gone.yaml").write_text(LOCAL_YAML)
+    done = lab.run("sh", "-c", 'mkdir -p "$(dirname "$1")" && cat > "$1"', "sh", str(CONFIG), input=HOST_YAML)
+    assert done.returncode == 0, done.stderr
+    assert lab.run("cat", str(CONFIG)).stdout == HOST_YAML and CONFIG.read_text() == LOCAL_YAML
 
 
 @dataclass
@@ -124,9 +144,14 @@ def real_vllm(lab: Lab, vllm_model: Path,
     root = tmp_path_factory.mktemp("vllm-unit")
     (root / "home").mkdir()
     lab.reset()
+    host_files(lab)
+    gone = profile(vllm_model, root, 3, CONFIG.parent / "gone.yaml")
     data = {"name": "lab-vllm", "engine": "vllm", "api_url": f"http://127.0.0.1:{API_PORT}", "known_good": "ngram4",
             "ssh": {"target": ALIAS}, "server": {"manager": "systemd", "unit": UNIT}, "log": {"kind": "journal"},
-            "profiles": {"ngram3": profile(vllm_model, root, 3), "ngram4": profile(vllm_model, root, 4)}}
+            "profiles": {"ngram3": profile(vllm_model, root, 3), "ngram4": profile(vllm_model, root, 4),
+                         "refused": profile(vllm_model, root, 3, **{"gpu-memory-utilization": 1.5}),
+                         "no-python": {**profile(vllm_model, root, 3), "python": "/opt/no-such-venv/bin/python"},
+                         "gone": gone}}
     path = root / "lab-vllm.toml"
     path.write_text(tomli_w.dumps(data))
     with pytest.MonkeyPatch.context() as patch:
@@ -144,6 +169,7 @@ def real_vllm(lab: Lab, vllm_model: Path,
             yield real
         finally:
             lab.reset()
+            shutil.rmtree(CONFIG.parent, ignore_errors=True)
 
 
 def test_the_diff_reads_the_real_unit_process_and_profile(real_vllm: RealVllm) -> None:
@@ -159,6 +185,62 @@ def test_the_diff_reads_the_real_unit_process_and_profile(real_vllm: RealVllm) -
     assert [json.loads(value)["num_speculative_tokens"] for value in row["resolved"]] == [3, 3, 4]
     profile_env = set(real_vllm.host.config.profile("ngram4").env)
     assert [entry for entry in data["env"] if entry["var"] in profile_env] == []  # the unit's env is the profile's
+
+
+async def test_each_sides_config_file_is_the_hosts(real_vllm: RealVllm) -> None:
+    async with open_session(real_vllm.host.config, readonly=True) as session:
+        diff = await live_diff(session, "ngram4")
+    assert diff.sides is not None and len(diff.sides.sides) == 3
+    for side in diff.sides.sides:  # the host's file says 8, this machine's 99 (and a context of 64)
+        assert (side.flagset.get("--max-num-seqs"), side.flagset.get("--max-model-len")) == (8, 1024), side.label
+        assert side.flagset.get("--config") == str(CONFIG)
+    assert diff.running is not None and diff.running.side.flagset.said["--max-num-seqs"] == 8  # the server's word
+
+
+def test_a_config_file_missing_on_the_host_is_one_sentence(real_vllm: RealVllm) -> None:
+    gone = CONFIG.parent / "gone.yaml"
+    assert gone.exists()  # here, not on the host
+    run = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "diff", "lab-vllm", "--profile", "gone",
+                          "--config", str(real_vllm.host.path)], capture_output=True, text=True, timeout=300,
+                         cwd=ROOT, env=operator_env(real_vllm.lab))
+    assert (run.returncode, run.stdout) == (2, "")  # diff(1): trouble, not a difference
+    assert run.stderr == f"mtptui: profile:gone: the file {gone} does not exist on lab-vllm\n"
+
+
+def lint(real: RealVllm, profile_name: str) -> tuple[int, dict[str, object]]:
+    run = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "flags", "lint", "lab-vllm", "--profile",
+                          profile_name, "--json", "--config", str(real.host.path)], capture_output=True, text=True,
+                         timeout=600, cwd=ROOT, env=operator_env(real.lab))
+    assert run.stdout, run.stderr
+    return run.returncode, json.loads(run.stdout)
+
+
+def test_flags_lint_host_asks_the_hosts_own_vllm(real_vllm: RealVllm) -> None:
+    code, data = lint(real_vllm, "ngram3")
+    assert code == 0, data
+    assert data["source"] == {"kind": "host", "host": "lab-vllm", "python": str(venv.python()),
+                              "vllm_version": venv.VERSION}
+    assert (data["engine"], data["ok"], data["errors"]) == ("vllm", True, 0)
+    resolved = data["resolved"]
+    assert isinstance(resolved, dict)
+    assert (resolved["max_num_seqs"], resolved["max_model_len"]) == (8, 1024)  # the host's --config file
+    assert (resolved["speculative_method"], resolved["num_speculative_tokens"]) == ("ngram", 3)
+
+
+def test_flags_lint_host_says_the_hosts_vllms_refusal(real_vllm: RealVllm) -> None:
+    code, data = lint(real_vllm, "refused")
+    assert code == 1 and data["source"]["kind"] == "host" and data["errors"] == 1, data  # type: ignore[index]
+    (finding,) = [f for f in data["findings"] if f["severity"] == "error"]  # type: ignore[union-attr]
+    assert finding["message"].startswith(f"vLLM {venv.VERSION} refuses gpu_memory_utilization: "), finding
+    assert data["refusal"]["error_class"] == "ValidationError"  # type: ignore[index]
+
+
+def test_flags_lint_host_without_vllm_falls_back_offline_with_the_reason(real_vllm: RealVllm) -> None:
+    code, data = lint(real_vllm, "no-python")
+    assert code == 0, data
+    assert data["source"] == {"kind": "offline", "vllm_version": venv.VERSION, "reason":
+                              "/opt/no-such-venv/bin/python was not found on lab-vllm (set python in the profile "
+                              "to the server's interpreter)"}
 
 
 def test_the_bench_through_ssh_reports_the_servers_own_accept_length(real_vllm: RealVllm, tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mtptui.ops.launches import flagset_from_argv
-from mtptui.sglang.flags.command import shell_script
+from mtptui.engines.entry import shell_script
 from mtptui.sglang.unit import read_unit, unit_flagset
 
 SCRIPT = "exec python3 -m sglang.launch_server --model-path /models/q --tp 2"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from mtptui.config.models import HostConfig, LaunchProfile, SystemdServer
@@ -13,6 +14,8 @@ def _flag_text(name: str, value: object) -> str:
         return f"--{name}"
     if isinstance(value, list):
         return f"--{name} " + " ".join(str(v) for v in value)
+    if isinstance(value, dict):
+        return f"--{name} {json.dumps(value)}"
     return f"--{name} {value}"
 
 
@@ -30,7 +33,10 @@ def render_profile(name: str, profile: LaunchProfile, known_good: bool) -> list[
 
 
 def render_host(host: HostConfig, path: Path) -> str:
+    from mtptui.engines.registry import engine, launches
+
     server = host.server
+    release = f"{engine(host.engine).label} {launches(host.engine).version(host)}"  # a vLLM host's is not SGLang's
     managed = f"systemd unit {server.unit}" if isinstance(server, SystemdServer) else f"process, log {server.log_file}"
     login = f"{host.ssh.user}@" if host.ssh and host.ssh.user else ""
     where = f"{login}{host.ssh.target}" if host.ssh else "this machine"
@@ -39,7 +45,7 @@ def render_host(host: HostConfig, path: Path) -> str:
         f"  {host.description}" if host.description else None,
         f"  gpus:    {host.gpus}" if host.gpus else None,
         f"  reach:   {where}",
-        f"  server:  {managed}; SGLang {host.sglang_version}",
+        f"  server:  {managed}; {release}",
         f"  api:     {host.api_url}",
         "",
     ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
@@ -11,7 +11,8 @@ from mtptui.engines.names import DEFAULT as DEFAULT_ENGINE, NAMES as ENGINE_NAME
 from mtptui.config.names import host_name, user_name
 from mtptui.sglang.versions import DEFAULT_VERSION
 
-FlagValue = Union[bool, int, float, str, list[str]]
+FlagValue = Union[bool, int, float, str, list[str], dict[str, Any]]
+"""A flag's value in a profile; a table is a JSON-object flag written as TOML (vLLM's speculative-config)."""
 """A launch flag value as written in TOML: true for store_true flags, lists for nargs='+'."""
 
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -115,7 +116,8 @@ class LaunchProfile(_Strict):
     model_path: str = Field(description="The served model: SGLang's --model-path, vLLM's --model.")
     flags: dict[FlagName, FlagValue] = Field(
         default_factory=dict,
-        description='The engine\'s flags by long name without "--", e.g. "speculative-num-steps" = 3.',
+        description='The engine\'s flags by long name without "--", e.g. "speculative-num-steps" = 3; a table '
+                    'is a JSON object flag (speculative-config = { method = "mtp", num_speculative_tokens = 3 }).',
     )
     env: dict[EnvName, str] = Field(
         default_factory=dict, description="Environment variables, e.g. SGLANG_ENABLE_SPEC_V2."

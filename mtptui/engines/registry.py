@@ -237,6 +237,34 @@ class Launches:
     short_value: Callable[[str, str], str | None] | None = None  # (flag, resolved value) -> the value shortly for
     # the health line, where the engine says it better than the words of the diff (None: those words)
     default_port: Callable[[], int] = lambda: 0  # the port a launch without --port serves on (its flag table's)
+    files: Callable[[Any], list[str]] = lambda launch: []  # the files a launch reads at start (paths where it
+    # runs: vLLM's `--config FILE.yaml`), read there by the caller (mtptui.ops.host_files)
+    with_files: Callable[[Any, Mapping[str, str], str], Any] = lambda launch, texts, label: launch  # (launch,
+    # path -> text, side label) -> the launch with what its files say (one sentence when they cannot be read)
+    host_check: Callable[[], HostCheck] | None = None  # how the engine on a host judges a launch (None: the
+    # engine's host lint is SGLang's own, mtptui.ops.host_lint.lint_on_host)
+
+
+@dataclass(frozen=True)
+class HostCheck:
+    """How the engine installed on a host judges a launch (`mtptui flags lint HOST`, mtptui.ops.host_lint): ``boot``
+    is a `python -c` program that reads ``input(launch)`` on stdin and prints one JSON answer per case, within
+    ``timeout_s``; ``is_answer`` tells an answer from other output, ``import_failure`` says why an answer means
+    there is no engine to ask (None: there is), ``report(answer, launch, host name, python)`` is the lint report."""
+
+    boot: str
+    input: Callable[[Any], bytes]
+    timeout_s: int
+    is_answer: Callable[[dict[str, Any]], bool]
+    import_failure: Callable[[dict[str, Any]], str | None]
+    report: Callable[[dict[str, Any], Any, str, str], Report]
+
+
+def _vllm_host_check() -> HostCheck:
+    from mtptui.engines.vllm.flags import host_check as check
+
+    return HostCheck(check.BOOT, check.runner_input, check.TIMEOUT_S, check.is_answer, check.import_failure,
+                     check.host_report)
 
 
 @dataclass(frozen=True)
@@ -403,6 +431,18 @@ def _vllm_server_said(launch: Any, line: str) -> Any:
     return with_server_args(launch, line)
 
 
+def _vllm_files(launch: Any) -> list[str]:
+    from mtptui.engines.vllm.flags.launchset import config_files
+
+    return config_files(launch)
+
+
+def _vllm_with_files(launch: Any, texts: Mapping[str, str], label: str) -> Any:
+    from mtptui.engines.vllm.flags.launchset import with_config_files
+
+    return with_config_files(launch, texts, label)
+
+
 def _vllm_restart_lint(launch: Any) -> Any:
     from mtptui.engines.vllm.flags.launchset import lint_verdict
 
@@ -471,7 +511,8 @@ LAUNCHES: dict[str, Launches] = {
                      process=r"-m vllm[.]entrypoints[.](openai[.])?api_server( |$)|vllm serve( |$)"
                              r"|-m vllm[.]entrypoints[.]cli[.]main serve( |$)", env_prefixes=("VLLM_",),
                      shape=_vllm_shape, short_names=VLLM_SHORT, short_value=_vllm_short_value,
-                     default_port=_vllm_default_port),
+                     default_port=_vllm_default_port, files=_vllm_files, with_files=_vllm_with_files,
+                     host_check=_vllm_host_check),
 }
 assert tuple(LAUNCHES) == NAMES, "every engine says how its launches are read"
 
@@ -692,13 +733,13 @@ def _sglang_pairs(launch: Any) -> list[tuple[str, str]]:
 
 def _sglang_form_lint(args: list[str], env: dict[str, str], python: str, version: str) -> tuple[Any | None,
                                                                                                  list[Any]]:
-    import shlex
-
+    from mtptui.engines.entry import module_entry
     from mtptui.sglang.lint import lint_argv
+    from mtptui.sglang.flags.flagset import LAUNCH_MODULE
 
     flagset, findings = lint_argv(args, version, env=env)
     if flagset is not None:
-        flagset.entry = f"{shlex.quote(python or 'python3')} -m sglang.launch_server"
+        flagset.entry = module_entry(python, LAUNCH_MODULE)
     return flagset, list(findings)
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from mtptui.config.models import HostConfig, ProcessServer
 from mtptui.engines.registry import engine, launches
 from mtptui.ops.adaptive_config import AdaptiveFile, adaptive_files, reader_of
+from mtptui.ops.host_files import file_reader, with_launch_files
 from mtptui.ops.launches import (Running, Side, configured_side, profile_side, reference_side, running_side,
                                  with_server_word)
 from mtptui.remote.unitfile import UnitFile
@@ -57,7 +58,9 @@ async def gather_sides(host: HostConfig, profile: str, *, session: HostSession |
                        status: HostStatus | None = None) -> DiffSides:
     """Read the sides. With a session the running side is the live process and the configured side what the
     host's manager reads; without one the running side is the launch ``status`` reports and the configured side a
-    local host's unit file on this machine's disk."""
+    local host's unit file on this machine's disk. The files a side's launch reads at start (vLLM's `--config`)
+    are read on the host, through the session (mtptui.ops.host_files); without one only a local host's are read
+    (here), and a remote host's sides keep the path alone."""
     _, profile_s = profile_side(host, profile)
     configured = (await configured_side(session))[0] if session is not None else local_reference_side(host)
     running: Side | None = None
@@ -69,6 +72,11 @@ async def gather_sides(host: HostConfig, profile: str, *, session: HostSession |
     elif status is not None and status.launch is not None:
         running = Side(f"running:{status.launch_source or 'status'}", status.launch)
     found = [side for side in (running, configured, profile_s) if side is not None]
+    model = launches(host.engine)
+    if session is not None or host.ssh is None:  # never this machine's file for a remote host's launch
+        read = file_reader(session)
+        for side in found:
+            await with_launch_files(side, model, read)
     return DiffSides(host, running, configured, profile_s, live, await adaptive_files(found, reader_of(session)))
 
 

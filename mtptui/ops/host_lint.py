@@ -10,15 +10,19 @@ profile's own PYTHONPATH applies); a process started by hand from a shell does, 
 
 Any failure (no such python, no SGLang, a timeout, an answer that is not a verdict, a lost connection) gives the
 offline table's verdict and one sentence saying why.
+
+An engine with a host check of its own (vLLM: its ``Launches.host_check``, mtptui.engines.registry) is asked
+the same way by ``ask_host_engine``: its program on stdin, in the profile's interpreter, read-only and bounded;
+the caller falls back to the engine's offline reading with the sentence it gives.
 """
 
 from __future__ import annotations
 
 import json
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from mtptui.engines.registry import engine
+from mtptui.engines.registry import Report, engine, launches
 from mtptui.remote.errors import RemoteError
 from mtptui.remote.gpu_facts import GpuFacts, query_gpu_facts
 from mtptui.remote.shell import Command
@@ -44,36 +48,44 @@ def _sources() -> dict[str, str]:
     return {name: folder.joinpath(f"{name}.py").read_text(encoding="utf-8") for name in MODULES}
 
 
-def runner_command(python: str, argv: list[str], env: dict[str, str], facts: GpuFacts,
-                   keep_pythonpath: bool) -> Command:
-    """The host check: the runner in ``python``; the launch's env travels on stdin (secrets stay out of ps)."""
-    words = ["timeout", "-k", "5", str(HOST_TIMEOUT_S), "env"]
+def python_words(python: str, env: Mapping[str, str], keep_pythonpath: bool, timeout_s: int, boot: str) -> list[str]:
+    """``python -B -c BOOT`` bounded by ``timeout_s``, with the PYTHONPATH the server has (see the module doc)."""
+    words = ["timeout", "-k", "5", str(timeout_s), "env"]
     if not keep_pythonpath:
         words += ["-u", "PYTHONPATH"]
     if "PYTHONPATH" in env:
         words.append(f"PYTHONPATH={env['PYTHONPATH']}")
-    words += [python, "-B", "-c", BOOT, *facts.runner_args(), "--batch"]
+    return [*words, python, "-B", "-c", boot]
+
+
+def runner_command(python: str, argv: list[str], env: dict[str, str], facts: GpuFacts,
+                   keep_pythonpath: bool) -> Command:
+    """The host check: the runner in ``python``; the launch's env travels on stdin (secrets stay out of ps)."""
+    words = [*python_words(python, env, keep_pythonpath, HOST_TIMEOUT_S, BOOT), *facts.runner_args(), "--batch"]
     lines = [json.dumps(_sources()), json.dumps({"argv": list(argv), "env": dict(env)})]
     return Command.of(words, "check the launch with the host's SGLang", input=("\n".join(lines) + "\n").encode())
 
 
-def _answer(result: Completed) -> dict[str, Any] | None:
+def _answer(result: Completed, is_answer: Callable[[dict[str, Any]], bool] = lambda answer: "accepted" in answer
+            ) -> dict[str, Any] | None:
+    """The last JSON line of the output, when it is an answer (``is_answer``: the engine's own test)."""
     for line in reversed(result.out.splitlines()):
         if line.startswith("{"):
             try:
                 answer = json.loads(line)
             except ValueError:
                 return None
-            return answer if isinstance(answer, dict) and "accepted" in answer else None
+            return answer if isinstance(answer, dict) and is_answer(answer) else None
     return None
 
 
-def why_not(result: Completed, python: str, host: str, label: str = "SGLang") -> str | None:
+def why_not(result: Completed, python: str, host: str, label: str = "SGLang",
+            timeout_s: int = HOST_TIMEOUT_S) -> str | None:
     """Why ``result`` is no verdict of the engine's (``label``, its display name; one sentence), or None when it
     is one."""
     answer = _answer(result)
     if result.exit_status == 124:
-        return f"{label}'s check did not finish within {HOST_TIMEOUT_S} s on {host}"
+        return f"{label}'s check did not finish within {timeout_s} s on {host}"
     if result.exit_status in (126, 127):
         return f"{python} was not found on {host} (set python in the profile to the server's interpreter)"
     if answer is not None and answer.get("stage") == "import":
@@ -122,3 +134,31 @@ def _fallback(offline: LintVerdict, reason: str, host: HostConfig) -> LintVerdic
         offline.notes.append(f"mtptui has no offline table for {engine(host.engine).label} {host.sglang_version} "
                              f"(the host file's sglang_version): the newest one, {table}, judged")
     return offline
+
+
+async def ask_host_engine(session: HostSession, launch: Any, python: str | None) -> tuple[Report | None, str]:
+    """The verdict of the engine installed on the session's host on ``launch`` (its Launches.host_check), run in
+    ``python``; (None, why) when it cannot give one, (report, "") when it did."""
+    host = session.host
+    label, check_of = engine(host.engine).label, launches(host.engine).host_check
+    assert check_of is not None, "the caller asks engines that check on the host"
+    check = check_of()
+    if python is None:
+        return None, f"the launch does not run {label} through a python interpreter mtptui can ask"
+    keep = session.manager.inherits_login_environment
+    command = Command.of(python_words(python, launch.env, keep, check.timeout_s, check.boot),
+                         f"check the launch with the host's {label}", input=check.input(launch))
+    try:
+        result = await session.transport.run(command, check.timeout_s + 15)
+    except RemoteError as exc:
+        return None, f"the check could not run on {host.name}: {exc}"
+    answer = _answer(result, check.is_answer)
+    missing = check.import_failure(answer) if answer is not None else None
+    if missing is not None:
+        return None, f"{python} on {host.name} cannot import {label} ({missing})"
+    reason = why_not(result, python, host.name, label, check.timeout_s)
+    if reason is not None:
+        return None, reason
+    if answer is None:
+        return None, f"{label}'s check on {host.name} gave no verdict"
+    return check.report(answer, launch, host.name, python), ""

@@ -1,10 +1,11 @@
-"""`mtptui flags lint HOST [--profile P]`: a host's launch profile judged by the SGLang installed on the host; on a
-host of an engine that lints its own launches (vLLM), by that engine's flag model, as a restart judges it."""
+"""`mtptui flags lint HOST [--profile P]`: a host's launch profile judged by the engine installed on the host (SGLang
+through mtptui.ops.host_lint.lint_on_host; vLLM through its host check, ask_host_engine), else offline."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mtptui.engines.registry import engine, launches
@@ -67,7 +68,7 @@ def run_host(args: argparse.Namespace, words: list[str]) -> int:
     name = options.profile or args.profile or default_profile(host)
     profile = host.profile(name)
     if launches(host.engine).lint is not None:
-        return _engine_host_lint(host, name, options.json or args.json)
+        return _engine_host_lint(host, name, options.json or args.json, options.readonly or args.readonly)
     argv = profile_argv(profile, offline_version(host.sglang_version))
     verdict = asyncio.run(_check(host, argv, profile.env, profile.python, options.readonly or args.readonly,
                                  options.model_arch or args.model_arch))
@@ -79,31 +80,75 @@ def run_host(args: argparse.Namespace, words: list[str]) -> int:
     return report(verdict, as_json, f"from {verdict.source.phrase}")
 
 
-def _engine_host_lint(host: HostConfig, name: str, as_json: bool) -> int:
-    """A profile of a host whose engine lints its own launches (vLLM: its Launches.lint, as a restart does): the
-    launch read by the engine's flag model (a refusal is the error), then what that lint says it judged."""
+def _engine_host_lint(host: HostConfig, name: str, as_json: bool, readonly: bool) -> int:
+    """A profile of a host whose engine lints its own launches (vLLM): judged by the engine installed on the host
+    (its Launches.host_check, in the profile's python) where it can be asked; else read by the engine's flag model
+    offline, as a restart reads it (a refusal is the error), saying why the host did not judge."""
     from mtptui.cli.commands._common import print_json
     from mtptui.text import visible
 
-    chosen, model = engine(host.engine), launches(host.engine)
-    assert model.lint is not None  # the caller asked
-    version = model.version(host)
-    try:
-        verdict = model.lint(model.profile(host.profile(name), version))
-        errors: list[str] = []
-    except UserError as exc:  # the engine refuses the launch: its one sentence
-        verdict, errors = None, [str(exc)]
+    chosen = engine(host.engine)
+    asked = asyncio.run(_ask_host(host, name, readonly))
+    judged, verdict, errors, reason, version = asked.report, asked.offline, asked.errors, asked.reason, asked.version
+    if judged is not None:
+        data = {**judged.to_json(), "host": host.name, "profile": name}
+        if as_json:
+            print_json(data)
+        else:
+            print(visible(f"profile {name}: lint by {chosen.label} {judged.version} on {host.name} "
+                          f"({data['source']['python']})"))
+            for line in judged.lines():
+                print(visible(line))
+        return 1 if judged.count("error") else 0
     notes = list(verdict.notes) if verdict is not None else []
     if as_json:
         print_json({"engine": chosen.name, "version": version, "host": host.name, "profile": name,
                     "ok": not errors, "errors": len(errors),
-                    "findings": [{"severity": "error", "message": text} for text in errors], "notes": notes})
+                    "findings": [{"severity": "error", "message": text} for text in errors], "notes": notes,
+                    "source": {"kind": "offline", "vllm_version": version, "reason": reason}})
     else:
-        print(visible(f"profile {name}: lint by {chosen.label} {version}'s flag model, offline"))
+        print(visible(f"profile {name}: lint by {chosen.label} {version}'s flag model, offline ({reason})"))
         for line in [*(f"error: {text}" for text in errors), *(f"note: {note}" for note in notes)]:
             print(visible(line))
         print(visible(f"{len(errors)} error{'s' * (len(errors) != 1)} for {chosen.label} {version}"))
     return 1 if errors else 0
+
+
+@dataclass
+class _Asked:
+    """What `flags lint HOST` got on an engine that checks on the host: the host engine's ``report``, or the
+    ``offline`` verdict with its ``errors`` and the ``reason`` the host did not judge; ``version`` the release."""
+
+    report: Any | None
+    offline: Any | None
+    errors: list[str]
+    reason: str
+    version: str
+
+
+async def _ask_host(host: HostConfig, name: str, readonly: bool) -> _Asked:
+    """The host engine's judgement of the profile, else the offline one (see _Asked). The launch's files (a
+    `--config` YAML) are read on the host, through the session."""
+    from mtptui.cli.hostkey_prompt import ask_on_terminal
+    from mtptui.ops.connect import open_session
+    from mtptui.ops.host_files import session_file_reader, with_launch_files
+    from mtptui.ops.host_lint import ask_host_engine
+    from mtptui.ops.launches import Side
+
+    model = launches(host.engine)
+    version = model.version(host)
+    async with open_session(host, readonly=readonly, accept_host_key=ask_on_terminal) as session:
+        try:
+            profile = host.profile(name)
+            side = Side(f"profile:{name}", model.profile(profile, version))
+            await with_launch_files(side, model, session_file_reader(session))
+        except UserError as exc:  # the engine refuses the launch, or its file cannot be read: one sentence
+            return _Asked(None, None, [str(exc)], "the launch cannot be read, so the host was not asked", version)
+        judged, reason = await ask_host_engine(session, side.flagset, profile.python)
+    if judged is not None:
+        return _Asked(judged, None, [], "", version)
+    assert model.lint is not None  # engines with a host check lint their own launches
+    return _Asked(None, model.lint(side.flagset), [], reason, version)
 
 
 async def _check(host: HostConfig, argv: list[str], env: dict[str, str], python: str | None, readonly: bool,

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from mtptui.engines.registry import Launches, launches
 from mtptui.errors import UserError
 from mtptui.ops.launches import flagset_from_argv
-from mtptui.sglang.flags.command import shell_script
+from mtptui.engines.entry import shell_script
 
 MODEL_FLAGS = ("--model-path", "--model")
 

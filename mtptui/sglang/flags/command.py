@@ -2,49 +2,22 @@
 
 from __future__ import annotations
 
-import os
-import re
 import shlex
 from typing import Any, cast
 
+from mtptui.engines.entry import NAME_VALUE, prefix_env, shell_script
 from mtptui.sglang.flags.errors import FlagError
-from mtptui.sglang.flags.flagset import MODEL_PATH, FlagSet, Value, parse_argv
+from mtptui.sglang.flags.flagset import ENTRIES, MODEL_PATH, FlagSet, Value, parse_argv
 from mtptui.sglang.flags.shellwords import Token, simple_commands, tokenize
 from mtptui.sglang.flags.table import DEFAULT_VERSION, FlagSpec
 
-_PYTHON = re.compile(r"python[0-9.]*$")
-_NAME_VALUE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.DOTALL)
-LAUNCH_MODULE = "sglang.launch_server"
 NOT_FOUND = ("no SGLang launch command found: expected `python -m sglang.launch_server ...` "
              "or `sglang serve ...`")
 
 
 def find_entry(words: list[str]) -> tuple[int, int] | None:
     """(start, end) of the program part: ``[/path/]python[3] [opts] -m sglang.launch_server`` or ``sglang serve``."""
-    for index, word in enumerate(words):
-        if os.path.basename(word) == "sglang" and words[index + 1:index + 2] == ["serve"]:
-            return index, index + 2
-        if word == "-m" and words[index + 1:index + 2] == [LAUNCH_MODULE]:
-            for start in range(index - 1, -1, -1):
-                if _PYTHON.match(os.path.basename(words[start])):
-                    return start, index + 2
-            return None
-    return None
-
-
-def prefix_env(tokens: list[Token]) -> dict[str, str]:
-    """Assignments before the program: ``VAR=x`` words and the arguments of an ``env`` wrapper."""
-    env: dict[str, str] = {}
-    after_env = False
-    for token in tokens:
-        if os.path.basename(token.text) == "env":
-            after_env = True
-        elif token.assignment or (after_env and _NAME_VALUE.match(token.text)):
-            found = _NAME_VALUE.match(token.text)
-            assert found is not None  # an assignment word is NAME=VALUE
-            name, value = found.groups()
-            env[name] = value
-    return env
+    return ENTRIES.find(words)
 
 
 def split_launch(words: list[Token]) -> tuple[dict[str, str], str, list[str]] | None:
@@ -54,7 +27,7 @@ def split_launch(words: list[Token]) -> tuple[dict[str, str], str, list[str]] | 
     if found is None:
         return None
     start, end = found
-    return prefix_env(words[:start]), shlex.join(texts[start:end]), texts[end:]
+    return prefix_env((t.text, t.assignment) for t in words[:start]), shlex.join(texts[start:end]), texts[end:]
 
 
 def parse_command(text: str, version: str = DEFAULT_VERSION, *, require_model: bool = True) -> FlagSet:
@@ -77,7 +50,7 @@ def parse_command(text: str, version: str = DEFAULT_VERSION, *, require_model: b
 
 def parse_words(words: list[str], version: str = DEFAULT_VERSION, *, require_model: bool = True) -> FlagSet:
     """The flag set of an argv that was already split (ExecStart=, /proc/PID/cmdline, a shell's "$@")."""
-    tokens = [Token(word, assignment=bool(_NAME_VALUE.match(word))) for word in words]
+    tokens = [Token(word, assignment=bool(NAME_VALUE.match(word))) for word in words]
     launch = split_launch(tokens)
     if launch is None:
         if words and words[0].startswith("--"):
@@ -93,16 +66,6 @@ def parse_cmdline(data: bytes, version: str = DEFAULT_VERSION, *, require_model:
     """The flag set of /proc/PID/cmdline bytes: NUL-separated argv words (undecodable bytes replaced)."""
     words = [w.decode("utf-8", "replace") for w in data.split(b"\0") if w]
     return parse_words(words, version, require_model=require_model)
-
-
-SHELLS = ("sh", "bash", "dash", "zsh")
-
-
-def shell_script(argv: list[str]) -> str | None:
-    """The SCRIPT of a ``sh -c SCRIPT`` wrapper (sh, bash, dash or zsh alike); None when argv is not one."""
-    if argv and os.path.basename(argv[0]) in SHELLS and "-c" in argv[1:-1]:
-        return argv[argv.index("-c") + 1]
-    return None
 
 
 def parse_launch_argv(argv: list[str], version: str = DEFAULT_VERSION, *, require_model: bool = True) -> FlagSet:

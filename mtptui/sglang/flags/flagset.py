@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
+from mtptui.engines.entry import Entries, entry_python, module_entry
 from mtptui.sglang.flags.errors import FlagError
 from mtptui.sglang.flags.resolve import missing_required, parse_values
 from mtptui.sglang.flags.table import DEFAULT_VERSION, FlagSpec, FlagTable, load_table
 
 if TYPE_CHECKING:
-    from mtptui.config.models import LaunchProfile
+    from mtptui.config.models import FlagValue, LaunchProfile
 
 Value = Union[bool, int, float, str, list[Any]]
 """A flag value: True for store_true, int/float/str by the flag's type, a list for nargs '+'/'*'."""
 
-DEFAULT_ENTRY = "python3 -m sglang.launch_server"
+LAUNCH_MODULE = "sglang.launch_server"
+ENTRIES = Entries(modules=((LAUNCH_MODULE,),), scripts=(("sglang", "serve"),))  # read by mtptui.engines.entry
+DEFAULT_ENTRY = module_entry(None, LAUNCH_MODULE)
 MODEL_PATH = "--model-path"
 
 
@@ -48,8 +52,7 @@ class FlagSet:
     @property
     def python(self) -> str | None:
         """The interpreter of a ``python -m sglang.launch_server`` entry, else None."""
-        words = self.entry_argv
-        return words[0] if "-m" in words else None
+        return entry_python(self.entry_argv)
 
     def spec(self, name: str) -> FlagSpec:
         return self.table[name]
@@ -71,7 +74,7 @@ class FlagSet:
         """The flag set of a TOML launch profile, read through SGLang's parser (aliases and prefixes resolve)."""
         flagset = parse_argv(profile_argv(profile, version), version)
         flagset.env = dict(profile.env)
-        flagset.entry = f"{shlex.quote(profile.python)} -m sglang.launch_server"
+        flagset.entry = module_entry(profile.python, LAUNCH_MODULE)
         return flagset
 
     def to_profile_fields(self) -> dict[str, Any]:
@@ -98,7 +101,7 @@ def _profile_value(value: Value) -> Value:
     return [str(item) for item in value] if isinstance(value, list) else value
 
 
-def _profile_tokens(name: str, value: Value, table: FlagTable) -> list[str]:
+def _profile_tokens(name: str, value: "FlagValue", table: FlagTable) -> list[str]:
     """argv words for one profile entry; False leaves a store_true flag out (or gives --no-X)."""
     spec = table.get(name)
     if value is False:
@@ -109,6 +112,8 @@ def _profile_tokens(name: str, value: Value, table: FlagTable) -> list[str]:
         return [name]
     if isinstance(value, list):
         return [name, *(str(item) for item in value)]
+    if isinstance(value, dict):  # a TOML table: the JSON object a JSON-typed flag takes
+        return [name, json.dumps(value)]
     text = repr(value) if isinstance(value, float) else str(value)
     return [f"{name}={text}"] if text.startswith("-") else [name, text]
 

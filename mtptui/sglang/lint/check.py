@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-import shlex
 from typing import TYPE_CHECKING
 
 from mtptui.sglang.flags.errors import FlagError
-from mtptui.sglang.flags.flagset import MODEL_PATH, FlagSet, parse_argv
+from mtptui.engines.entry import module_entry
+from mtptui.sglang.flags.flagset import LAUNCH_MODULE, MODEL_PATH, FlagSet, parse_argv
 from mtptui.sglang.lint.options import explain_option, rejected_options, value_words
 from mtptui.sglang.flags.resolve import match_option, missing_required, parse_values
 from mtptui.sglang.lint.rules import Finding, lint
@@ -65,7 +65,7 @@ def lint_profile(profile: LaunchProfile, version: str = DEFAULT_VERSION,
 
     flagset, findings = lint_argv(profile_argv(profile, version), version, model_arch, env=profile.env)
     if flagset is not None:
-        flagset.entry = f"{shlex.quote(profile.python)} -m sglang.launch_server"
+        flagset.entry = module_entry(profile.python, LAUNCH_MODULE)
     return flagset, findings
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from mtptui.engines.vllm.flags.converters import human_readable_int
 from mtptui.engines.vllm.flags.errors import VllmRefusal
@@ -22,6 +22,15 @@ MODEL = re.compile(r"^--model(=.+|$)")
 SERVED = re.compile(r"^--served[-_]model[-_]name(=.+|$)")
 CONFIG = re.compile(r"^--config(=.+|$)")
 NAME = re.compile(r"(?<=--)[^.]*")
+ReadConfig = Callable[[str], str]  # a `--config` path -> the file's text (a refusal when it cannot be read)
+
+
+def read_local(path: str) -> str:
+    """The `--config` file on this machine, as `vllm serve` run here would read it."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise VllmRefusal(type(exc).__name__, str(exc), "argparse") from None
 
 
 def move_model(args: list[str]) -> tuple[list[str], list[str]]:
@@ -43,17 +52,16 @@ def move_model(args: list[str]) -> tuple[list[str], list[str]]:
     return args, warnings
 
 
-def config_words(path: str, known_no: set[str]) -> list[str]:
-    """A YAML config file as options, the way vLLM flattens it (booleans as flags, dicts as JSON)."""
+def config_words(path: str, known_no: set[str], read: ReadConfig = read_local) -> list[str]:
+    """A YAML config file as options, the way vLLM flattens it (booleans as flags, dicts as JSON); ``read`` gives
+    the file's text (this machine's file by default; a host's launch reads the host's)."""
     import yaml
 
     if path.split(".")[-1] not in ("yaml", "yml"):
         raise VllmRefusal("ValueError", f"Config file must be of a yaml/yml type. {path.split('.')[-1]} supplied",
                           "argparse")
     try:
-        loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise VllmRefusal(type(exc).__name__, str(exc), "argparse") from None
+        loaded = yaml.safe_load(read(path))
     except yaml.YAMLError as exc:
         raise VllmRefusal(type(exc).__name__, str(exc).splitlines()[0], "argparse") from None
     words: list[str] = []
@@ -74,15 +82,21 @@ def _config_option(key: str, value: Any, known_no: set[str]) -> list[str]:
     return [f"--{key}", str(value)]
 
 
-def pull_config(args: list[str], known_no: set[str], serve: bool) -> list[str]:
-    """Replace `--config FILE` by the file's options, where vLLM puts them."""
+def config_path(args: list[str]) -> str | None:
+    """The file a `--config FILE` in vLLM's words names (None: there is none, or no file after it)."""
+    index = args.index("--config") if "--config" in args else None
+    return args[index + 1] if index is not None and index + 1 < len(args) else None
+
+
+def pull_config(args: list[str], known_no: set[str], serve: bool, read: ReadConfig = read_local) -> list[str]:
+    """Replace `--config FILE` by the file's options (its text from ``read``), where vLLM puts them."""
     if args.count("--config") > 1:
         raise VllmRefusal("AssertionError", "More than one config file specified!", "argparse")
     index = args.index("--config")
     if index == len(args) - 1:
         raise VllmRefusal("ValueError", "No config file specified! Please check your command-line arguments.",
                           "argparse")
-    from_file = config_words(args[index + 1], known_no)
+    from_file = config_words(args[index + 1], known_no, read)
     rest = args[:index] + args[index + 2:]
     if not serve:
         return from_file + rest

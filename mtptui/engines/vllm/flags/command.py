@@ -1,20 +1,20 @@
 """A vLLM launch as words: `vllm serve MODEL ...`, `python -m vllm.entrypoints.openai.api_server --model M ...`.
 
-Environment assignments (and `env`) in front are kept apart; the program may be a path (`/opt/v/bin/vllm`,
-`/usr/bin/python3.11`). `serve` says whether `vllm serve`'s own rewriting applies (its positional model and the
-move of `--model`); the older API-server module parses the same options without it.
+vLLM's entries (ENTRIES) are found, with the environment in front, by the rules every engine shares
+(mtptui.engines.entry): the program may be a path (`/opt/v/bin/vllm`, `/usr/bin/python3.11`), the console
+script may show as `python /opt/v/bin/vllm serve`. `serve` says whether `vllm serve`'s own rewriting applies
+(its positional model and the move of `--model`); the older API-server modules parse the same options without it.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
-ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-PYTHON = re.compile(r"python(?:\d+(?:\.\d+)?)?$")
-MODULES = {"vllm.entrypoints.openai.api_server": False, "vllm.entrypoints.api_server": False,
-           "vllm.entrypoints.cli.main": True}
+from mtptui.engines.entry import Entries, assignments, prefix_env
+
+API_SERVER = "vllm.entrypoints.openai.api_server"
+ENTRIES = Entries(modules=((API_SERVER,), ("vllm.entrypoints.api_server",), ("vllm.entrypoints.cli.main", "serve")),
+                  scripts=(("vllm", "serve"),))
 
 
 @dataclass(frozen=True)
@@ -27,32 +27,14 @@ class VllmLaunch:
     serve: bool = True
 
 
-def _program(word: str) -> str:
-    return PurePosixPath(word).name
-
-
 def split_command(words: list[str]) -> VllmLaunch | None:
     """The launch in ``words``, or None when they do not start vLLM."""
-    env: dict[str, str] = {}
-    index = 0
-    while index < len(words) and (ASSIGNMENT.match(words[index]) or words[index] == "env"):
-        if words[index] != "env":
-            name, _, value = words[index].partition("=")
-            env[name] = value
-        index += 1
-    rest = words[index:]
-    if len(rest) >= 2 and _program(rest[0]) == "vllm" and rest[1] == "serve":
-        return VllmLaunch(rest[2:], rest[:2], env)
-    if len(rest) >= 3 and PYTHON.match(_program(rest[0])) and _program(rest[1]) == "vllm" and rest[2] == "serve":
-        return VllmLaunch(rest[3:], rest[:3], env)  # the console script as its process shows it: python vllm serve
-    if len(rest) >= 3 and PYTHON.match(_program(rest[0])) and rest[1] == "-m" and rest[2] in MODULES:
-        serve = MODULES[rest[2]]
-        if serve:
-            if rest[3:4] != ["serve"]:
-                return None
-            return VllmLaunch(rest[4:], rest[:4], env)
-        return VllmLaunch(rest[3:], rest[:3], env, serve=False)
-    return None
+    found = ENTRIES.find(words)
+    if found is None:
+        return None
+    start, end = found
+    entry = words[start:end]
+    return VllmLaunch(words[end:], entry, prefix_env(assignments(words[:start])), serve=entry[-1] == "serve")
 
 
 def is_vllm_command(words: list[str]) -> bool:

@@ -12,7 +12,8 @@ from typing import Any
 from mtptui.config.models import ENV_NAME
 from mtptui.engines.vllm.flags import argv as rewrite
 from mtptui.engines.vllm.flags.launchset import MODEL, VllmFlagSet, from_words, lint_verdict
-from mtptui.engines.vllm.flags.render import API_SERVER
+from mtptui.engines.entry import module_words
+from mtptui.engines.vllm.flags.command import API_SERVER
 from mtptui.engines.vllm.flags.table import load_table
 from mtptui.errors import UserError
 from mtptui.sglang.lint.finding import Finding
@@ -65,7 +66,7 @@ def lint(args: list[str], env: dict[str, str], python: str, version: str) -> tup
     judge a vLLM profile: read by vLLM's argument parser and its --speculative-config fields (a refusal is the one
     error), then the launch's lint (launchset.lint_verdict; the model itself is the host's to judge)."""
     env = {key: value for key, value in env.items() if ENV_NAME.fullmatch(key)}  # the form names the others
-    words = [python or "python3", "-m", API_SERVER, *args]
+    words = [*module_words(python, API_SERVER), *args]
     try:
         launch = from_words(words, version)
     except UserError as exc:

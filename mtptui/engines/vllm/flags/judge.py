@@ -35,14 +35,16 @@ TOO_LONG = ("User-specified max_model_len ({}) is greater than the derived max_m
             "array out-of-bounds error.")
 
 
-def parse_words(words: list[str], version: str, warnings: list[str], serve: bool = True) -> Any:
-    """The argparse stage: vLLM's rewriting of the words after `vllm serve`, then argparse."""
+def parse_words(words: list[str], version: str, warnings: list[str], serve: bool = True,
+                read: rewrite.ReadConfig = rewrite.read_local) -> Any:
+    """The argparse stage: vLLM's rewriting of the words after `vllm serve`, then argparse (a `--config` file's
+    text from ``read``: this machine's file by default)."""
     args = list(words)
     if serve:
         args, said = rewrite.move_model(args)
         warnings += said
     if "--config" in args:
-        args = rewrite.pull_config(args, known_negations(version), serve=serve)
+        args = rewrite.pull_config(args, known_negations(version), serve=serve, read=read)
     args, said = rewrite.normalise(args)
     warnings += said
     return parse_serve(args, version)

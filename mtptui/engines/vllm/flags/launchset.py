@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from mtptui.engines.vllm.flags import argv as rewrite
-from mtptui.engines.vllm.flags.command import split_command
+from mtptui.engines.entry import entry_python, module_entry, shell_script
+from mtptui.engines.vllm.flags.command import API_SERVER, split_command
 from mtptui.engines.vllm.flags.errors import VllmRefusal
 from mtptui.engines.vllm.flags.parser import serve_parser
-from mtptui.engines.vllm.flags.render import API_SERVER, Profile, flag_words
+from mtptui.engines.vllm.flags.render import Profile, flag_words
 from mtptui.engines.vllm.flags.table import DEFAULT_VERSION, load_table
 from mtptui.errors import UserError
 
@@ -36,7 +37,7 @@ class VllmFlagSet:
     model_path: str | None = None
     flags: dict[str, Any] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
-    entry: str = f"python3 -m {API_SERVER}"
+    entry: str = module_entry(None, API_SERVER)
     version: str = DEFAULT_VERSION
     args: list[str] = field(default_factory=list)
     said: dict[str, Any] | None = None  # what the running server logged it resolved (`non-default args`)
@@ -48,8 +49,7 @@ class VllmFlagSet:
     @property
     def python(self) -> str | None:
         """The interpreter of a ``python -m vllm...`` entry, else None."""
-        words = self.entry_argv
-        return words[0] if "-m" in words else None
+        return entry_python(self.entry_argv)
 
     @property
     def serve(self) -> bool:
@@ -105,14 +105,20 @@ def _canonical(written: dict[str, Any], version: str) -> tuple[str | None, dict[
     return model, flags
 
 
-def read_args(args: list[str], version: str, *, serve: bool, label: str = "") -> tuple[str | None, dict[str, Any]]:
-    """The model and the options of vLLM words (after the entry), as vLLM reads them; LaunchError if it would not."""
+def read_args(args: list[str], version: str, *, serve: bool, label: str = "",
+              read: rewrite.ReadConfig | None = None) -> tuple[str | None, dict[str, Any]]:
+    """The model and the options of vLLM words (after the entry), as vLLM reads them; LaunchError if it would not.
+    With ``read`` (a `--config` path -> the file's text) a `--config FILE` is replaced by the file's options, where
+    vLLM puts them; without it `--config` is one more option, its path."""
+    from mtptui.engines.vllm.flags.parser import known_negations
     from mtptui.engines.vllm.flags.speculative import merged_config, _validate_fields
 
     try:
         words = list(args)
         if serve:
             words, _ = rewrite.move_model(words)
+        if read is not None and "--config" in words:
+            words = rewrite.pull_config(words, known_negations(version), serve=serve, read=read)
         words, _ = rewrite.normalise(words)
         model, flags = _canonical(_written(words, version), version)
         config = flags.get("--speculative-config")
@@ -128,8 +134,9 @@ def read_args(args: list[str], version: str, *, serve: bool, label: str = "") ->
 def from_words(words: list[str], version: str = DEFAULT_VERSION, label: str = "") -> VllmFlagSet:
     """The launch of a whole command line (`vllm serve M ...`, `python -m vllm.entrypoints.openai.api_server ...`,
     with `VAR=x` or `env` in front); a `sh -c "..."` wrapper is read as the command it runs."""
-    if len(words) >= 3 and words[0].rsplit("/", 1)[-1] in ("sh", "bash", "dash") and words[1] == "-c":
-        words = shlex.split(words[2])
+    script = shell_script(words)
+    if script is not None:
+        words = shlex.split(script)
     launch = split_command(words)
     if launch is None:
         subject = f"{label}: the command line" if label else "the command line"
@@ -150,8 +157,35 @@ def from_profile(profile: Profile, version: str = DEFAULT_VERSION, label: str = 
     """A TOML profile's launch: ``python -m vllm.entrypoints.openai.api_server --model MODEL FLAGS...``."""
     args = [MODEL, profile.model_path, *flag_words(profile.flags, version)]
     model, flags = read_args(args, version, serve=False, label=label)
-    return VllmFlagSet(model, flags, dict(profile.env), f"{shlex.quote(profile.python)} -m {API_SERVER}", version,
-                       args)
+    return VllmFlagSet(model, flags, dict(profile.env), module_entry(profile.python, API_SERVER), version, args)
+
+
+def config_files(launch: VllmFlagSet) -> list[str]:
+    """The file a launch's `--config FILE` names (vLLM reads its options from it at start), if any."""
+    path = rewrite.config_path(launch.args)
+    return [path] if path is not None else []
+
+
+def with_config_files(launch: VllmFlagSet, texts: Mapping[str, str], label: str = "") -> VllmFlagSet:
+    """``launch`` with the options of its `--config` file, whose text ``texts`` holds (read where the launch runs:
+    the host's file for a host's launch); ``flags["--config"]`` keeps the path. One sentence when the text is not
+    YAML options or vLLM refuses what it says."""
+    import yaml
+    from dataclasses import replace
+
+    paths = config_files(launch)
+    if not paths or paths[0] not in texts:
+        return launch
+    path, text = paths[0], texts[paths[0]]
+    subject = f"{label + ': ' if label else ''}the --config file {path}"
+    try:
+        loaded = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise LaunchError(f"{subject} is not YAML ({str(exc).splitlines()[0]})") from None
+    if loaded is not None and not isinstance(loaded, dict):
+        raise LaunchError(f"{subject} holds a YAML {type(loaded).__name__}, not vLLM options by name")
+    model, flags = read_args(launch.args, launch.version, serve=launch.serve, label=label, read=lambda _: text)
+    return replace(launch, model_path=model, flags={**flags, "--config": path})
 
 
 def with_entry(launch: VllmFlagSet, entry: str) -> VllmFlagSet:

@@ -48,6 +48,7 @@ class LintReport:
     command: str
     verdict: Verdict
     findings: list[Finding] = field(default_factory=list)
+    source: dict[str, Any] | None = None  # who judged (None: mtptui's offline model of this version)
 
     def count(self, severity: str) -> int:
         return sum(f.severity == severity for f in self.findings)
@@ -56,14 +57,16 @@ class LintReport:
         return {"engine": self.engine, "version": self.version, "ok": self.count("error") == 0,
                 "errors": self.count("error"), "warnings": self.count("warning"),
                 "findings": [asdict(f) for f in self.findings], "command": self.command,
-                "resolved": self.verdict.resolved, "source": {"kind": "offline", "vllm_version": self.version},
+                "resolved": self.verdict.resolved,
+                "source": self.source or {"kind": "offline", "vllm_version": self.version},
                 "refusal": None if self.verdict.accepted else {"stage": self.verdict.stage,
                                                                "error_class": self.verdict.error_class,
                                                                "message": self.verdict.message,
                                                                "errors": self.verdict.errors}}
 
     def lines(self) -> list[str]:
-        judged_by = f"for vLLM {self.version}"
+        host = (self.source or {}).get("host")
+        judged_by = f"for vLLM {self.version}" + (f" on {host}" if host else "")
         if not self.findings:
             return [f"clean: no findings {judged_by}"]
         counts = [f"{n} {s}{'s' if n != 1 else ''}" for s in ("error", "warning") if (n := self.count(s))]
@@ -104,7 +107,12 @@ def lint_words(words: list[str], version: str = DEFAULT_VERSION) -> LintReport:
     args, env, entry, serve = (launch.args, launch.env, launch.entry, launch.serve) if launch else \
         (list(words), {}, ["vllm", "serve"], True)
     verdict = judge(args, version, env, serve)
+    return LintReport("vllm", version, shlex.join([*entry, *args]), verdict, findings_of(args, version, verdict))
+
+
+def findings_of(args: list[str], version: str, verdict: Verdict) -> list[Finding]:
+    """A verdict on vLLM words (mtptui's own or a vLLM's) as findings: the removed speculative flags explained, or
+    the refusal; what vLLM logged while checking as warnings."""
     legacy = _legacy(args, version, verdict)
     findings = legacy or ([] if verdict.accepted else [_refusal(verdict, version)])
-    findings += [Finding("warning", None, text, None, text) for text in verdict.warnings]
-    return LintReport("vllm", version, shlex.join([*entry, *args]), verdict, findings)
+    return findings + [Finding("warning", None, text, None, text) for text in verdict.warnings]

@@ -2,21 +2,24 @@
 
 A profile's flags are written as in the host file (long names without `--`): `true` is the bare flag, `false`
 its `--no-` form where vLLM has one (and nothing where it does not), a list gives one value after the flag per
-item (nargs='+'), anything else one value; `speculative-config` is JSON as vLLM reads it. The launch is the
+item (nargs='+'), a table one JSON object (`speculative-config = { method = "mtp", ... }`), anything else one
+value (`speculative-config` may also be the JSON text itself). The launch is the
 profile's interpreter running vLLM's API server module (`PYTHON -m vllm.entrypoints.openai.api_server --model
 MODEL ...`), which needs no `vllm` script on the PATH.
 """
 
 from __future__ import annotations
 
-from typing import Mapping, Protocol, Sequence
+import json
+from typing import Any, Mapping, Protocol, Sequence
 
+from mtptui.engines.entry import module_words
+from mtptui.engines.vllm.flags.command import API_SERVER
 from mtptui.engines.vllm.flags.table import DEFAULT_VERSION, load_table
 from mtptui.sglang.unit.syntax import quote_word
 from mtptui.sglang.unit.write import environment_lines
 
-API_SERVER = "vllm.entrypoints.openai.api_server"
-FlagValue = bool | int | float | str | Sequence[str]
+FlagValue = bool | int | float | str | Sequence[str] | Mapping[str, Any]
 
 
 class Profile(Protocol):
@@ -47,6 +50,8 @@ def flag_words(flags: Mapping[str, FlagValue], version: str = DEFAULT_VERSION) -
             words += [f"--no-{name}"] if f"--no-{name}" in negations else []
         elif isinstance(value, (list, tuple)):
             words += [flag, *map(str, value)]
+        elif isinstance(value, Mapping):
+            words += [flag, json.dumps(value)]
         else:
             words += [flag, str(value)]
     return words
@@ -54,7 +59,8 @@ def flag_words(flags: Mapping[str, FlagValue], version: str = DEFAULT_VERSION) -
 
 def launch_words(profile: Profile, version: str = DEFAULT_VERSION) -> list[str]:
     """`PYTHON -m vllm.entrypoints.openai.api_server --model MODEL FLAGS...`."""
-    return [profile.python, "-m", API_SERVER, "--model", profile.model_path, *flag_words(profile.flags, version)]
+    options = flag_words(profile.flags, version)
+    return [*module_words(profile.python, API_SERVER), "--model", profile.model_path, *options]
 
 
 def unit_text(skeleton: str, words: list[str], env: Mapping[str, str]) -> str:

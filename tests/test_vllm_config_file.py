@@ -1,0 +1,116 @@
+"""A vLLM launch's `--config FILE.yaml`, read where the launch runs (mtptui.ops.host_files): the options the file
+gives, where vLLM puts them (the command line wins), and one sentence for each file that cannot serve (missing,
+no regular file, too big, not YAML, not options). The session reader runs its script for real through the
+local transport here; tests/test_lab_vllm_real.py reads a lab host's file over SSH, beside a different local
+file of the same path."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from mtptui.config import load_host_file
+from mtptui.engines.registry import launches
+from mtptui.engines.vllm.flags.launchset import LaunchError, from_words, with_config_files
+from mtptui.engines.vllm.flags.lint import lint_words
+from mtptui.ops.connect import open_session
+from mtptui.ops.host_files import (MAX_BYTES, HostFileError, local_file_reader, session_file_reader,
+                                   with_launch_files)
+from mtptui.ops.launches import Side
+from tests.conftest import CONFIGS
+
+YAML = "max-num-seqs: 8\nmax_model_len: 2048\nenable-prefix-caching: false\n" \
+       "speculative-config: {method: ngram, num_speculative_tokens: 3}\n"
+
+
+def launch(*extra: str) -> object:
+    return from_words(["vllm", "serve", "/m", "--config", "/etc/vllm/serve.yaml", *extra])
+
+
+def test_the_files_options_join_the_launch_and_the_command_line_wins() -> None:
+    read = with_config_files(launch("--max-num-seqs", "4"), {"/etc/vllm/serve.yaml": YAML}, "unit:x")
+    assert read.flags == {"--max-model-len": 2048, "--enable-prefix-caching": False, "--max-num-seqs": 4,
+                          "--speculative-config": {"method": "ngram", "num_speculative_tokens": 3},
+                          "--config": "/etc/vllm/serve.yaml"}
+    assert read.model_path == "/m" and read.args == launch("--max-num-seqs", "4").args  # written back as it was
+
+
+def test_a_model_named_only_by_the_file_is_the_launchs_model() -> None:
+    bare = from_words(["vllm", "serve", "--config", "/c.yaml"])
+    assert with_config_files(bare, {"/c.yaml": "model: /from/yaml\n"}).model_path == "/from/yaml"
+
+
+@pytest.mark.parametrize("text, said", [
+    ("a: [", "unit:x: the --config file /etc/vllm/serve.yaml is not YAML (while parsing a flow node)"),
+    ("- 1\n- 2\n", "unit:x: the --config file /etc/vllm/serve.yaml holds a YAML list, not vLLM options by name"),
+    ("bogus-option: 3\n", "unit:x: vLLM refuses unrecognized arguments: --bogus-option 3"),
+])
+def test_a_file_that_is_not_vllm_options_is_one_sentence(text: str, said: str) -> None:
+    with pytest.raises(LaunchError) as raised:
+        with_config_files(launch(), {"/etc/vllm/serve.yaml": text}, "unit:x")
+    assert str(raised.value) == said
+
+
+def test_without_the_files_text_the_path_is_one_more_option() -> None:
+    assert launch().flags == {"--config": "/etc/vllm/serve.yaml"}
+    assert with_config_files(launch(), {}).flags == {"--config": "/etc/vllm/serve.yaml"}
+
+
+def test_offline_lint_still_reads_the_local_file(tmp_path: Path) -> None:
+    config = tmp_path / "serve.yaml"
+    config.write_text("gpu-memory-utilization: 1.5\n")
+    report = lint_words(["org/model", "--config", str(config)])
+    assert report.count("error") == 1 and "gpu_memory_utilization" in report.findings[0].message
+
+
+def _files(tmp_path: Path) -> dict[str, Path]:
+    good, big, folder = tmp_path / "good.yaml", tmp_path / "big.yaml", tmp_path / "folder.yaml"
+    good.write_text(YAML)
+    big.write_text("#" * (MAX_BYTES + 1))
+    folder.mkdir()
+    return {"good": good, "big": big, "folder": folder, "missing": tmp_path / "missing.yaml"}
+
+
+@pytest.mark.parametrize("reader", ["session", "local"])
+def test_each_file_that_cannot_be_read_is_one_sentence(tmp_path: Path, reader: str) -> None:
+    files = _files(tmp_path)
+    host = load_host_file(CONFIGS / "demo-vllm.toml")
+    read = session_file_reader(open_session(host)) if reader == "session" else local_file_reader
+    where = "demo-vllm" if reader == "session" else "this machine"
+    assert asyncio.run(read(str(files["good"]))) == YAML
+    for name, problem in (("missing", f"does not exist on {where}"), ("folder", f"is not a regular file on {where}"),
+                          ("big", f"is bigger than {MAX_BYTES // 1024} KiB on {where} (mtptui reads no more)")):
+        with pytest.raises(HostFileError) as raised:
+            asyncio.run(read(str(files[name])))
+        assert str(raised.value) == f"{files[name]} {problem}"
+
+
+def test_a_side_whose_file_is_missing_says_which_side(tmp_path: Path) -> None:
+    side = Side("running:pid 7", from_words(["vllm", "serve", "/m", "--config", str(tmp_path / "gone.yaml")]))
+    with pytest.raises(HostFileError) as raised:
+        asyncio.run(with_launch_files(side, launches("vllm"), local_file_reader))
+    assert str(raised.value) == f"running:pid 7: the file {tmp_path / 'gone.yaml'} does not exist on this machine"
+
+
+def _host(tmp_path: Path, ssh: bool) -> object:
+    config = tmp_path / "serve.yaml"
+    config.write_text("max-num-seqs: 8\n")
+    reach = '[ssh]\ntarget = "gpu-far"\n' if ssh else ""
+    text = (f'name = "h"\nengine = "vllm"\napi_url = "http://127.0.0.1:8000"\nknown_good = "p"\n{reach}'
+            f'[server]\nmanager = "systemd"\nunit = "v.service"\n[log]\nkind = "journal"\n'
+            f'[profiles.p]\nmodel_path = "/m"\n[profiles.p.flags]\nconfig = "{config}"\n')
+    path = tmp_path / "h.toml"
+    path.write_text(text)
+    return load_host_file(path)
+
+
+@pytest.mark.parametrize("ssh, expected", [(False, 8), (True, None)])
+def test_without_a_session_only_a_local_hosts_file_is_read_here(tmp_path: Path, ssh: bool,
+                                                                expected: int | None) -> None:
+    from mtptui.ops.diff_sides import gather_sides
+
+    sides = asyncio.run(gather_sides(_host(tmp_path, ssh), "p"))  # type: ignore[arg-type]
+    assert sides.profile.flagset.get("--max-num-seqs") == expected  # a remote host's path is no file of this machine
+    assert sides.profile.flagset.get("--config") == str(tmp_path / "serve.yaml")
