@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, BinaryIO, Callable, Iterable, Iterator, Mapping, Protocol
 
 from mtptui.engines import names
-from mtptui.engines.polls import GetJson, MetricsReader, ServerInfo
+from mtptui.engines.polls import GetJson, GetText, HeldCount, MetricsReader, ServerInfo
 from mtptui.engines.vllm.flags.table import DEFAULT_VERSION as VLLM_DEFAULT
-from mtptui.sglang.api import POLL_PATHS as SGLANG_POLLS, SERVER_INFO_PATHS as SGLANG_INFO
+from mtptui.sglang.api import HELD_SOURCE as SGLANG_HELD, POLL_PATHS as SGLANG_POLLS, \
+    SERVER_INFO_PATHS as SGLANG_INFO
 from mtptui.sglang.versions import DEFAULT_VERSION as SGLANG_DEFAULT
 
 
@@ -628,6 +629,38 @@ async def server_engine(get_json: GetJson) -> tuple[Engine, ServerInfo] | None:
 def dashboard(name: str | None) -> Dashboard:
     """The dashboard's view of the engine called ``name`` (None: the default, SGLang)."""
     return DASHBOARDS[engine(name).name]
+
+
+# --- The drain: the requests a server holds by its own count (mtptui.ops.restart_drain waits for 0) -----------
+
+async def _sglang_held(get_text: GetText, label: str) -> int:
+    from mtptui.sglang.api import held_requests
+
+    return await held_requests(get_text, label)
+
+
+async def _vllm_held(get_text: GetText, label: str) -> int:
+    from mtptui.engines.vllm.host_polls import held_requests
+
+    return await held_requests(get_text, label)
+
+
+def _vllm_held_source() -> str:
+    from mtptui.engines.vllm.host_polls import HELD_SOURCE
+
+    return HELD_SOURCE
+
+
+HELD: dict[str, HeldCount] = {
+    "sglang": HeldCount(SGLANG_HELD, _sglang_held),
+    "vllm": HeldCount(_vllm_held_source(), _vllm_held),
+}
+assert tuple(HELD) == NAMES, "every engine says where its server counts the requests it holds"
+
+
+def held_count(name: str | None) -> HeldCount:
+    """Where a server of the engine called ``name`` counts the requests it holds (None: the default, SGLang)."""
+    return HELD[engine(name).name]
 
 
 # --- The flags form: an engine's flag model for editing a launch profile (mtptui.ops.flag_form) ------------------
