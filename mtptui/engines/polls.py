@@ -5,6 +5,9 @@ The figures' names (each None where the engine or its release has no such family
 a counter), ``aborted``, ``retracted``, ``queue``, ``running``, ``token_usage`` (0-1), ``full_token_usage``,
 ``mamba_usage``, and for an engine whose counters give them, ``accept_len`` and ``accept_rate`` over the
 interval since the reader's last read. Transport-free: a caller passes its own ``get_json`` and text.
+
+A drain asks the third thing here: how many requests the server holds by its own count (``HeldCount``), which
+each engine keeps in its own place (SGLang's ``/v1/loads``, vLLM's ``/metrics``).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Protocol
 
 GetJson = Callable[[str], Awaitable[tuple[int, Any]]]  # path -> (HTTP status, the body as JSON or None)
+GetText = Callable[[str], Awaitable[tuple[int, str]]]  # path -> (HTTP status, the body as text)
 
 
 @dataclass(frozen=True)
@@ -32,3 +36,16 @@ class MetricsReader(Protocol):
     ValueError when the text is no Prometheus exposition."""
 
     def __call__(self, text: str) -> dict[str, float | None]: ...
+
+
+@dataclass(frozen=True)
+class HeldCount:
+    """Where a server of one engine counts the requests it holds, running and waiting (a drain waits for 0).
+
+    ``source`` says it in words for a plan ("its /v1/loads: running + waiting"); ``read(get_text, label)`` asks
+    it through the caller's ``GetText`` and gives the count, or raises mtptui.errors.UserError in one sentence
+    naming the server by ``label`` (its URL) when the answer holds none; the GetText's own failure (no answer)
+    is the caller's to word."""
+
+    source: str
+    read: Callable[[GetText, str], Awaitable[int]]

@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, BinaryIO, Callable, Iterable, Iterator, Mapping, Protocol
 
 from mtptui.engines import names
-from mtptui.engines.polls import GetJson, MetricsReader, ServerInfo
+from mtptui.engines.polls import GetJson, GetText, HeldCount, MetricsReader, ServerInfo
 from mtptui.engines.vllm.flags.table import DEFAULT_VERSION as VLLM_DEFAULT
-from mtptui.sglang.api import POLL_PATHS as SGLANG_POLLS, SERVER_INFO_PATHS as SGLANG_INFO
+from mtptui.sglang.api import HELD_SOURCE as SGLANG_HELD, POLL_PATHS as SGLANG_POLLS, \
+    SERVER_INFO_PATHS as SGLANG_INFO
 from mtptui.sglang.versions import DEFAULT_VERSION as SGLANG_DEFAULT
 
 
@@ -669,6 +670,92 @@ async def server_engine(get_json: GetJson) -> tuple[Engine, ServerInfo] | None:
 def dashboard(name: str | None) -> Dashboard:
     """The dashboard's view of the engine called ``name`` (None: the default, SGLang)."""
     return DASHBOARDS[engine(name).name]
+
+
+# --- The drain: the requests a server holds by its own count (mtptui.ops.restart_drain waits for 0) -----------
+
+async def _sglang_held(get_text: GetText, label: str) -> int:
+    from mtptui.sglang.api import held_requests
+
+    return await held_requests(get_text, label)
+
+
+async def _vllm_held(get_text: GetText, label: str) -> int:
+    from mtptui.engines.vllm.host_polls import held_requests
+
+    return await held_requests(get_text, label)
+
+
+def _vllm_held_source() -> str:
+    from mtptui.engines.vllm.host_polls import HELD_SOURCE
+
+    return HELD_SOURCE
+
+
+HELD: dict[str, HeldCount] = {
+    "sglang": HeldCount(SGLANG_HELD, _sglang_held),
+    "vllm": HeldCount(_vllm_held_source(), _vllm_held),
+}
+assert tuple(HELD) == NAMES, "every engine says where its server counts the requests it holds"
+
+
+def held_count(name: str | None) -> HeldCount:
+    """Where a server of the engine called ``name`` counts the requests it holds (None: the default, SGLang)."""
+    return HELD[engine(name).name]
+
+
+# --- The fleet: an engine's families as Prometheus holds them (mtptui.fleet.promql) -----------------------------
+
+@dataclass(frozen=True)
+class FleetFamilies:
+    """An engine's Prometheus families for the fleet's figures, named without their prefix (``prefix`` is the
+    regex of it: SGLang's ``sglang:`` and a re-export's ``sglang_``). The fleet asks every engine's figure in one
+    query per figure, joined by PromQL's ``or``: an instance exports one engine's families, so each gets its own.
+    ``accept`` is (numerator, denominator, base): accept length = base + Δnumerator / Δdenominator over the
+    window; ``per_rank``: the scheduler gauges carry rank labels, ranks of one batch report the same count."""
+
+    prefix: str
+    generation: str  # counter: tokens generated
+    finished: str  # counter: requests finished
+    aborted: tuple[str, str]  # counter of aborted requests, and the label matcher that picks them ("": all of it)
+    running: str
+    queued: str
+    kv_usage: str  # 0-1; the fullest rank's is the instance's
+    ttft: str  # histograms, in seconds
+    itl: str
+    accept: tuple[str, str, float]
+    accept_source: str  # the accept length's source as a row names it
+    anchor: str  # a family every server of the engine exports from its start: the instance is one of its
+    accept_gauge: str | None = None  # a gauge of the accept length, where counters are missing (older SGLang)
+    per_rank: bool = False
+
+
+FLEET: dict[str, FleetFamilies] = {
+    "sglang": FleetFamilies("sglang[:_]", "generation_tokens_total", "num_requests_total",
+                            ("num_aborted_requests_total", ""), "num_running_reqs", "num_queue_reqs", "token_usage",
+                            "time_to_first_token_seconds", "inter_token_latency_seconds",
+                            ("generation_tokens_total", "spec_verify_calls_total", 0.0), "spec_verify_calls_total",
+                            "max_total_num_tokens", accept_gauge="spec_accept_length", per_rank=True),
+    "vllm": FleetFamilies("vllm[:_]", "generation_tokens_total", "request_success_total",
+                          ("request_success_total", 'finished_reason="abort"'), "num_requests_running",
+                          "num_requests_waiting", "kv_cache_usage_perc", "time_to_first_token_seconds",
+                          "inter_token_latency_seconds",
+                          ("spec_decode_num_accepted_tokens_total", "spec_decode_num_drafts_total", 1.0),
+                          "spec_decode counters", "num_requests_running"),
+}
+assert tuple(FLEET) == NAMES, "every engine says how the fleet reads its families"
+
+
+def fleet_families(name: str | None) -> FleetFamilies:
+    """The fleet's view of the families of the engine called ``name`` (None: the default, SGLang)."""
+    return FLEET[engine(name).name]
+
+
+def family_engine(name: str) -> str | None:
+    """The engine whose family a Prometheus series name (``vllm:num_requests_running``) is; None: no engine's."""
+    import re
+
+    return next((engine for engine, families in FLEET.items() if re.match(families.prefix, name)), None)
 
 
 # --- The flags form: an engine's flag model for editing a launch profile (mtptui.ops.flag_form) ------------------

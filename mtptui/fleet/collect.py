@@ -10,11 +10,12 @@ from typing import Any, Coroutine
 from mtptui.fleet.durations import promql_duration, short_duration
 from mtptui.fleet.health import MIN_EFFECT, judge
 from mtptui.fleet.hosts import HostEntry
-from mtptui.fleet.promql import FAMILIES_LOOKBACK, families_query, figure_queries, history_queries, recorded_queries
-from mtptui.fleet.matchers import selector
+from mtptui.engines.names import NAMES as ENGINES
+from mtptui.fleet.promql import FAMILIES_LOOKBACK, anchors, families_query, figure_queries, history_queries, \
+    recorded_queries
 from mtptui.fleet.prom import PromError, Prometheus
 from mtptui.fleet.rows import Row, Snapshot, default_order
-from mtptui.fleet.series import Indexed, row_figures, spark_values, version_of
+from mtptui.fleet.series import Indexed, engine_of, row_figures, spark_values, version_of
 from mtptui.fleet.settings import FleetSettings
 from mtptui.fleet.targets import Key, Target, select_targets
 from mtptui.fleet.version import queried_families
@@ -54,8 +55,8 @@ def _histories(settings: FleetSettings) -> dict[str, str]:
 
 def _instants(settings: FleetSettings) -> dict[str, str]:
     m = settings.matchers
-    anchor = selector("max_total_num_tokens", m)
-    # instances that exported SGLang's families within the history but not lately (the families query has those)
+    anchor = anchors(m)
+    # instances that exported an engine's families within the history but not lately (the families query has those)
     seen = f"group by (instance, job) (last_over_time({anchor}[{promql_duration(settings.history_s)}])) unless " \
            f"on (instance, job) (last_over_time({anchor}[{FAMILIES_LOOKBACK}]))"
     return {**_figures(settings), **_histories(settings), "families": families_query(queried_families(), m),
@@ -106,8 +107,10 @@ def window_notes(targets: list[Target], window_s: float) -> list[str]:
 
 
 def _included(target: Target, found: Indexed) -> bool:
-    """An SGLang instance: it exported SGLang's families within the history, or its job says sglang."""
-    return target.key in found.figures["seen"] or target.key in found.families or "sglang" in target.job.lower()
+    """An instance of an engine mtptui knows: it exported the engine's families within the history, or its job
+    names the engine."""
+    return target.key in found.figures["seen"] or target.key in found.families or \
+        any(name in target.job.lower() for name in ENGINES)
 
 
 async def collect(prom: Prometheus, settings: FleetSettings, hosts: dict[str, HostEntry],
@@ -132,6 +135,7 @@ def build_row(target: Target, found: Indexed, settings: FleetSettings, hosts: di
     row = Row(target.instance, target.job, target.up, last_error=target.last_error,
               scrape_age_s=None if target.last_scrape is None else round(max(0.0, at - target.last_scrape), 2),
               host=host[1].name if host else None, host_file=host[0] if host else None)
+    row.engine = engine_of(target, found.families, host)
     row.version, row.version_source = version_of(target, found.families, host)
     if target.up:
         row_figures(row, key, found.figures)

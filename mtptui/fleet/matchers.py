@@ -65,7 +65,9 @@ def parse_matchers(text: str | None) -> tuple[Matcher, ...]:
     return tuple(found)
 
 
-def selector(family: str, matchers: tuple[Matcher, ...], suffix: str = "") -> str:
-    """A series selector for an SGLang family under either prefix (``sglang:`` or ``sglang_``)."""
-    parts = [f'__name__=~"sglang[:_]{family}{suffix}"', *(m.promql() for m in matchers)]
+def selector(family: str, matchers: tuple[Matcher, ...], suffix: str = "", prefix: str = "sglang[:_]",
+             picks: str = "") -> str:
+    """A series selector for an engine's family under its prefix (a regex: SGLang's ``sglang:`` or ``sglang_``),
+    ``picks`` a label matcher of the engine's own (``finished_reason="abort"``)."""
+    parts = [f'__name__=~"{prefix}{family}{suffix}"', *([picks] if picks else []), *(m.promql() for m in matchers)]
     return "{" + ",".join(parts) + "}"

@@ -15,7 +15,7 @@ HEALTH_ORDER = {"down": 0, "warn": 1, "ok": 2}
 
 @dataclass
 class Row:
-    """One SGLang instance as Prometheus sees it."""
+    """One instance of an engine (SGLang, vLLM) as Prometheus sees it."""
 
     instance: str
     job: str
@@ -24,6 +24,7 @@ class Row:
     last_error: str = ""
     version: str | None = None
     version_source: str | None = None
+    engine: str | None = None  # the engine whose families it exports (mtptui.engines.registry.FLEET)
     output_tok_s: float | None = None
     accept_len: float | None = None
     accept_len_source: str | None = None

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mtptui.engines.names import NAMES as ENGINES
+from mtptui.engines.registry import dashboard, family_engine, fleet_families
 from mtptui.fleet.health import History
 from mtptui.fleet.hosts import HostEntry
 from mtptui.fleet.rows import Row
@@ -85,25 +87,41 @@ def row_figures(row: Row, key: Key, figures: dict[str, dict[Key, Any]]) -> None:
     surface = known_surface(row.version)
     verify = figures["accept_len_verify"].get(key)
     if surface.has_metric(VERIFY) if surface else verify is not None:
-        row.accept_len, source = _scaled(verify, 1, 3), "spec_verify_calls_total"
+        row.accept_len, source = _scaled(verify, 1, 3), fleet_families(row.engine).accept_source
     else:  # the gauge keeps its last value while idle: only a window with decoding has an accept length
         gauge = figures["accept_len_gauge"].get(key) if row.decode_tok_s else None
         row.accept_len, source = _scaled(gauge, 1, 3), "spec_accept_length gauge"
     row.accept_len_source = source if row.accept_len is not None else None
 
 
+def _family_engines(series: list[dict[str, str]]) -> list[str | None]:
+    return [family_engine(labels["__name__"]) if isinstance(labels.get("__name__"), str) else None
+            for labels in series]
+
+
+def engine_of(target: Target, families: dict[Key, list[dict[str, str]]], host: HostEntry | None) -> str | None:
+    """The engine an instance runs: the one whose families it exports, else its host file's, else the one its
+    job names; None when nothing says."""
+    exported = [name for name in _family_engines(families.get(target.key, [])) if name is not None]
+    if exported:
+        return exported[0]
+    if host is not None:
+        return host[1].engine
+    return next((name for name in ENGINES if name in target.job.lower()), None)
+
+
 def version_of(target: Target, families: dict[Key, list[dict[str, str]]],
                host: HostEntry | None) -> tuple[str | None, str | None]:
-    """(version, where it came from): a target label, else the families exported, else the host file."""
+    """(version, where it came from): a target label, else the SGLang families exported (vLLM's say no release),
+    else the host file where it names one."""
     for label in VERSION_LABELS:
         if target.labels.get(label):
             return target.labels[label], "target label"
     inferred = infer_version(observed_families(families.get(target.key, [])))
     if inferred:
         return inferred, "metric families"
-    if host is not None:
-        return host[1].sglang_version, "host file"
-    return None, None
+    said = dashboard(host[1].engine).host_version(host[1]) if host is not None else None
+    return (said, "host file") if said else (None, None)
 
 
 def spark_values(points: Points, end: float, step: float, count: int) -> list[float | None]:

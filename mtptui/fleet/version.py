@@ -38,6 +38,8 @@ def observed_families(series: list[dict[str, str]]) -> dict[str, bool]:
         if not isinstance(labels.get("__name__"), str) or not labels["__name__"]:
             continue  # a Prometheus whose functions drop the name tells nothing here
         name = metric_name(labels["__name__"])
+        if not name.startswith("sglang:"):
+            continue  # another engine's family (the families query asks for each engine's anchor)
         seen[name] = seen.get(name, False) or bool(labels.get(STREAMING))
     return seen
 

@@ -12,10 +12,13 @@ SERVER_INFO_PATHS = ("/server_info", "/get_server_info")  # the current name fir
 MODELS_PATH = "/v1/models"
 METRICS_PATH = "/metrics"
 HEALTH_PATH = "/health"
+LOADS_PATH = "/v1/loads"  # the server's own count of the requests it holds (a drain waits for it to reach 0)
+HELD_SOURCE = f"its {LOADS_PATH}: running + waiting"
 # What mtptui polls (and /health, which monitors poll): uvicorn writes each request as an access line into the log.
 POLL_PATHS = (METRICS_PATH, *SERVER_INFO_PATHS, HEALTH_PATH)
 
 GetJson = Callable[[str], Awaitable[tuple[int, Any]]]
+GetText = Callable[[str], Awaitable[tuple[int, str]]]
 
 
 async def first_object(get_json: GetJson, *paths: str) -> dict[str, Any] | None:
@@ -43,3 +46,21 @@ def first_model_id(models: dict[str, Any] | None) -> Any:
     if isinstance(data, list) and data and isinstance(data[0], dict):
         return data[0].get("id")
     return None
+
+
+async def held_requests(get_text: GetText, label: str) -> int:
+    """The requests the server at ``label`` holds by its own ``/v1/loads`` (running + waiting); a UserError in one
+    sentence when the answer does not give both."""
+    import json
+
+    from mtptui.errors import UserError
+    from mtptui.gateway.workers import load_counts
+
+    status, text = await get_text(LOADS_PATH)
+    try:
+        running, waiting = load_counts(json.loads(text)) if status == 200 else (None, None)
+    except ValueError:
+        running = waiting = None
+    if running is None or waiting is None:
+        raise UserError(f"{label}{LOADS_PATH} answered HTTP {status} without the counts")
+    return running + waiting

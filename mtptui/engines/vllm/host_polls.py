@@ -5,13 +5,18 @@ the process's command line and the log's ``non-default args`` line give (mtptui.
 always on; its ``vllm:`` families give running and waiting requests, the KV cache usage, finished and aborted
 requests (``request_success`` by ``finished_reason``), and speculation over the interval since the last read,
 vLLM's own arithmetic: accept length = 1 + Δaccepted / Δdrafts, acceptance rate = Δaccepted / Δdraft tokens.
+
+vLLM has no ``/v1/loads`` either: a drain counts the requests the server holds on ``/metrics`` too
+(``held_requests``: running + waiting, summed over its engines).
 """
 
 from __future__ import annotations
 
-from mtptui.engines.polls import GetJson, ServerInfo
+from mtptui.engines.polls import GetJson, GetText, ServerInfo
 from mtptui.engines.vllm import api
 from mtptui.engines.vllm.metrics import VllmMetrics, parse_metrics, speculation
+
+HELD_SOURCE = f"its {api.METRICS}: {api.RUNNING} + {api.WAITING}"
 
 
 async def server_status(get_json: GetJson, version: str | None) -> ServerInfo | None:
@@ -54,3 +59,18 @@ class MetricsReader:
 
 def metrics_reader(version: str | None) -> MetricsReader:
     return MetricsReader()
+
+
+async def held_requests(get_text: GetText, label: str) -> int:
+    """The requests the server at ``label`` holds by its own ``/metrics`` (running + waiting, over its engines);
+    a UserError in one sentence when the answer does not give both."""
+    from mtptui.errors import UserError
+
+    status, text = await get_text(api.METRICS)
+    if status != 200:
+        raise UserError(f"{label}{api.METRICS} answered HTTP {status}, not the server's request counts")
+    metrics = parse_metrics(text)  # one sentence when it is not Prometheus text
+    running, waiting = metrics.get(api.RUNNING), metrics.get(api.WAITING)
+    if running is None or waiting is None:
+        raise UserError(f"{label}{api.METRICS} has no {api.RUNNING} and {api.WAITING}: is the server vLLM?")
+    return round(running + waiting)

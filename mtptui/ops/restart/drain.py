@@ -16,8 +16,8 @@ last ready worker there is nowhere for its traffic to go, so the plan says the r
 step. A gateway that cannot be read, that does not list this server, or an older router generation that mtptui
 does not drive, stops the plan before anything changes, unless the operator asked for no gateway steps
 (``DrainOptions(use_gateway=False)``: ``mtptui restart --no-gateway``). The in-flight count is the server's own
-(``/v1/loads``: running and waiting), read through the host's session: the gateway's removal waits only a fixed
-settle time, not for the requests it sent.
+(running and waiting, where the host's engine keeps it: mtptui.engines.registry.held_count), read through the
+host's session: the gateway's removal waits only a fixed settle time, not for the requests it sent.
 """
 
 from __future__ import annotations
@@ -64,6 +64,7 @@ class DrainPlan:
     peers: list[str] = field(default_factory=list)
     timeout_s: float = DRAIN_TIMEOUT_S
     last: bool = False
+    held_source: str = "its own count: running + waiting"  # where the server counts its requests (its engine's)
 
     @property
     def active(self) -> bool:
@@ -74,7 +75,7 @@ class DrainPlan:
         if self.last:
             return []
         return [f"remove {self.worker_url} from the gateway at {self.gateway} (DELETE /workers/{self.worker_id})",
-                f"wait until the server holds no request (its /v1/loads: running + waiting), at most "
+                f"wait until the server holds no request ({self.held_source}), at most "
                 f"{self.timeout_s:g} s (--drain-timeout); {', '.join(self.peers)} take its traffic meanwhile"]
 
     def after(self) -> list[str]:
@@ -121,9 +122,11 @@ async def plan_drain(session: HostSession, options: DrainOptions) -> tuple[Drain
             mine = await this_worker(gateway, session.host, workers)
     except GatewayError as exc:
         raise _stopped(str(exc)) from None
+    from mtptui.engines.registry import held_count
+
     peers = ready_peers(workers, mine)
     plan = DrainPlan(config.url, mine.url, mine.id, mine.model_id, [w.url for w in peers], options.timeout_s,
-                     last=not peers)
+                     last=not peers, held_source=held_count(session.host.engine).source)
     note = plan.note()
     return plan, [note] if note else []
 
@@ -227,23 +230,22 @@ class GatewayDrain:
         return self._problem(reason)
 
     async def _held(self) -> int:
-        """Requests the server holds by its own count (/v1/loads: running and waiting), through the session."""
+        """Requests the server holds by its own count (its engine says where), through the session."""
         import httpx
 
-        from mtptui.gateway.workers import load_counts
+        from mtptui.engines.registry import held_count
 
-        url = await self.session.api_url()
-        try:
-            async with httpx.AsyncClient(timeout=10, trust_env=False) as client:
-                answer = await client.get(url.rstrip("/") + "/v1/loads")
-            running, waiting = load_counts(answer.json())
-        except httpx.HTTPError as exc:
-            raise UserError(f"{url}/v1/loads did not answer ({type(exc).__name__})") from None
-        except ValueError:
-            running = waiting = None
-        if running is None or waiting is None:
-            raise UserError(f"{url}/v1/loads answered HTTP {answer.status_code} without the counts")
-        return running + waiting
+        url = (await self.session.api_url()).rstrip("/")
+
+        async def get_text(path: str) -> tuple[int, str]:
+            try:
+                async with httpx.AsyncClient(timeout=10, trust_env=False) as client:
+                    answer = await client.get(url + path)
+            except httpx.HTTPError as exc:
+                raise UserError(f"{url}{path} did not answer ({type(exc).__name__})") from None
+            return answer.status_code, answer.text
+
+        return await held_count(self.session.host.engine).read(get_text, url)
 
     async def put_back(self, canary: bool) -> str | None:
         """Add the worker back (whatever happened before), wait until ready, then the canary; why not, else None."""
