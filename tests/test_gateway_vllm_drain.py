@@ -2,7 +2,7 @@
 
 smg registers a `vllm serve` as a worker of its own kind (``runtime_type: "vllm"``, its labels read from the
 server), beside a simulated vLLM (`mtptui sim --engine vllm`) serving the same model as its peer. The drain of a
-restart (mtptui.ops.restart_drain) takes the real server out of the gateway, waits until the server holds no
+restart (mtptui.ops.restart.drain) takes the real server out of the gateway, waits until the server holds no
 request by its own count (vLLM has no /v1/loads: ``vllm:num_requests_running`` + ``vllm:num_requests_waiting``
 on /metrics, as the engine registry says), and puts it back with a canary, while a long stream is in flight on
 it and a steady load goes through the gateway: no request is cut or refused. The count is each engine's own:
@@ -26,7 +26,7 @@ from mtptui.engines.registry import held_count
 from mtptui.errors import UserError
 from mtptui.gateway.http import ROUTED_HEADER
 from mtptui.ops.connect import open_session
-from mtptui.ops.restart_drain import DrainOptions, GatewayDrain, plan_drain
+from mtptui.ops.restart.drain import DrainOptions, GatewayDrain, plan_drain
 from tests.gateway_lab import Smg, gateway_workers, launch_smg, wait_workers
 from tests.simserver import READY_LINE, SimServer, free_port, launch_sim, profile_argv, profile_env, version_args
 from tests.stream_load import Outcome, StreamLoad, _event

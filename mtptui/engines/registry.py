@@ -672,7 +672,7 @@ def dashboard(name: str | None) -> Dashboard:
     return DASHBOARDS[engine(name).name]
 
 
-# --- The drain: the requests a server holds by its own count (mtptui.ops.restart_drain waits for 0) -----------
+# --- The drain: the requests a server holds by its own count (mtptui.ops.restart.drain waits for 0) -----------
 
 async def _sglang_held(get_text: GetText, label: str) -> int:
     from mtptui.sglang.api import held_requests
