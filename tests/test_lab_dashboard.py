@@ -90,7 +90,7 @@ async def test_a_stopped_server_is_shown_stopped_in_every_pane(lab_systemd):
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.session.server.phase == "ready", timeout=90)
         assert lab_systemd.lab.run("systemctl", "stop", "sglang-qwen.service").returncode == 0
-        await wait_until(pilot, lambda: app.session.server_down() == "stopped", timeout=90)
+        await wait_until(pilot, lambda: app.session.up.down == "stopped", timeout=90)
         app.screen.paint(everything=True)
         await pilot.pause()
         for name in DOWN_PANES:

@@ -215,7 +215,7 @@ async def test_a_connection_error_with_markup_shows_in_every_pane_as_text() -> N
     reason = "ProxyCommand said: " + " ".join(MARKUP_WORDS)
     async with app.run_test(size=(160, 48)) as pilot:
         feed.send(Connection("reconnecting", reason, 8.0))
-        await wait_until(pilot, lambda: app.session.offline == reason)
+        await wait_until(pilot, lambda: app.session.up.offline == reason)
         app.screen.paint(everything=True)
         await pilot.pause(0.3)
         subtitles = {name: str(app.screen.query_one(f"#{name}").border_subtitle) for name in (*DOWN_PANES, "gpus")}

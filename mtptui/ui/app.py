@@ -156,7 +156,7 @@ class MtpApp(PlainNotify, HostApp):  # every toast is text (mtptui.ui.plain)
     @property
     def offline(self) -> str | None:
         """Why the host is not connected (the log connection's reason), or None while it is."""
-        return self.session.offline
+        return self.session.up.offline
 
     def on_key(self, event: events.Key) -> None:
         """A key hidden by --readonly or by a lost connection still answers when pressed: it says why."""

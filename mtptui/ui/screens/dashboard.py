@@ -285,14 +285,14 @@ class DashboardScreen(Screen[None]):
     def _show_health(self) -> None:
         session = self.session
         self.query_one(HealthLine).show_health(self.health.assess(
-            self.context.host, session.host, session.serving, self.history_runs, session.server_down(),
-            restarting_to=self.restart_panel.restarting_to, offline=session.offline,
-            speculation=session.speculation()))
+            self.context.host, session.host, session.serving, self.history_runs, session.up,
+            restarting_to=self.restart_panel.restarting_to, speculation=session.speculation()))
 
     def _show_down(self) -> None:
         """A stopped or crashed server, or a host that does not answer: every pane says so, in the error colour
         (its figures are the last ones it sent)."""
-        down, offline = self.session.server_down(), self.session.offline
+        up = self.session.up
+        down, offline = up.down, up.offline
         said = f"server {down} · last run's figures" if down else ""
         for name in DOWN_PANES + ("gpus",):
             pane = self.query_one(f"#{name}")
@@ -325,7 +325,7 @@ class DashboardScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "reconnect":
-            return self.session.offline is not None
+            return self.session.up.offline is not None
         if action == "dismiss_banner":
             return self.is_mounted and self.restart_panel.finished
         if action == "clear_find":

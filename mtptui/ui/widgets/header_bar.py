@@ -53,13 +53,13 @@ class HeaderBar(RenderPane):
             out.append(" │ ")
             version = session.version
             out.append(f"{session.engine.label} {visible(version) if version else '?'}")
-        connection = session.connection
+        connection, offline = session.connection, session.up.offline
         out.append(" │ ")
         out.append("● ", CONNECTION_STYLE.get(connection.state, "yellow"))
-        out.append(visible(str(connection)) if full or session.offline is None else connection.state)
+        out.append(visible(str(connection)) if full or offline is None else connection.state)
         quiet = session.quiet_s()
-        if quiet is not None and (session.offline is not None or quiet >= QUIET_SAID_S):
-            out.append(f" · last byte {duration(quiet)} ago", "bold red" if session.offline else "yellow")
+        if quiet is not None and (offline is not None or quiet >= QUIET_SAID_S):
+            out.append(f" · last byte {duration(quiet)} ago", "bold red" if offline else "yellow")
         out.append(" │ ")
         out.append(f"up {duration(session.uptime_s())}")
         if self.readonly and full:

@@ -50,7 +50,7 @@ class StartupPane(RenderPane):
     @staticmethod
     def phase_text(session: Session) -> Text:
         state = session.server
-        down, host = session.server_down(), session.host
+        down, host = session.up.down, session.host
         if down is not None:  # said by the host's status, so there is one
             service = host.service_state if host is not None else "unknown"
             return Text.assemble(("● ", "bold red"), (down, "bold red"), (f" · service {visible(service)}", "dim"))

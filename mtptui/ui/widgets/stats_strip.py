@@ -31,8 +31,9 @@ class StatsStrip(RenderPane):
     def show(self, session: Session) -> None:
         grid = Table.grid(padding=(0, 1))
         grid.add_column(no_wrap=True, overflow="ellipsis")
-        if session.offline is not None:
-            grid.add_row(Text(offline_text(session.offline, self.host, self.size.width), "bold red"))
+        offline = session.up.offline
+        if offline is not None:
+            grid.add_row(Text(offline_text(offline, self.host, self.size.width), "bold red"))
         else:
             grid.add_row(Text.assemble(StartupPane.phase_text(session), " · ", problems_text(session)))
         grid.add_row(speed_line(session))

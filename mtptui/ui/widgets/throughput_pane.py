@@ -77,9 +77,10 @@ class ThroughputPane(PlotextPlot):
         switches = self._switches(session, shown.x_range)
         for at in switches:
             plt.vline(at, color=SWITCH_COLOR)
-        down = session.server_down()
+        up = session.up
+        down = up.down
         legend = SHORT_LEGEND if 0 < self.size.width < len(LEGEND) + 16 else LEGEND
-        if session.offline is None:  # while the host does not answer, the dashboard's "not connected" stays
+        if up.offline is None:  # while the host does not answer, the dashboard's "not connected" stays
             self.border_subtitle = plain(f"server {down} · last run's figures" if down else (
                 legend + (" · │ restart" if restarts else "") + (" · │ switch" if switches else ""))
                 if points or warm else "waiting for decode batches")
