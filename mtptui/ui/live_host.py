@@ -1,7 +1,7 @@
 """What the dashboard knows, kept outside any widget: server state, host status, connection, plot series.
 
-Handlers of the dashboard own one Session and feed it parsed events; panes read it when they repaint. No
-Textual here, so the later ops screens (restart, bench) can read the same session.
+Handlers of the dashboard own one LiveHost and feed it parsed events; panes read it when they repaint. No
+Textual here, so the ops screens (restart, bench) can read the same LiveHost.
 """
 
 from __future__ import annotations
@@ -69,8 +69,9 @@ class ThroughputSeries:
             self.steady.append((t, value))
 
 
-class Session:
-    """Everything the panes show; ``apply`` takes parsed events and says what changed."""
+class LiveHost:
+    """One host as the dashboard knows it now: everything the panes show; ``apply`` takes parsed events and says
+    what changed."""
 
     def __init__(self, clock: Clock = time.time, spark_len: int = 120, engine: Dashboard | None = None) -> None:
         self.clock = clock
