@@ -53,7 +53,3 @@ def split_command(words: list[str]) -> VllmLaunch | None:
             return VllmLaunch(rest[4:], rest[:4], env)
         return VllmLaunch(rest[3:], rest[:3], env, serve=False)
     return None
-
-
-def is_vllm_command(words: list[str]) -> bool:
-    return split_command(words) is not None
