@@ -4,7 +4,7 @@ and memory while 1,000,000 lines stream through.
     .venv/bin/python benchmarks/ui_stream.py run [--rate 5000] [--seconds 20] [--presses 20]
     .venv/bin/python benchmarks/ui_stream.py memory [--total 1000000] [--rate 40000]
 
-Both start ``ui_stream.py app`` in tmux: the real app (pump, parser, session, log view, panes) on a
+Both start ``ui_stream.py app`` in tmux: the real app (pump, parser, live host, log view, panes) on a
 synthetic feed of realistic SGLang 0.5.12 lines (decode 70 %, access 18 %, prefill 10 %, warnings), sent in
 chunks every 50 ms on an absolute schedule. The app appends one JSON line per second to --report (lines it has
 received, RSS, CPU seconds). Input latency: `w` is pressed through tmux and the screen polled every 2 ms
@@ -95,7 +95,7 @@ def run_app(rate: int, total: int, report: Path) -> None:
 
         def report(self) -> None:
             with open(report, "a") as handle:
-                handle.write(json.dumps({"t": time.monotonic(), "lines": self.session.lines_seen,
+                handle.write(json.dumps({"t": time.monotonic(), "lines": self.live.lines_seen,
                                          "rss_mb": rss_mb(os.getpid()), "cpu_s": cpu_seconds(os.getpid())}) + "\n")
 
     BenchApp(SyntheticFeed(rate, total), AppContext("bench"), keymap={}).run()

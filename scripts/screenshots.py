@@ -51,7 +51,7 @@ async def take(out: Path, speed: float, batches: int) -> None:
     try:
         app = MtpApp(*demo_dashboard(demo, open_session(demo.host)), cursor_blink=False, keymap={})
         async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: app.session.server.decode.count >= batches, 180, f"{batches} decode batches")
+            await until(pilot, lambda: app.live.server.decode.count >= batches, 180, f"{batches} decode batches")
             await shoot(pilot, app, out, "dashboard")
             await pilot.press("t")
             await shoot(pilot, app, out, "dashboard-light")
@@ -90,8 +90,8 @@ async def ops_shots(pilot, app, out: Path, batches: int) -> None:
     await until(pilot, lambda: panel.view is not None and panel.view.shards, 60, "shards loading")
     await shoot(pilot, app, out, "restart-progress")
     await until(pilot, lambda: panel.view.outcome is not None, 120, "the restart's end")
-    done = app.session.server.decode.count
-    await until(pilot, lambda: app.session.server.decode.count >= done + batches, 180, "decode batches after it")
+    done = app.live.server.decode.count
+    await until(pilot, lambda: app.live.server.decode.count >= done + batches, 180, "decode batches after it")
     await shoot(pilot, app, out, "restored")
 
 

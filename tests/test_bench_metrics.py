@@ -31,7 +31,7 @@ def test_tpot_and_itl_with_multi_token_chunks() -> None:
     expected = [0.1] * 3 + [0.075] * 4 + [0.3]
     assert len(m.itl) == 8 and all(math.isclose(a, b) for a, b in zip(m.itl, expected))
     assert all(math.isclose(a, 0.3) for a in m.icl) and len(m.icl) == 3
-    assert math.isclose(m.tokens_per_chunk, 8 / 3)
+    assert math.isclose(summarize([m], 2.0)["tokens_per_chunk"], 8 / 3)
 
 
 def test_accept_length_per_request_and_verify_weighted_per_run() -> None:

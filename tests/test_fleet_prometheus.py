@@ -196,8 +196,8 @@ def test_enter_hands_over_to_the_hosts_dashboard_read_only_and_back(lab: FleetLa
             else:
                 assert isinstance(app, MtpApp)
                 header = app.screen.query_one(HeaderBar)
-                await wait_until(pilot, lambda: "SGLang 0.5.12.post1" in str(header.text(app.session)), 30)
-                assert "READONLY" in str(header.text(app.session))
+                await wait_until(pilot, lambda: "SGLang 0.5.12.post1" in str(header.text(app.live)), 30)
+                assert "READONLY" in str(header.text(app.live))
                 seen.append(f"dashboard {app.context.host_label} readonly={app.readonly}")
                 await pilot.press("q")
         return app.return_value

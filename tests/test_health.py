@@ -16,6 +16,7 @@ from mtptui.ops.drift import known_good_drift, short_value
 from mtptui.ops.health.verdict import BAD, OK, UNKNOWN, WARN, Check, judge, speed_check
 from mtptui.ops.health.assess import HealthAssessor, assess, running_shape
 from mtptui.ops.health.text import health_line, width_of
+from mtptui.ops.server_up import ServerUp
 from mtptui.sglang.flags import FlagSet
 from mtptui.sglang.logparse import LogParser
 from mtptui.sglang.state.serving import ServingStats
@@ -312,7 +313,7 @@ def test_eighty_columns_without_a_baseline_say_so_and_keep_the_drift() -> None:
 
 def test_a_server_that_is_down_is_red_and_its_last_figures_are_not_judged(runs) -> None:
     health = assess(demo_host(), demo_status(launch=restored_launch()), serving_with([54.0] * 5, [3.1] * 5), runs,
-                    down="crashed")
+                    ServerUp("down", "crashed"))
     assert health.state == BAD and [check.name for check in health.checks] == ["server", "drift"]
     assert health.checks[0].text == "server crashed: nothing serves" and health.actions == ("restore",)
 
@@ -405,7 +406,7 @@ def test_during_a_restart_the_line_names_what_comes_and_no_figure() -> None:
 
 def test_a_host_that_does_not_answer_is_said_with_the_check_command() -> None:
     health = HealthAssessor().assess(demo_host(), demo_status(), serving_with([34.0] * 5, [1.75] * 5), [],
-                                     offline="cannot connect to gpu-box: Connection refused")
+                                     ServerUp("offline", "cannot connect to gpu-box: Connection refused"))
     line = text(health_line(health, 159, {"reconnect": "C"}.get))
     assert line == ("● unverified │ not connected: cannot connect to gpu-box: Connection refused · mtptui check "
                     "demo says why │ C reconnect")

@@ -56,7 +56,7 @@ async def judged_steps(name: str, profile: str) -> list[tuple[float, str, str, s
         await wait_until(pilot, lambda: len(app.screen.history_runs) == 6)
         for chunk in steps(name):
             feed.push(chunk)
-            await wait_until(pilot, lambda: app.session.lines_seen >= len(feed.lines))
+            await wait_until(pilot, lambda: app.live.lines_seen >= len(feed.lines))
             app.screen.paint(everything=True)
             health = health_of(app)
             line = app.screen.query_one("#health").renderable.plain

@@ -67,7 +67,7 @@ async def test_the_dashboard_draws_a_hostile_version_service_log_line_and_toast_
     status = demo_status(version=HOSTILE, service=f"sglang{OSC_TITLE}.service", where=f"host{OSC_CLIPBOARD}")
     app, feed = make_app(log, status=status)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.session.lines_seen >= len(feed.lines) and app.session.host is not None)
+        await wait_until(pilot, lambda: app.live.lines_seen >= len(feed.lines) and app.live.host is not None)
         app.notify(f"restart failed: {HOSTILE}", title=f"host {HOSTILE}")
         app.screen.paint(everything=True)
         await pilot.pause(0.2)

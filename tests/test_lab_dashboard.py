@@ -45,8 +45,8 @@ async def test_an_unknown_host_key_is_asked_once_and_no_leaves_it_refused(lab_sy
         body = str(app.screen.body)
         assert "ssh-ed25519  SHA256:" in body and str(lab_systemd.lab.known_hosts) in body
         await pilot.press("n")
-        await wait_until(pilot, lambda: app.session.connection.state == "failed", timeout=90)
-        assert "you did not trust its host key" in app.session.connection.reason
+        await wait_until(pilot, lambda: app.live.connection.state == "failed", timeout=90)
+        assert "you did not trust its host key" in app.live.connection.reason
         await pilot.pause(1.0)
         assert not isinstance(app.screen, ConfirmScreen)  # the status poller did not ask again
     assert lab_systemd.lab.known_hosts.read_text() == ""
@@ -58,8 +58,8 @@ async def test_yes_adds_the_key_to_the_file_ssh_config_names_and_connects(lab_sy
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=90)
         await pilot.press("y")
-        await wait_until(pilot, lambda: app.session.lines_seen > 10, timeout=90)
-        assert app.session.connection.state == "connected"
+        await wait_until(pilot, lambda: app.live.lines_seen > 10, timeout=90)
+        assert app.live.connection.state == "connected"
     assert lab_systemd.lab.known_hosts.read_text().startswith(f"{HOSTNAME} ssh-ed25519 ")
 
 
@@ -67,18 +67,18 @@ async def test_right_after_a_restart_the_header_shows_the_new_process_and_the_ba
     lab_systemd.wait_ready()
     app = dashboard(lab_systemd)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.session.host is not None and "pid" in app.session.host.service,
+        await wait_until(pilot, lambda: app.live.host is not None and "pid" in app.live.host.service,
                          timeout=90)
-        old = app.session.host.service
+        old = app.live.host.service
         await pilot.press("R")  # the dialog waits for the host's own lint (a few seconds, more on a loaded machine)
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=90)
         await pilot.press("y")
         panel = app.screen.restart_panel
         await wait_until(pilot, lambda: panel.finished, timeout=90)
         pid = int(lab_systemd.lab.run("systemctl", "show", "-p", "MainPID", "--value", "sglang-qwen.service").stdout)
-        await wait_until(pilot, lambda: app.session.host.service == f"sglang-qwen.service (pid {pid})", timeout=90)
-        assert old != app.session.host.service  # only the restart's poke can have refreshed it (poller: 1 h)
-        assert app.session.host.launch.get("--speculative-num-steps") == 3
+        await wait_until(pilot, lambda: app.live.host.service == f"sglang-qwen.service (pid {pid})", timeout=90)
+        assert old != app.live.host.service  # only the restart's poke can have refreshed it (poller: 1 h)
+        assert app.live.host.launch.get("--speculative-num-steps") == 3
         assert panel.has_class("-active") and app.screen.check_action("dismiss_banner", ()) is True
         await pilot.press("x")
         assert not panel.has_class("-active") and panel.view is None
@@ -88,25 +88,25 @@ async def test_a_stopped_server_is_shown_stopped_in_every_pane(lab_systemd):
     lab_systemd.wait_ready()
     app = dashboard(lab_systemd, every_s=0.2)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.session.server.phase == "ready", timeout=90)
+        await wait_until(pilot, lambda: app.live.server.phase == "ready", timeout=90)
         assert lab_systemd.lab.run("systemctl", "stop", "sglang-qwen.service").returncode == 0
-        await wait_until(pilot, lambda: app.session.server_down() == "stopped", timeout=90)
+        await wait_until(pilot, lambda: app.live.up.down == "stopped", timeout=90)
         app.screen.paint(everything=True)
         await pilot.pause()
         for name in DOWN_PANES:
             pane = app.screen.query_one(f"#{name}")
             assert pane.has_class("-down") and pane.border_subtitle == "server stopped · last run's figures"
-        phase = app.screen.query_one("#startup").table(app.session).columns[1]._cells[0]
+        phase = app.screen.query_one("#startup").table(app.live).columns[1]._cells[0]
         # stopped, not crashed, though systemd says failed: 0.5.12.post1 ends its drain by SIGKILL to itself
         assert str(phase) == "● stopped · service failed, signal, status 9"
-        assert app.session.uptime_s() is None
+        assert app.live.uptime_s() is None
 
 
 async def test_q_during_a_restart_asks_first_and_no_keeps_watching(lab_systemd):
     lab_systemd.wait_ready()
     app = dashboard(lab_systemd)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.session.host is not None and app.session.server.phase == "ready",
+        await wait_until(pilot, lambda: app.live.host is not None and app.live.server.phase == "ready",
                          timeout=90)
         await pilot.press("R")  # the dialog waits for the host's own lint (a few seconds, more on a loaded machine)
         try:

@@ -38,7 +38,7 @@ async def test_the_gateway_pane_lists_the_workers_and_marks_this_server(lab_proc
     lab_process.path.write_text(tomli_w.dumps(data))
     app = dashboard(lab_process)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.session.gateway is not None and app.session.gateway.workers, timeout=60)
+        await wait_until(pilot, lambda: app.live.gateway is not None and app.live.gateway.workers, timeout=60)
         app.screen.paint(everything=True)
         await pilot.pause()
         pane = app.screen.query_one("#gateway")
@@ -47,7 +47,7 @@ async def test_the_gateway_pane_lists_the_workers_and_marks_this_server(lab_proc
         assert f"gateway · http://127.0.0.1:{GATEWAY_PORT} · SMG (sglang-router 0.3 or newer)" in shown
         assert "1 of 1 workers ready" in shown and f"▶ {server}" in shown and " ready " in shown
         stop_lab_gateway(gateway)
-        await wait_until(pilot, lambda: app.session.gateway.problem is not None, timeout=60)
+        await wait_until(pilot, lambda: app.live.gateway.problem is not None, timeout=60)
         app.screen.paint(everything=True)
         await pilot.pause()
         assert "cannot reach the gateway at http://127.0.0.1:30080" in pane_text(app)
@@ -56,5 +56,5 @@ async def test_the_gateway_pane_lists_the_workers_and_marks_this_server(lab_proc
 async def test_a_host_without_a_gateway_has_no_gateway_pane(lab_process) -> None:
     app = dashboard(lab_process)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.session.server.phase == "ready", timeout=90)
-        assert not app.screen.query_one("#gateway").display and app.session.gateway is None
+        await wait_until(pilot, lambda: app.live.server.phase == "ready", timeout=90)
+        assert not app.screen.query_one("#gateway").display and app.live.gateway is None

@@ -338,7 +338,7 @@ async def test_the_dashboard_shows_the_gateway_steps_live_in_the_restart_panel(b
     host = behind_gateway
     app = dashboard(host)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.session.host is not None and "pid" in app.session.host.service,
+        await wait_until(pilot, lambda: app.live.host is not None and "pid" in app.live.host.service,
                          timeout=90)
         await pilot.press("R")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=90)
@@ -371,7 +371,7 @@ async def test_the_dialog_asks_when_the_server_does_not_drain_and_going_on_resta
     app = dashboard(host)
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: app.session.host is not None and "pid" in app.session.host.service,
+            await wait_until(pilot, lambda: app.live.host is not None and "pid" in app.live.host.service,
                              timeout=90)
             panel = app.screen.restart_panel
             panel.drain_timeout_s = 2

@@ -39,7 +39,7 @@ async def test_the_gpu_pane_follows_the_servers_load_over_ssh(lab_process):
     lab_process.wait_ready()
     app = dashboard(lab_process)
     async with app.run_test(size=SIZE) as pilot:
-        gpus = app.session.gpus
+        gpus = app.live.gpus
         await wait_until(pilot, lambda: len(gpus.latest) == 2, timeout=30)
         assert all(30 * 1024 < gpu.memory_used_mib < 49_140 for gpu in gpus.latest)  # the server's startup
         idle_power = gpus.latest[0].power_w
@@ -60,7 +60,7 @@ async def test_the_gpu_pane_follows_the_servers_load_over_ssh(lab_process):
 async def test_a_host_without_nvidia_smi_says_so_once(lab_process):
     app = dashboard(lab_process)
     async with app.run_test(size=SIZE) as pilot:
-        gpus = app.session.gpus
+        gpus = app.live.gpus
         await wait_until(pilot, lambda: gpus.readings == 1, timeout=30)
         await pilot.pause(3.5)  # two polls' worth: a missing nvidia-smi is not asked again at once, nor said again
         assert gpus.readings == 1 and gpus.latest == ()

@@ -169,7 +169,7 @@ async def test_the_restart_dialog_and_dry_run_say_which_sglang_judged(lab, tmp_p
                  AppContext("lab", host=host.config, session=session), cursor_blink=False, keymap={})
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: app.session.host is not None, timeout=30)
+            await wait_until(pilot, lambda: app.live.host is not None, timeout=30)
             await pilot.press("R")
             await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=120)
             console = Console(width=200, color_system=None)

@@ -93,7 +93,7 @@ async def test_the_dashboard_shows_the_hostile_host_escaped_and_its_secrets_mask
                  keymap={})
     drawn = {}
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.session.host is not None and "pwned" in (app.session.host.version or ""),
+        await wait_until(pilot, lambda: app.live.host is not None and "pwned" in (app.live.host.version or ""),
                          timeout=60)  # /server_info's version, not the host file's
         # a log line with C1 and bidi controls, as the host's journal holds it
         hostile.append_log("[2026-11-29 14:50:01 TP0] model \x85next \u202eevil \x9b2J")

@@ -38,7 +38,7 @@ async def test_quitting_the_dashboard_ends_what_it_started_on_the_host(lab_syste
     app = MtpApp(feed_for_host(session), AppContext("lab", host=config, session=session), cursor_blink=False,
                  keymap={})
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.session.lines_seen > 20, timeout=30)
+        await wait_until(pilot, lambda: app.live.lines_seen > 20, timeout=30)
         assert len(lab_systemd.lab.pids() - before) >= 2  # the session's sshd and the journal reader
         await pilot.press("q")
     assert settled_pids(lab_systemd.lab, before) == before

@@ -213,7 +213,7 @@ async def test_the_tune_screen_runs_a_tune_and_q_aborts_it_back_to_the_original(
     async with app.run_test(size=SIZE) as pilot:
         app.install_screen(TuneScreen(context, grid=["steps=3,4"], concurrency="1", requests=2, max_tokens=96,
                                       canary_tokens=16), SCREEN_NAME)
-        await wait_until(pilot, lambda: app.session.host is not None, timeout=30)
+        await wait_until(pilot, lambda: app.live.host is not None, timeout=30)
         await pilot.press("T")
         await wait_until(pilot, lambda: isinstance(app.screen, TuneScreen))
         screen = app.screen

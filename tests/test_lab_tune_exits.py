@@ -130,7 +130,7 @@ async def restore_from_the_dashboard(host) -> None:
     app = MtpApp(feed_for_host(session, every_s=3600.0, slow_every_s=3600.0),
                  AppContext("lab", host=host.config, session=session), cursor_blink=False, keymap={})
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.session.host is not None, timeout=90)
+        await wait_until(pilot, lambda: app.live.host is not None, timeout=90)
         await pilot.press("R")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=120)
         await pilot.press("y")

@@ -275,8 +275,8 @@ async def test_the_dashboard_follows_the_units_journal_through_the_real_startup(
     async with app.run_test(size=SIZE) as pilot:
         def followed() -> bool:
             """the journal's startup reached the dashboard, and the unit's process its header"""
-            host = app.session.host
-            return app.session.server.phase == "ready" and host is not None and host.service == f"{UNIT} (pid {pid})"
+            host = app.live.host
+            return app.live.server.phase == "ready" and host is not None and host.service == f"{UNIT} (pid {pid})"
 
         await wait_until(pilot, followed, timeout=180)
         app.screen.paint(everything=True)

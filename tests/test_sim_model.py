@@ -22,6 +22,7 @@ from mtptui.sim.request import Request
 from mtptui.sim.runtime import Runtime
 from mtptui.sim.startup import Pacer, run_startup
 from mtptui.sim.textgen import Piece, generate, request_rng
+from tests.decode_expected import mean_accept_len, tokens_per_second
 from tests.simserver import profile_argv
 
 QWEN = lookup("/data/models/Qwen3.6-27B")
@@ -33,20 +34,20 @@ QWEN = lookup("/data/models/Qwen3.6-27B")
     (DecodeModel(3, 1, 4), (3.0, 3.5), (50, 57)),  # the restored unit: accept len 2.98-3.52, 47-57 tok/s
 ])
 def test_decode_model_is_calibrated_to_the_mission(model, accept, tok_s) -> None:
-    assert accept[0] <= model.mean_accept_len() <= accept[1]
-    assert tok_s[0] <= model.tokens_per_second() <= tok_s[1]
+    assert accept[0] <= mean_accept_len(model) <= accept[1]
+    assert tok_s[0] <= tokens_per_second(model) <= tok_s[1]
     rng = random.Random(1)
-    draws = [model.draw_correct(rng) + 1 for _ in range(20000)]
-    assert sum(draws) / len(draws) == pytest.approx(model.mean_accept_len(), rel=0.02)
+    draws = [model.correct(rng.random()) + 1 for _ in range(20000)]
+    assert sum(draws) / len(draws) == pytest.approx(mean_accept_len(model), rel=0.02)
     assert max(draws) <= (model.steps + 1 if model.speculative else 1)
 
 
 def test_acceptance_falls_off_by_draft_position_and_the_optimum_is_three_steps() -> None:
     """The issue's shape: per position ~0.75 / 0.70 / 0.60, then a tail falling by ~0.6; a step costs time."""
     models = {steps: DecodeModel(steps, 1, steps + 1) for steps in range(1, 8)}
-    gains = [models[s + 1].mean_accept_len() - models[s].mean_accept_len() for s in range(1, 7)]
+    gains = [mean_accept_len(models[s + 1]) - mean_accept_len(models[s]) for s in range(1, 7)]
     assert gains == sorted(gains, reverse=True) and gains[2] < 0.2  # each further draft brings less
-    speeds = {steps: model.tokens_per_second() for steps, model in models.items()}
+    speeds = {steps: tokens_per_second(model) for steps, model in models.items()}
     assert max(speeds, key=speeds.get) == 3 and 53 <= speeds[3] <= 57
     assert speeds[4] <= speeds[3] and speeds[4] >= 0.97 * speeds[3]  # a fourth step adds nothing (within noise)
     assert speeds[5] < 0.98 * speeds[3] and speeds[7] < speeds[5]  # deeper settings stop paying
@@ -56,7 +57,7 @@ def test_acceptance_falls_off_by_draft_position_and_the_optimum_is_three_steps()
 def test_deep_drafts_cost_more_at_high_concurrency() -> None:
     """Batch effects: the verify grows with every request's draft tokens, so depth pays less at c=16."""
     def ratio(batch: int) -> float:
-        return DecodeModel(4, 1, 5).tokens_per_second(batch) / DecodeModel(2, 1, 3).tokens_per_second(batch)
+        return tokens_per_second(DecodeModel(4, 1, 5), batch) / tokens_per_second(DecodeModel(2, 1, 3), batch)
 
     assert ratio(16) < ratio(4) < ratio(1)
 
@@ -80,7 +81,7 @@ def test_a_requests_draws_are_stratified_so_short_runs_realize_the_expected_acce
     for prompt in ("a", "b", "c", "d"):
         draws = StepDraws(0, prompt, 0)
         accepted = [model.correct(draws.next()) + 1 for _ in range(32)]  # ~96 tokens
-        assert sum(accepted) / len(accepted) == pytest.approx(model.mean_accept_len(), rel=0.06)
+        assert sum(accepted) / len(accepted) == pytest.approx(mean_accept_len(model), rel=0.06)
 
 
 def test_draws_repeat_for_a_replayed_request_and_differ_between_requests() -> None:
@@ -95,7 +96,7 @@ def test_draws_repeat_for_a_replayed_request_and_differ_between_requests() -> No
 
 def test_concurrency_lowers_per_request_speed_but_raises_the_total() -> None:
     model = DecodeModel(3, 1, 4)
-    speeds = [model.tokens_per_second(bs) for bs in (1, 4, 16)]
+    speeds = [tokens_per_second(model, bs) for bs in (1, 4, 16)]
     assert speeds == sorted(speeds, reverse=True)
     assert 16 * speeds[2] > 4 * speeds[1] > speeds[0]
 

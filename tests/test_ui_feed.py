@@ -1,4 +1,4 @@
-"""The dashboard's input: feeds (recorded, merged), the pump that batches, the session it fills."""
+"""The dashboard's input: feeds (recorded, merged), the pump that batches, the LiveHost it fills."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from mtptui.sglang.host_polls import info_of
 from mtptui.ui import messages
 from mtptui.ui.logbuffer import ERROR, INFO, WARNING
 from mtptui.ui.pump import RESET_LINE, FeedPump, clean
-from mtptui.ui.session import Session, parse_ts
+from mtptui.sglang.logparse.timestamps import parse_ts
+from mtptui.ui.live_host import LiveHost
 from mtptui.sglang.spec_rows import launch_rows
 from tests.ui_fixtures.support import DEMO_LOG, decode_line, demo_host
 
@@ -210,16 +211,16 @@ def test_clean_replaces_control_characters() -> None:
     assert clean("a\x07b\x1b[1mc\x1b[0m") == "a\\x07bc"
 
 
-async def test_session_keeps_warm_up_out_of_the_steady_series() -> None:
+async def test_the_live_host_keeps_warm_up_out_of_the_steady_series() -> None:
     posted = await run_pump(RecordedFeed(DEMO_LOG, hold=False))
-    session = Session(clock=lambda: 0.0)
+    live = LiveHost(clock=lambda: 0.0)
     for message in posted:
         if isinstance(message, messages.LogBatch):
-            session.apply(message.events)
-    series = session.throughput
+            live.apply(message.events)
+    series = live.throughput
     assert len(series.warm_up) == 1 and len(series.steady) == 19
     assert series.warm_up[0][1] < min(y for _, y in series.steady)
-    assert 30 < session.steady_mean < 38 and len(session.accept_len) == 19
+    assert 30 < live.steady_mean < 38 and len(live.accept_len) == 19
     assert series.steady[0][0] > 10  # seconds since the first log line, not since the first batch
 
 
@@ -232,10 +233,10 @@ def test_timestamps_of_every_prefix_style() -> None:
 
 
 def test_uptime_uses_the_injected_clock() -> None:
-    session = Session(clock=lambda: 1000.0)
-    assert session.uptime_s() is None
-    session.host = HostStatus("demo", started_at=940.0)
-    assert session.uptime_s() == 60.0
+    live = LiveHost(clock=lambda: 1000.0)
+    assert live.uptime_s() is None
+    live.host = HostStatus("demo", started_at=940.0)
+    assert live.uptime_s() == 60.0
 
 
 async def test_pump_releases_a_cut_off_traceback_while_the_feed_still_runs() -> None:

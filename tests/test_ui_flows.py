@@ -184,8 +184,8 @@ async def test_copy_puts_the_current_line_on_the_clipboard() -> None:
 async def test_errors_are_highlighted_and_announced(real_logs) -> None:
     app, feed = make_app(real_logs / "25-nextn-mtp-crash-sigquit-scheduler-exception-tp3.log")
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.session.lines_seen >= len(feed.lines))
-        await wait_until(pilot, lambda: app.session.server.phase == "crashed")
+        await wait_until(pilot, lambda: app.live.lines_seen >= len(feed.lines))
+        await wait_until(pilot, lambda: app.live.server.phase == "crashed")
         log = app.screen.query_one(LogView)
         levels = {log.buffer.text(s): log.buffer.level(s) for s in range(log.buffer.first, log.buffer.total)}
         assert levels[next(t for t in levels if "Scheduler hit an exception" in t)] == ERROR
@@ -200,7 +200,7 @@ async def test_readonly_refuses_restore_and_restart_and_says_so_in_the_header() 
     posted: list = []
     async with app.run_test(size=SIZE, message_hook=posted.append) as pilot:
         await settle(pilot, app)
-        assert "READONLY" in str(app.screen.query_one(HeaderBar).text(app.session))
+        assert "READONLY" in str(app.screen.query_one(HeaderBar).text(app.live))
         await pilot.press("R", "r")
         refused = of_type(posted, messages.ActionRefused)
         assert [m.action for m in refused] == ["restore", "restart"]
@@ -378,7 +378,7 @@ async def test_the_journal_is_read_again_from_the_servers_last_start() -> None:
         log = app.screen.query_one(LogView)
         await wait_until(pilot, lambda: len(log.buffer) == 4)
         assert log.buffer.text(log.buffer.first) == "──── the log again, from the server's last start ────"
-        assert list(app.session.throughput.steady)[-1][1] == 55.0 and len(app.session.throughput.steady) <= 3
+        assert list(app.live.throughput.steady)[-1][1] == 55.0 and len(app.live.throughput.steady) <= 3
 
 
 async def test_a_time_is_read_in_journalctls_words_and_a_bad_one_is_one_sentence() -> None:

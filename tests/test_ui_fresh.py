@@ -51,13 +51,13 @@ async def test_the_memory_and_gpu_panes_show_the_one_poll() -> None:
     async with app.run_test(size=(160, 48)) as pilot:
         feed.push(recorded_lines(until="Decode batch"))
         feed.send(GpuReading(gpus(98.0)))
-        await wait_until(pilot, lambda: app.session.gpus.readings == 1)
+        await wait_until(pilot, lambda: app.live.gpus.readings == 1)
         await settle(pilot, app)
         memory = plain(app.screen.query_one(MemoryPane).renderable, 120)
         assert "util 98 %" in memory and "util 15" not in memory
         assert "98 %" in plain(app.screen.query_one(GpuPane).renderable, 150)
         feed.send(GpuReading(gpus(15.0)))  # the next poll: both panes move together
-        await wait_until(pilot, lambda: app.session.gpus.readings == 2)
+        await wait_until(pilot, lambda: app.live.gpus.readings == 2)
         app.screen.paint(everything=True)
         assert "util 15 %" in plain(app.screen.query_one(MemoryPane).renderable, 120)
 
@@ -91,7 +91,7 @@ async def test_a_restart_clears_every_now_figure_and_says_what_comes() -> None:
             for pane in (StatsStrip, SpeculationPane, ServingPane):
                 text = shown(dashboard.query_one(pane))
                 assert "34.5" not in text and "1.75" not in text, (pane, text)
-            assert app.session.serving.request_rate() is None and not app.session.serving.speed
+            assert app.live.serving.request_rate() is None and not app.live.serving.speed
 
         no_old_figure()
         await pilot.resize_terminal(80, 24)  # the strip at the smallest size too
@@ -103,7 +103,7 @@ async def test_a_restart_clears_every_now_figure_and_says_what_comes() -> None:
         await settle(pilot, app, expected_lines=len(feed.lines))
         hold.set()
         panel.post_message(messages.RestartFinished(RestartResult("demo", "restored", "process", "ready")))
-        await wait_until(pilot, lambda: panel.restarting_to is None and not app.session.awaiting_new)
+        await wait_until(pilot, lambda: panel.restarting_to is None and not app.live.awaiting_new)
         dashboard.paint(everything=True)
         assert "55.0 now" in plain(dashboard.query_one(StatsStrip).renderable)
         assert "restarting" not in dashboard.query_one(HealthLine).renderable.plain

@@ -34,7 +34,7 @@ def loaded(step: int) -> GpuReading:
 async def feed_gpus(pilot, app, feed, readings: list[GpuReading]) -> None:
     for reading in readings:
         feed.send(reading)
-    await wait_until(pilot, lambda: app.session.gpus.readings >= len(readings))
+    await wait_until(pilot, lambda: app.live.gpus.readings >= len(readings))
 
 
 def test_gpu_pane_under_load_with_its_recent_history(snap_compare) -> None:

@@ -55,7 +55,7 @@ async def test_bad_redeploy_is_red_with_flags_and_slowdown_then_restore_turns_it
         # the drift's details, the slowdown and the incident's own call: one step configured where 3 are known-good
         assert "≠ known-good: steps 1≠3, draft 2≠4, max-running 1≠16" in line and "1 step configured!" in line
         assert "tok/s (−" in line and line.rstrip().endswith("d why · R restore")
-        serving = app.session.serving
+        serving = app.live.serving
         assert serving.running and max(serving.running) == 1  # --max-running-requests 1
         await wait_until(pilot, lambda: serving.metrics_rate is not None, timeout=30)  # two /metrics scrapes
         app.screen.paint(everything=True)

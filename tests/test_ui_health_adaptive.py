@@ -43,16 +43,16 @@ async def test_the_live_adaptive_downshift_is_configured_3_live_1_and_not_the_in
     async with app.run_test(size=SIZE) as pilot:
         def downshifted() -> bool:
             """the running launch read, the log's switch seen, the health line judged"""
-            view, health, host = app.session.speculation(), health_of(app), app.session.host
+            view, health, host = app.live.speculation(), health_of(app), app.live.host
             return view is not None and view.downshifted and health is not None and \
                 any(check.name == "speculation" for check in health.checks) and \
                 host is not None and host.launch_source.startswith("running pid")
 
         await wait_until(pilot, downshifted, timeout=TIMEOUT_S)
         app.screen.paint(everything=True)
-        view = app.session.speculation()
+        view = app.live.speculation()
         assert (view.configured_steps, view.live_steps, view.candidates) == (3, 1, (1, 3, 7))
-        assert app.session.host.launch_source.startswith("running pid")  # the process's own command line
+        assert app.live.host.launch_source.startswith("running pid")  # the process's own command line
         assert "steps        3 configured · 1 live (adaptive: 1,3,7)" in pane_text(app)
         line = line_of(app)
         assert "adaptive downshift (acceptance low)" in line or "adaptive 3→1" in line

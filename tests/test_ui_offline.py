@@ -46,7 +46,7 @@ async def test_every_pane_says_not_connected_and_what_to_do() -> None:
         await settle(pilot, app)
         assert set(HOST_KEYS) <= offered(app) and "host.reconnect" not in offered(app)
         feed.send(Connection("reconnecting", REASON, 8.0))
-        await wait_until(pilot, lambda: app.session.offline == REASON)
+        await wait_until(pilot, lambda: app.live.up.offline == REASON)
         app.screen.paint(everything=True)
         await pilot.pause()
         for name in (*DOWN_PANES, "gpus"):  # where the whole sentence does not fit, the hint comes first
@@ -61,11 +61,11 @@ async def test_every_pane_says_not_connected_and_what_to_do() -> None:
         assert refused and "Not connected to demo" in refused[-1].reason and "mtptui check demo" in refused[-1].reason
         await pilot.press("C")
         assert feed.reconnects == 1
-        app.session.clock = lambda: FIXED_NOW + 130.0  # two minutes later, nothing came
-        header = app.screen.query_one(HeaderBar).text(app.session)
+        app.live.clock = lambda: FIXED_NOW + 130.0  # two minutes later, nothing came
+        header = app.screen.query_one(HeaderBar).text(app.live)
         assert "last byte 2m 10s ago" in header.plain
         feed.send(Connection("connected"))
-        await wait_until(pilot, lambda: app.session.offline is None)
+        await wait_until(pilot, lambda: app.live.up.offline is None)
         app.screen.paint(everything=True)
         assert set(HOST_KEYS) <= offered(app)
         assert "not connected" not in str(app.screen.query_one("#serving").border_subtitle)
@@ -78,7 +78,7 @@ async def test_the_strip_says_it_on_a_small_terminal() -> None:
         feed.push(recorded_lines(until="Decode batch"))
         await settle(pilot, app)
         feed.send(Connection("failed", REASON))
-        await wait_until(pilot, lambda: app.session.offline == REASON)
+        await wait_until(pilot, lambda: app.live.up.offline == REASON)
         app.screen.paint(everything=True)
         first = app.screen.query_one(StatsStrip).renderable.columns[0]._cells[0]
         assert str(first) == f"not connected (mtptui check demo): {REASON}"  # the hint is never what is cut

@@ -121,7 +121,7 @@ async def test_a_toast_raised_by_a_screen_with_markup_in_a_log_line_is_text(tmp_
     log.write_text(DEMO_LOG.read_text() + "".join(hostile_line(word) + "\n" for word in MARKUP_WORDS))
     app, feed = make_app(log)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.session.lines_seen >= len(feed.lines))
+        await wait_until(pilot, lambda: app.live.lines_seen >= len(feed.lines))
         for word in MARKUP_WORDS:
             app.screen.notify(hostile_line(word), title=f"error {word}")  # a screen's notify passes markup=True
             app.screen.query_one("#log").notify(word)  # and a widget's
@@ -171,7 +171,7 @@ async def test_copying_the_server_args_line_puts_no_api_key_on_the_clipboard(tmp
     copied: list[str] = []
     app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.session.lines_seen >= len(feed.lines))
+        await wait_until(pilot, lambda: app.live.lines_seen >= len(feed.lines))
         await pilot.press("c")
         await pilot.pause(0.2)
         toasts = " ".join(n.message for n in app._notifications)
@@ -215,7 +215,7 @@ async def test_a_connection_error_with_markup_shows_in_every_pane_as_text() -> N
     reason = "ProxyCommand said: " + " ".join(MARKUP_WORDS)
     async with app.run_test(size=(160, 48)) as pilot:
         feed.send(Connection("reconnecting", reason, 8.0))
-        await wait_until(pilot, lambda: app.session.offline == reason)
+        await wait_until(pilot, lambda: app.live.up.offline == reason)
         app.screen.paint(everything=True)
         await pilot.pause(0.3)
         subtitles = {name: str(app.screen.query_one(f"#{name}").border_subtitle) for name in (*DOWN_PANES, "gpus")}

@@ -73,7 +73,7 @@ def test_reconnecting_before_any_log(snap_compare) -> None:
 
     async def run_before(pilot) -> None:
         feed.send(Connection("reconnecting", "connection refused", 4))
-        await wait_until(pilot, lambda: app.session.connection.state == "reconnecting")
+        await wait_until(pilot, lambda: app.live.connection.state == "reconnecting")
         app.screen.paint(everything=True)
         app.clear_notifications()
         await pilot.pause()

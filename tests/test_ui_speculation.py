@@ -40,7 +40,7 @@ async def test_an_adaptive_downshift_shows_configured_and_live_and_is_not_the_in
         assert "steps        3 configured · 1 live (adaptive: 1,3,7)" in text
         assert "draft tokens 4 configured · 2 live" in text and "live steps  1 now · 1 switch" in text
         assert app.screen.query_one(SpeculationPane).has_class("-adaptive")
-        assert app.session.throughput.switches and app.session.throughput.switches[-1][1:] == (3, 1)
+        assert app.live.throughput.switches and app.live.throughput.switches[-1][1:] == (3, 1)
         checks = {check.name: check for check in health_of(app).checks}
         assert checks["drift"].state == "ok" and "accept" not in checks  # the downshift answers the acceptance
         assert (checks["speculation"].state, checks["speculation"].text.split(":")[0]) == \

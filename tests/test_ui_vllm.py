@@ -132,7 +132,7 @@ async def test_the_dashboard_fills_from_a_real_vllm_log() -> None:
         begun = next(e.line for e in raw if e.kind == "weight_load_begin")  # where the dashboard's startup begins
         warnings = [e.fields["message"] for e in raw if e.kind == "warning" and e.line > begun]
         assert f"{len(warnings)} warnings: {warnings[-1]}" in text
-        assert [round(y, 1) for _, y in app.session.throughput.steady] == [26.8, 78.4, 8.2]
+        assert [round(y, 1) for _, y in app.live.throughput.steady] == [26.8, 78.4, 8.2]
 
 
 def crash_log(tmp_path: Path) -> str:
@@ -154,7 +154,7 @@ async def test_a_crashed_vllm_start_shows_its_root_cause(tmp_path: Path) -> None
         await settle(pilot, app)
         text = panes(app)
         assert "crashed" in text and "error: torch.OutOfMemoryError: CUDA out of memory." in text
-        assert app.session.server.phase == "crashed"
+        assert app.live.server.phase == "crashed"
 
 
 def test_snapshot_of_the_dashboard_on_a_real_vllm_log(snap_compare) -> None:

@@ -21,6 +21,7 @@ from mtptui.engines.vllm.sim.boot import decode_model
 from mtptui.engines.vllm.sim.launch import settings_for
 from mtptui.engines.vllm.state import VllmState, state_to_dict
 from mtptui.sim.decode import DecodeModel
+from tests.decode_expected import mean_accept_len, tokens_per_second
 from tests.simserver import SimServer, launch_sim
 
 READY = "Application startup complete."
@@ -121,9 +122,9 @@ def test_speculation_by_method_has_its_own_acceptance_and_cost() -> None:
     mtp, eagle3, ngram, draft = model("mtp"), model("eagle3"), model("ngram"), model("draft_model")
     assert mtp == DecodeModel(3, 1, 4)  # the same MTP head the SGLang simulator's NEXTN runs
     assert [m.drafter.kind for m in (mtp, eagle3, ngram, draft)] == ["mtp", "eagle3", "ngram", "draft_model"]
-    assert ngram.mean_accept_len() < draft.mean_accept_len() < mtp.mean_accept_len()
+    assert mean_accept_len(ngram) < mean_accept_len(draft) < mean_accept_len(mtp)
     assert ngram.step_seconds(1) < mtp.step_seconds(1) < draft.step_seconds(1)  # a lookup is nearly free
-    assert model("mtp", 1).tokens_per_second() < mtp.tokens_per_second()
+    assert tokens_per_second(model("mtp", 1)) < tokens_per_second(mtp)
 
 
 def _refuse(tmp_path: Path, argv: list[str], *options: str) -> subprocess.CompletedProcess[str]:

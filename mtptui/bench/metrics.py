@@ -52,11 +52,6 @@ class RequestMetrics:
         """Per-request decode speed (N - 1) / (E2E - TTFT), i.e. 1 / TPOT."""
         return 1.0 / self.tpot if self.tpot else None
 
-    @property
-    def tokens_per_chunk(self) -> float | None:
-        """Mean tokens per decode chunk: a client-side proxy for accept length (exact at stream_interval 1)."""
-        return len(self.itl) / len(self.icl) if self.icl else None
-
 
 def _gaps(record: StreamRecord) -> tuple[list[float], list[float], TokenCounter, float | None, float | None]:
     """ITL and ICL lists, the token counter after every chunk, and the TTFT and TTFC instants."""

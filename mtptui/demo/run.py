@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     from mtptui.ops.connect import HostSession
 
 PACKAGES = Path(__file__).resolve().parent.parent
-SHIM_PATH = PACKAGES / "demo_sglang"  # SGLang's stand-in (the tests' hosts put it on their PYTHONPATH)
 STAND_IN_BIN = Path(__file__).resolve().parent.parent / "demo_bin"  # the stand-in nvidia-smi (see its docstring)
 
 BAD_PROFILE = "redeploy-1step"

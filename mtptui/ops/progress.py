@@ -37,7 +37,6 @@ class RestartEvent:
         return f"[{self.at_s:6.1f}s] {self.message}"
 
 
-Emit = Callable[[RestartEvent], None]
 StepEmit = Callable[[RestartStep, str, dict[str, Any]], None]  # (step, message, detail): what a restart's parts report
 
 

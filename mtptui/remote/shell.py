@@ -12,7 +12,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Iterable, Union
 
-OPERATORS = frozenset({"&&", "||", ";", "|", "&", ">", ">>", "<", "2>&1", "2>/dev/null", "$!"})
+OPERATORS = frozenset({"&&", "||", ";", "|", "&", ">>", "<", "2>&1", "$!"})
 
 
 class Op(str):
@@ -25,7 +25,7 @@ class Op(str):
 
 
 AND, OR, THEN, PIPE, BACKGROUND = Op("&&"), Op("||"), Op(";"), Op("|"), Op("&")
-TO, APPEND, FROM, ERR_TO_OUT, NO_ERR = Op(">"), Op(">>"), Op("<"), Op("2>&1"), Op("2>/dev/null")
+APPEND, FROM, ERR_TO_OUT = Op(">>"), Op("<"), Op("2>&1")
 LAST_BACKGROUND_PID = Op("$!")
 
 Word = Union[str, Op]

@@ -4,11 +4,11 @@ A stand-in for the GPU, calibrated to the mission's measurements on 2x A6000 (Qw
 speculation ~22 tok/s; 1 MTP step (2 draft tokens) accept length ~1.75, ~35 tok/s; 3 steps with 4 draft
 tokens accept length ~3.05, ~55 tok/s (``../shared/reference/speculative-performance.md``).
 
-Acceptance by draft position (``ACCEPT_BY_POSITION``, topk 1): the probability that the first k drafts of a step
-are all accepted. Positions 1-3 come from the mission's host (1.75 at one step, ~3.05 at three). From position 4
-on it falls by ~0.6 a position, the ratio of the public per-position measurements on 27B MTP heads (0.74 / 0.47
-/ 0.31 / 0.19); where that tail starts (0.12) is set so that a fourth step costs about what it brings, as the
-incident found: deeper settings stop paying.
+Acceptance by draft position (``MTP_HEAD.chain`` of mtptui.sim.drafting, topk 1): the probability that the first k
+drafts of a step are all accepted. Positions 1-3 come from the mission's host (1.75 at one step, ~3.05 at three).
+From position 4 on it falls by ~0.6 a position, the ratio of the public per-position measurements on 27B MTP heads
+(0.74 / 0.47 / 0.31 / 0.19); where that tail starts (0.12) is set so that a fourth step costs about what it brings,
+as the incident found: deeper settings stop paying.
 
 Which drafts a step accepts is decided by one number in [0, 1) per step (mtptui.sim.draws: seeded and
 stratified, so short runs realize the expected accept length closely): the step accepts the first k drafts when the
@@ -18,7 +18,8 @@ setting, so a tuner's arms differ by their settings, not by luck.
 Step time: the target's verify of every running request's draft tokens (a cost per request and a smaller one per
 verified token: the batch effects, which make deep drafts costlier at high concurrency), one draft forward per
 step, and a fixed cost of speculation. What the draft source accepts and costs by position is its
-``drafter`` (mtptui.sim.drafting; default the mission's MTP head, whose numbers are the constants below).
+``drafter`` (mtptui.sim.drafting; default the mission's MTP head, ``MTP_HEAD``: one draft forward costs its
+``token_s``, memory-bound, flat in the batch size; the verify bookkeeping of a step its ``fixed_s``).
 
 Two test knobs (``mtptui sim --sim-acceptance F --sim-verify-slowdown S``, or $MTPTUI_SIM_ACCEPTANCE and
 $MTPTUI_SIM_VERIFY_SLOWDOWN in the server's environment): ``acceptance`` multiplies the probability of every
@@ -39,9 +40,6 @@ from mtptui.sim.drafting import MTP_HEAD, Drafter
 TARGET_STEP_S = 1 / 22  # one target forward of one token at batch size 1
 VERIFY_TOKEN_SLOPE = 0.01  # each further token verified in the step (any request's) costs this share of it
 BATCH_SLOPE = 0.04  # each further running request (its KV and mamba state) costs this share of it
-SPEC_FIXED_S = MTP_HEAD.fixed_s  # verify bookkeeping per step with speculation
-DRAFT_STEP_S = MTP_HEAD.token_s  # one MTP draft forward (memory-bound: flat in the batch size)
-ACCEPT_BY_POSITION = MTP_HEAD.chain
 JITTER = 0.02  # relative standard deviation of a step's duration
 WARMUP_EXTRA = 2.0  # the first decode steps after start pay JIT / graph warm-up
 WARMUP_STEPS = 6.0  # decay constant of that extra cost, in steps
@@ -116,14 +114,6 @@ class DecodeModel:
             correct += 1
         return correct
 
-    def draw_correct(self, rng: random.Random) -> int:
-        """Correct drafts of one step drawn from ``rng``."""
-        return self.correct(rng.random())
-
-    def mean_accept_len(self) -> float:
-        """Expected accepted tokens per step, bonus token included."""
-        return 1 + sum(self.chain(depth) for depth in range(1, self.max_drafts + 1))
-
     def step_seconds(self, batch_size: int) -> float:
         """Mean duration of one decode (or draft + verify) step for ``batch_size`` running requests."""
         batch = max(1, batch_size)
@@ -139,10 +129,6 @@ class DecodeModel:
         warmup = 1 + WARMUP_EXTRA * math.exp(-steps_since_start / WARMUP_STEPS)
         jitter = max(0.8, min(1.2, rng.gauss(1.0, JITTER)))
         return self.step_seconds(batch_size) * warmup * jitter
-
-    def tokens_per_second(self, batch_size: int = 1) -> float:
-        """Steady-state decode speed of one request."""
-        return self.mean_accept_len() / self.step_seconds(batch_size)
 
 
 def prefill_seconds(new_tokens: int, requests: int) -> float:

@@ -78,10 +78,6 @@ class MemoryPlan:
     mamba: MambaPool | None = None
     failure: str | None = None  # "weights" | "pool" | "capture" | "draft"
 
-    def ok_through(self, phase: str) -> bool:
-        order = ["weights", "pool", "capture", "draft"]
-        return self.failure is None or order.index(self.failure) > order.index(phase)
-
 
 def kv_bytes_per_token(spec: ModelSpec, inputs: MemoryInputs, layers: int) -> float:
     """Bytes one token's K (or V) takes on one rank across ``layers`` attention layers."""

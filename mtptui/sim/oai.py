@@ -70,10 +70,6 @@ def error_body(message: str, err_type: str = "BadRequestError", code: int = 400)
     return {"object": "error", "message": message, "type": err_type, "param": None, "code": code}
 
 
-def stream_error(message: str, err_type: str = "BadRequestError", code: int = 400) -> str:
-    return f"data: {dumps({'error': error_body(message, err_type, code)})}\n\n"
-
-
 def spec_details(surface: Surface, request: Request, drafts_per_round: int) -> Json:
     """``sglext.spec_tokens_details`` of a finished request (per request, end of stream; 0.5.23 only)."""
     proposed = request.verify_ct * drafts_per_round

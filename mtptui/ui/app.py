@@ -30,7 +30,7 @@ from mtptui.ui.screens import bench as _bench  # noqa: F401  (registers the benc
 from mtptui.ui.screens import tune as _tune  # noqa: F401  (registers the tune screen)
 from mtptui.ui.screens.dashboard import DashboardScreen
 from mtptui.ui.screens.help import HelpScreen
-from mtptui.ui.session import Clock, Session
+from mtptui.ui.live_host import Clock, LiveHost
 from mtptui.ui.themes import install_themes
 
 
@@ -70,13 +70,13 @@ class MtpApp(PlainNotify, HostApp):  # every toast is text (mtptui.ui.plain)
         super().__init__()
         self.feed = feed
         self.context = context
-        self.session = Session(clock, engine=dashboard(context.host.engine if context.host else None))
+        self.live = LiveHost(clock, engine=dashboard(context.host.engine if context.host else None))
         self.cursor_blink = cursor_blink
         self.shipped_themes = install_themes(self, theme)
         self._keymap = load_keymap() if keymap is None else keymap
 
     def get_default_screen(self) -> Screen[Any]:
-        return DashboardScreen(self.feed, self.session, self.context)
+        return DashboardScreen(self.feed, self.live, self.context)
 
     def on_mount(self) -> None:
         if self._keymap:
@@ -156,7 +156,7 @@ class MtpApp(PlainNotify, HostApp):  # every toast is text (mtptui.ui.plain)
     @property
     def offline(self) -> str | None:
         """Why the host is not connected (the log connection's reason), or None while it is."""
-        return self.session.offline
+        return self.live.up.offline
 
     def on_key(self, event: events.Key) -> None:
         """A key hidden by --readonly or by a lost connection still answers when pressed: it says why."""
@@ -192,7 +192,7 @@ class MtpApp(PlainNotify, HostApp):  # every toast is text (mtptui.ui.plain)
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.key_list(), self.session.engine.label))
+            self.push_screen(HelpScreen(self.key_list(), self.live.engine.label))
 
     def action_ops(self, name: str, profile: str | None = None) -> None:
         """Open an ops screen (diff, flags, bench, restore, restart), or say why not."""

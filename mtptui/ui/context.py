@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from mtptui.ops.feed.items import Feed
     from mtptui.ops.profile_save import ProfileStore
     from mtptui.ui.hostkey import HostKeyDialogs
-    from mtptui.ui.session import Session
+    from mtptui.ui.live_host import LiveHost
 
 
 class PausableLoad(Protocol):
@@ -51,7 +51,7 @@ class HostApp(App[None]):
 
     feed: Feed
     context: AppContext
-    session: Session
+    live: LiveHost  # what the dashboard knows of the host now (``context.session`` is the SSH session)
     shipped_themes: dict[str, Theme]
 
     @property

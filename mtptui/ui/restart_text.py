@@ -30,7 +30,6 @@ SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 STEPS = (("stopping", "stopping"), ("starting", "starting"), ("loading", "loading"),
          ("allocating", "allocating"), ("capturing_graphs", "capturing graphs"), ("warming_up", "warming up"),
          ("ready", "ready"))
-STEP_ORDER = {step: index for index, (step, _) in enumerate(STEPS)}
 GATEWAY_STEPS = (("gateway_remove", "out of gateway"), ("draining", "draining"), *STEPS,
                  ("gateway_add", "back in gateway"), ("gateway_ready", "ready in gateway"), ("canary", "canary"))
 

@@ -1,7 +1,7 @@
 """What the throughput plot draws for a time window: the samples inside it, split where the server was idle.
 
 Textual-free, so the window and the gap rule are tested as plain functions. Times are seconds since the first
-log line (mtptui.ui.session.ThroughputSeries). A window ends at the latest sample: the log's clock, not the
+log line (mtptui.ui.live_host.ThroughputSeries). A window ends at the latest sample: the log's clock, not the
 operator's, so an idle server keeps its last minute on screen and a replayed log plots as it ran.
 
 SGLang logs a decode batch only while requests run, so a pause in the samples is idle time: joining the points

@@ -109,7 +109,7 @@ async def settle(pilot, app, expected_lines: int | None = None) -> None:
 
     def delivered() -> bool:
         """all recorded lines delivered and no error held back"""
-        return app.session.lines_seen >= expected and not app.session.error_held
+        return app.live.lines_seen >= expected and not app.live.error_held
 
     await wait_until(pilot, delivered)
     app.screen.paint(everything=True)

@@ -1,8 +1,8 @@
 """Read vLLM's `/metrics` (Prometheus text) into the figures mtptui shows, and speculation between two reads.
 
-Counters and gauges are summed over their label sets (engines, models), histograms kept as count and sum,
-the per-position accepted-token counter per `position`. Speculation is vLLM's own arithmetic over an interval
-(what its SpecDecoding log line prints): accept length = 1 + Δaccepted / Δdrafts, acceptance rate =
+Counters and gauges are summed over their label sets (engines, models), the per-position accepted-token counter
+per `position` (histograms are only named: nothing here reads them). Speculation is vLLM's own arithmetic over an
+interval (what its SpecDecoding log line prints): accept length = 1 + Δaccepted / Δdrafts, acceptance rate =
 Δaccepted / Δdraft tokens, position k = Δaccepted at k / Δdrafts.
 """
 
@@ -19,10 +19,9 @@ if TYPE_CHECKING:
 
 @dataclass
 class VllmMetrics:
-    """One read of `/metrics`: totals by family (counters without `_total`), histograms as (count, sum)."""
+    """One read of `/metrics`: totals by family (counters without `_total`), every `vllm:` family's name."""
 
     values: dict[str, float] = field(default_factory=dict)
-    histograms: dict[str, tuple[float, float]] = field(default_factory=dict)
     accepted_per_position: dict[int, float] = field(default_factory=dict)
     finished_by_reason: dict[str, float] = field(default_factory=dict)  # request_success by `finished_reason`
     families: set[str] = field(default_factory=set)
@@ -35,10 +34,6 @@ class VllmMetrics:
         """KV cache usage in 0-1 (`kv_cache_usage_perc`, or the older `gpu_cache_usage_perc`)."""
         found = self.values.get(api.KV_USAGE)
         return found if found is not None else self.values.get(api.KV_USAGE_OLD)
-
-    def mean_seconds(self, family: str) -> float | None:
-        count, total = self.histograms.get(family, (0.0, 0.0))
-        return total / count if count else None
 
 
 def parse_metrics(text: str) -> VllmMetrics:
@@ -62,13 +57,7 @@ def parse_metrics(text: str) -> VllmMetrics:
 def _add_family(out: VllmMetrics, family: Metric) -> None:
     name, kind = family.name, family.type
     for sample in family.samples:
-        if kind == "histogram":
-            count, total = out.histograms.get(name, (0.0, 0.0))
-            if sample.name.endswith("_count"):
-                out.histograms[name] = (count + sample.value, total)
-            elif sample.name.endswith("_sum"):
-                out.histograms[name] = (count, total + sample.value)
-        elif kind in ("counter", "gauge") and not sample.name.endswith("_created"):
+        if kind in ("counter", "gauge") and not sample.name.endswith("_created"):
             if name == api.ACCEPTED_PER_POS:
                 position = int(sample.labels.get("position", -1))
                 out.accepted_per_position[position] = out.accepted_per_position.get(position, 0.0) + sample.value

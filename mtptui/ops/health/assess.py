@@ -17,6 +17,7 @@ from mtptui.engines.registry import dashboard, launches
 from mtptui.ops.baseline import Baseline, accept_baseline, host_runs, no_spec_baseline, speed_baseline, unmeasured
 from mtptui.ops.drift import Drift, known_good_drift
 from mtptui.ops.feed.items import HostStatus
+from mtptui.ops.server_up import ServerUp
 from mtptui.ops.health.verdict import Adjust, Evidence, Health, judge_evidence, not_connected, restarting, server_down
 from mtptui.sglang.state.serving import ServingStats
 from mtptui.speculation import LiveSpeculation
@@ -73,20 +74,20 @@ class HealthAssessor:
         self._baselines: _LastOf[Baselines] = _LastOf()
 
     def assess(self, host: HostConfig | None, status: HostStatus | None, serving: ServingStats,
-               runs: Sequence[dict[str, Any]], down: str | None = None, *, restarting_to: str | None = None,
-               offline: str | None = None, speculation: LiveSpeculation | None = None) -> Health:
+               runs: Sequence[dict[str, Any]], up: ServerUp | None = None, *, restarting_to: str | None = None,
+               speculation: LiveSpeculation | None = None) -> Health:
         """Drift, speed, acceptance, the cost of speculation and the pools of what runs now on ``host``
-        (``down``: the server crashed or stopped; ``restarting_to``: the profile a restart brings up;
-        ``offline``: why the host is not connected; ``speculation``: configured vs live, with the checks of
-        mtptui.ops.health.more)."""
+        (``up``: whether the server is up, mtptui.ops.server_up: a host that does not answer or a server that
+        crashed or stopped is said instead of any figure; ``restarting_to``: the profile a restart brings up;
+        ``speculation``: configured vs live, with the checks of mtptui.ops.health.more)."""
         launch = status.launch if status else None
         drift = self._drift.get((host, launch), (), lambda: known_good_drift(host, launch))
-        if offline is not None:
-            return not_connected(offline, host.name if host else "HOST")
+        if up is not None and up.offline is not None:
+            return not_connected(up.offline, host.name if host else "HOST")
         if restarting_to is not None:
             return restarting(restarting_to)
-        if down is not None:
-            return server_down(drift, down)
+        if up is not None and up.down is not None:
+            return server_down(drift, up.down)
         evidence = self.evidence(host, status, serving, runs, drift)
         return judge_evidence(evidence, adjust=more(evidence, serving, speculation, runs, host, status))
 
@@ -116,8 +117,8 @@ def more(evidence: Evidence, serving: ServingStats, speculation: LiveSpeculation
 
 
 def assess(host: HostConfig | None, status: HostStatus | None, serving: ServingStats,
-           runs: Sequence[dict[str, Any]], down: str | None = None,
+           runs: Sequence[dict[str, Any]], up: ServerUp | None = None,
            speculation: LiveSpeculation | None = None) -> Health:
     """One verdict, nothing remembered: for a headless caller and tests (``speculation``: configured vs live,
     mtptui.ops.speculation_view)."""
-    return HealthAssessor().assess(host, status, serving, runs, down, speculation=speculation)
+    return HealthAssessor().assess(host, status, serving, runs, up, speculation=speculation)

@@ -21,13 +21,11 @@ class SpeculationState:
 
     def __init__(self) -> None:
         self.configured: SpecShape | None = None
-        self.adaptive_flag: bool | None = None  # the launch's resolved --speculative-adaptive
         self.candidates: tuple[int, ...] | None = None
         self.live: SpecShape | None = None
         self.switches = 0
         self.turned_off: str | None = None
         self._pending_off: str | None = None  # a disabled line seen before its launch's server_args line
-        self.last_switch_ts: str | None = None
         self.launch_seen = False  # a launch line was read (with no algorithm: the server runs no speculation)
 
     def apply(self, event: Event) -> None:
@@ -42,7 +40,6 @@ class SpeculationState:
             self.live = SpecShape(self._algorithm, fields["steps"], self._topk, fields["steps"] + 1)
         elif event.kind == "spec_switch":
             self.switches += 1
-            self.last_switch_ts = event.ts
             self.live = SpecShape(self._algorithm, fields["to_steps"], self._topk, fields["to_draft_tokens"])
 
     def _launch(self, fields: dict[str, Any]) -> None:
@@ -50,10 +47,9 @@ class SpeculationState:
         self.launch_seen = True
         self.configured = SpecShape(algorithm, fields["steps"], fields["topk"], fields["draft_tokens"]) \
             if algorithm is not None else None
-        self.adaptive_flag = fields["adaptive"]
         self.turned_off, self._pending_off = self._pending_off, None
         self.candidates = () if fields["adaptive"] and algorithm is not None else None
-        self.live, self.switches, self.last_switch_ts = None, 0, None
+        self.live, self.switches = None, 0
 
     @property
     def _algorithm(self) -> str | None:

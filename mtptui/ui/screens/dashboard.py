@@ -1,6 +1,6 @@
 """The dashboard: header, startup, GPU memory, speculation, throughput and the log, fed by one worker.
 
-The worker (``follow_feed``) only reads, parses and posts; the handlers here own the Session, hand lines to
+The worker (``follow_feed``) only reads, parses and posts; the handlers here own the LiveHost, hand lines to
 the log view at once (batched ~10 Hz by the pump) and repaint the panes at most twice a second, only the
 panes that changed, and not while another screen is on top.
 """
@@ -26,7 +26,7 @@ from mtptui.ui.format import duration, offline_text
 from mtptui.ui.paint_throttle import PaintThrottle
 from mtptui.ui.pump import FeedPump
 from mtptui.sglang.logparse.timestamps import parse_ts
-from mtptui.ui.session import Changes, Session
+from mtptui.ui.live_host import Changes, LiveHost
 from mtptui.ui.widgets.gateway_pane import GatewayPane
 from mtptui.ui.widgets.gpu_pane import GpuPane
 from mtptui.ui.widgets.header_bar import HeaderBar
@@ -54,10 +54,10 @@ MAX_ERROR_TOASTS = 3
 STARTUP_ROWS, TOP_ROW_MAX = 6, 14
 
 
-class SessionPane(Protocol):
-    """A pane of PANES: it repaints itself from the session."""
+class LivePane(Protocol):
+    """A pane of PANES: it repaints itself from the LiveHost."""
 
-    def show(self, session: Session) -> None: ...
+    def show(self, live: LiveHost) -> None: ...
 
 
 class DashboardScreen(Screen[None]):
@@ -86,10 +86,10 @@ class DashboardScreen(Screen[None]):
 
     FOOTER_LAST = ("find", "filter", "wrap", "follow", "copy_line")  # the footer leaves these out first (KeyFooter)
 
-    def __init__(self, feed: Feed, session: Session, context: "AppContext") -> None:
+    def __init__(self, feed: Feed, live: LiveHost, context: "AppContext") -> None:
         super().__init__()
         self.feed = feed
-        self.session = session
+        self.live = live
         self.context = context
         self._dirty: set[str] = set(PANES) | {"health"}
         self.history_runs: list[dict[str, Any]] = []  # the bench history, re-read whenever the dashboard comes back
@@ -112,7 +112,7 @@ class DashboardScreen(Screen[None]):
             yield ServingPane(id="serving")
         yield GpuPane(id="gpus")
         yield GatewayPane(id="gateway")  # shown only for a host behind a gateway
-        yield LogView(id="log", own_poll=own_poll_test(self.session.engine.poll_paths))
+        yield LogView(id="log", own_poll=own_poll_test(self.live.engine.poll_paths))
         yield LogPrompt(id="log-prompt")
         yield KeyFooter()
 
@@ -146,7 +146,7 @@ class DashboardScreen(Screen[None]):
     @work(exclusive=True, group="feed", exit_on_error=False)
     async def follow_feed(self) -> None:
         """Read the feed until it ends; everything reaches the handlers as messages."""
-        await FeedPump(self.feed, self.post_message, self.batch_shown, new_parser=self.session.engine.new_parser).run()
+        await FeedPump(self.feed, self.post_message, self.batch_shown, new_parser=self.live.engine.new_parser).run()
 
     @work(exclusive=True, group="tune-marker", exit_on_error=False)
     async def look_for_tune_marker(self, session: HostSession) -> None:
@@ -169,8 +169,8 @@ class DashboardScreen(Screen[None]):
     def _worker_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "feed" and event.state == WorkerState.ERROR:
             error = event.worker.error
-            self.session.connection = Connection("failed", str(error) or type(error).__name__)
-            self.notify(f"Reading the log failed: {self.session.connection.reason}", title="feed",
+            self.live.connection = Connection("failed", str(error) or type(error).__name__)
+            self.notify(f"Reading the log failed: {self.live.connection.reason}", title="feed",
                         severity="error", timeout=10)
             self.mark("header")
         elif event.worker.group == "history" and event.state == WorkerState.ERROR:
@@ -181,13 +181,13 @@ class DashboardScreen(Screen[None]):
 
     def on_log_batch(self, message: messages.LogBatch) -> None:
         self.batch_shown.set()  # the pump may post the next batch (set first: a failing handler never stalls it)
-        changes = self.session.apply(message.events)
-        self.session.lines_seen += len(message.lines) + message.dropped
+        changes = self.live.apply(message.events)
+        self.live.lines_seen += len(message.lines) + message.dropped
         if message.lines:
-            self.session.last_byte_at = self.session.clock()
-        self.session.error_held = message.holding
+            self.live.last_byte_at = self.live.clock()
+        self.live.error_held = message.holding
         self.log_view.append_lines(message.lines)
-        if changes.startup or changes.errors or changes.warnings or changes.phase_from != self.session.server.phase:
+        if changes.startup or changes.errors or changes.warnings or changes.phase_from != self.live.server.phase:
             self._dirty |= {"startup", "memory", "strip"}
         if changes.decode or changes.speculation:
             self._dirty |= {"speculation", "throughput", "startup", "strip"}
@@ -196,7 +196,7 @@ class DashboardScreen(Screen[None]):
         self._throttle.request()
 
     def on_connection_changed(self, message: messages.ConnectionChanged) -> None:
-        before, self.session.connection = self.session.connection, message.connection
+        before, self.live.connection = self.live.connection, message.connection
         state = message.connection.state
         if state != before.state and state == "failed":
             self.notify(str(message.connection), title="log connection", severity="error", timeout=10)
@@ -207,23 +207,23 @@ class DashboardScreen(Screen[None]):
         self.mark(*PANES, "health")  # every pane says whether the host answers
 
     def on_host_changed(self, message: messages.HostChanged) -> None:
-        self.session.host = message.status
+        self.live.host = message.status
         self.mark(*PANES, "health")  # a stopped or restarted server changes what every pane says
 
     def on_metrics_changed(self, message: messages.MetricsChanged) -> None:
-        if self.session.awaiting_new:
+        if self.live.awaiting_new:
             return  # a scrape of the old process, or of none
         scrape = message.metrics
-        self.session.serving.apply_metrics(scrape.t, scrape.figures, scrape.missing)
+        self.live.serving.apply_metrics(scrape.t, scrape.figures, scrape.missing)
         self.mark("serving")
 
     def on_restart_began(self, message: messages.RestartBegan) -> None:
         """The old process's figures are not the new profile's: they clear, and the health line says what comes."""
-        self.session.new_process()
+        self.live.new_process()
         self.mark(*PANES, "health")
 
     def on_restart_ended(self, message: messages.RestartEnded) -> None:
-        self.session.awaiting_new = False  # a rollback that never stopped the server starts no new process
+        self.live.awaiting_new = False  # a rollback that never stopped the server starts no new process
         self.mark(*PANES, "health")
 
     def on_history_loaded(self, message: messages.HistoryLoaded) -> None:
@@ -231,25 +231,25 @@ class DashboardScreen(Screen[None]):
         self.mark("health")
 
     def on_gpus_read(self, message: messages.GpusRead) -> None:
-        self.session.gpus.add(message.reading)
+        self.live.gpus.add(message.reading)
         if message.reading.gpus:
-            self.session.last_byte_at = self.session.clock()
+            self.live.last_byte_at = self.live.clock()
         self.mark("gpus", "memory")  # one poll for both panes
 
     def on_gateway_read(self, message: messages.GatewayRead) -> None:
-        self.session.gateway = message.reading
+        self.live.gateway = message.reading
         self.mark("gateway")
 
     def on_feed_ended(self, message: messages.FeedEnded) -> None:
-        if self.session.connection.state not in ("failed", "stopped"):
-            self.session.connection = Connection("stopped")
+        if self.live.connection.state not in ("failed", "stopped"):
+            self.live.connection = Connection("stopped")
         self.mark("header")
 
     def _announce(self, changes: Changes) -> None:
         """Toasts for what an operator must not miss: errors, a crash, the server becoming ready."""
         for error in changes.errors[:MAX_ERROR_TOASTS]:
             self.notify(str(error.get("message", "error"))[:300], title="server error", severity="error", timeout=10)
-        state = self.session.server
+        state = self.live.server
         if changes.phase_from == state.phase:
             return
         if state.phase == phases.READY and state.startups:
@@ -273,26 +273,26 @@ class DashboardScreen(Screen[None]):
         with self.app.batch_update():
             for name in PANES:
                 if name in dirty:
-                    self._pane(name).show(self.session)
+                    self._pane(name).show(self.live)
             if "health" in dirty:
                 self._show_health()
             if "memory" in dirty:
-                rows = max(STARTUP_ROWS, MemoryPane.rows(self.session)) + 2
+                rows = max(STARTUP_ROWS, MemoryPane.rows(self.live)) + 2
                 self.query_one("#row-top").styles.height = min(rows, TOP_ROW_MAX)
             self._show_down()
         self._throttle.painted()
 
     def _show_health(self) -> None:
-        session = self.session
+        live = self.live
         self.query_one(HealthLine).show_health(self.health.assess(
-            self.context.host, session.host, session.serving, self.history_runs, session.server_down(),
-            restarting_to=self.restart_panel.restarting_to, offline=session.offline,
-            speculation=session.speculation()))
+            self.context.host, live.host, live.serving, self.history_runs, live.up,
+            restarting_to=self.restart_panel.restarting_to, speculation=live.speculation()))
 
     def _show_down(self) -> None:
         """A stopped or crashed server, or a host that does not answer: every pane says so, in the error colour
         (its figures are the last ones it sent)."""
-        down, offline = self.session.server_down(), self.session.offline
+        up = self.live.up
+        down, offline = up.down, up.offline
         said = f"server {down} · last run's figures" if down else ""
         for name in DOWN_PANES + ("gpus",):
             pane = self.query_one(f"#{name}")
@@ -302,9 +302,9 @@ class DashboardScreen(Screen[None]):
             elif name not in ("throughput", "gpus"):  # the plot and the GPUs write their own otherwise
                 pane.border_subtitle = plain(said)
 
-    def _pane(self, name: str) -> SessionPane:
-        # Textual types a query by id as Widget; the PANES are the panes compose() yields, each a SessionPane
-        return cast(SessionPane, self.query_one(f"#{name}"))
+    def _pane(self, name: str) -> LivePane:
+        # Textual types a query by id as Widget; the PANES are the panes compose() yields, each a LivePane
+        return cast(LivePane, self.query_one(f"#{name}"))
 
     @property
     def _host_name(self) -> str:
@@ -313,7 +313,7 @@ class DashboardScreen(Screen[None]):
     def _tick(self) -> None:
         """Once a second: the uptime in the header."""
         if self.is_current:
-            self.query_one(HeaderBar).show(self.session)
+            self.query_one(HeaderBar).show(self.live)
 
     def on_resize(self) -> None:
         """The panes' new widths decide how the "not connected" subtitles are worded."""
@@ -325,7 +325,7 @@ class DashboardScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "reconnect":
-            return self.session.offline is not None
+            return self.live.up.offline is not None
         if action == "dismiss_banner":
             return self.is_mounted and self.restart_panel.finished
         if action == "clear_find":
@@ -430,7 +430,7 @@ class DashboardScreen(Screen[None]):
         from mtptui.ops.log_since import journal_since
         from mtptui.remote.logsource import Start
 
-        status = self.session.host
+        status = self.live.host
         try:
             since, name = journal_since(text, status.started_at if status else None)
             await self.feed.reread(Start.since_time(since), name)  # type: ignore[attr-defined]
@@ -439,7 +439,7 @@ class DashboardScreen(Screen[None]):
 
     def on_log_reread(self, message: messages.LogReread) -> None:
         """The journal again from a time: the lines and the figures parsed so far give way to what it holds."""
-        self.session.reset_log()
+        self.live.reset_log()
         self.log_view.clear()
         self.mark(*PANES, "health")
 

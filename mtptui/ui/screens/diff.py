@@ -94,7 +94,7 @@ class DiffScreen(Screen[None]):
         if host is None:  # a profile to compare is a host's (on_mount, next profile)
             raise UserError("this dashboard has no host file to compare with")
         read = await diff_sides.gather_sides(host, profile, session=self.context.session,
-                                             status=host_app(self).session.host)
+                                             status=host_app(self).live.host)
         notes = read.notes() + [f"adaptive config of {item.line()}" for item in read.adaptive]
         self.post_message(messages.DiffLoaded(profile, read.sides, notes))
 

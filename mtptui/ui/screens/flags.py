@@ -73,7 +73,7 @@ class FlagsScreen(Screen[None]):
 
     def _initial(self, app: "HostApp", profile: str | None) -> tuple[str, FormValues]:
         host = self.context.host
-        status = app.session.host
+        status = app.live.host
         if profile is None and status is not None and status.launch is not None:
             return f"the running launch ({status.launch_source})", form_from_flagset(status.launch, self.engine)
         name = profile or (host.default_profile() if host else None)

@@ -15,7 +15,7 @@ from mtptui.ops.gateway_poll import GatewayReading
 from mtptui.text import visible
 from mtptui.ui.format import NONE
 from mtptui.ui.plain import plain
-from mtptui.ui.session import Session
+from mtptui.ui.live_host import LiveHost
 from mtptui.ui.widgets.render_pane import RenderPane
 
 STATUS_STYLE = {"ready": "green", "draining": "yellow", "pending": "yellow", "not_ready": "yellow", "failed": "red"}
@@ -70,8 +70,8 @@ class GatewayPane(RenderPane):
     }
     """
 
-    def show(self, session: Session) -> None:
-        reading = session.gateway
+    def show(self, live: LiveHost) -> None:
+        reading = live.gateway
         if reading is None:
             return
         self.add_class("-shown")

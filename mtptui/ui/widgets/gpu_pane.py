@@ -17,7 +17,7 @@ from mtptui.remote.gpu import GpuStat
 from mtptui.text import visible
 from mtptui.ui.format import NONE, bar
 from mtptui.ui.gpu_history import GpuHistory
-from mtptui.ui.session import Session
+from mtptui.ui.live_host import LiveHost
 from mtptui.ui.widgets.render_pane import RenderPane
 from mtptui.ui.plain import plain
 
@@ -112,8 +112,8 @@ class GpuPane(RenderPane):
         """Lines of content: a header and one per GPU, or the one sentence."""
         return 1 + len(history.latest) if history.latest else 1
 
-    def show(self, session: Session) -> None:
-        history = session.gpus
+    def show(self, live: LiveHost) -> None:
+        history = live.gpus
         height = self.rows(history) + 2
         if height != self._height:  # a relayout only when the number of GPUs changes
             self._height = self.styles.height = height

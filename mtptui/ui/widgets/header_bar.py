@@ -8,7 +8,7 @@ from mtptui.text import visible
 from mtptui.ui.widgets.render_pane import RenderPane
 
 from mtptui.ui.format import duration
-from mtptui.ui.session import Session
+from mtptui.ui.live_host import LiveHost
 
 CONNECTION_STYLE = {"connected": "green", "connecting": "yellow", "reconnecting": "yellow", "failed": "red",
                     "stopped": "red"}
@@ -25,22 +25,22 @@ class HeaderBar(RenderPane):
         self.host_label = host_label
         self.readonly = readonly
 
-    session: Session | None = None
+    live: LiveHost | None = None
 
-    def show(self, session: Session) -> None:
-        self.session = session
-        text = self.text(session)
+    def show(self, live: LiveHost) -> None:
+        self.live = live
+        text = self.text(live)
         if text.cell_len > self.size.width > 0:  # a narrow terminal: without where it runs and the service name
-            text = self.text(session, full=False)
+            text = self.text(live, full=False)
         if text != self.renderable:  # the once-a-second tick repaints only when the uptime text changed
             self.set(text)
 
     def on_resize(self) -> None:
-        if self.session is not None:
-            self.show(self.session)
+        if self.live is not None:
+            self.show(self.live)
 
-    def text(self, session: Session, full: bool = True) -> Text:
-        status = session.host
+    def text(self, live: LiveHost, full: bool = True) -> Text:
+        status = live.host
         out = Text.assemble((" mtptui ", "bold reverse"), " ", (visible(self.host_label), "bold"))
         if self.readonly and not full:  # first on a narrow line, where the end may be cut
             out.append(" ")
@@ -51,17 +51,17 @@ class HeaderBar(RenderPane):
             self._service(out, visible(status.service) if full else "", visible(status.service_state),
                           SERVICE_STYLE.get(status.service_phase, "yellow"))
             out.append(" │ ")
-            version = session.version
-            out.append(f"{session.engine.label} {visible(version) if version else '?'}")
-        connection = session.connection
+            version = live.version
+            out.append(f"{live.engine.label} {visible(version) if version else '?'}")
+        connection, offline = live.connection, live.up.offline
         out.append(" │ ")
         out.append("● ", CONNECTION_STYLE.get(connection.state, "yellow"))
-        out.append(visible(str(connection)) if full or session.offline is None else connection.state)
-        quiet = session.quiet_s()
-        if quiet is not None and (session.offline is not None or quiet >= QUIET_SAID_S):
-            out.append(f" · last byte {duration(quiet)} ago", "bold red" if session.offline else "yellow")
+        out.append(visible(str(connection)) if full or offline is None else connection.state)
+        quiet = live.quiet_s()
+        if quiet is not None and (offline is not None or quiet >= QUIET_SAID_S):
+            out.append(f" · last byte {duration(quiet)} ago", "bold red" if offline else "yellow")
         out.append(" │ ")
-        out.append(f"up {duration(session.uptime_s())}")
+        out.append(f"up {duration(live.uptime_s())}")
         if self.readonly and full:
             out.append(" ")
             out.append(" READONLY ", "bold reverse red")

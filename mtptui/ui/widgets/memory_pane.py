@@ -1,6 +1,6 @@
 """GPU memory pane: one row per rank (weights, MTP head, KV target/draft, mamba, graphs, available), with a
 bar of how the GPU's memory is split, and nvidia-smi's figures when the host reports them: the GPU pane's own
-poll (``Session.gpus``), so the two panes never show two different readings."""
+poll (``LiveHost.gpus``), so the two panes never show two different readings."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from mtptui.ops.feed.items import GpuStat
 from mtptui.sglang.state import RankMemory
 from mtptui.text import visible
 from mtptui.ui.format import gb, number
-from mtptui.ui.session import Session
+from mtptui.ui.live_host import LiveHost
 from mtptui.ui.widgets.render_pane import RenderPane
 
 COLUMNS = ("rank", "weights", "MTP head", "KV target", "KV draft", "mamba", "graphs", "avail")
@@ -57,33 +57,33 @@ def legend(with_other: bool) -> Text:
 class MemoryPane(RenderPane):
     """GB per GPU from the startup log; in a narrow pane, fewer columns and no legend."""
 
-    session: Session | None = None
+    live: LiveHost | None = None
 
-    def show(self, session: Session) -> None:
-        self.session = session
-        self.set(self.content(session))
+    def show(self, live: LiveHost) -> None:
+        self.live = live
+        self.set(self.content(live))
 
     def on_resize(self) -> None:
-        if self.session is not None:
-            self.show(self.session)
+        if self.live is not None:
+            self.show(self.live)
 
     @property
     def compact(self) -> bool:
         return 0 < self.content_size.width < FULL_WIDTH
 
     @staticmethod
-    def rows(session: Session) -> int:
+    def rows(live: LiveHost) -> int:
         """Lines the pane's content takes: header, ranks, legend and note (or the waiting line), GPUs."""
-        ranks = len(session.server.memory.ranks)
-        return 1 + ranks + (2 if ranks else 1) + len(session.gpus.latest)
+        ranks = len(live.server.memory.ranks)
+        return 1 + ranks + (2 if ranks else 1) + len(live.gpus.latest)
 
-    def content(self, session: Session) -> Group:
+    def content(self, live: LiveHost) -> Group:
         columns = COMPACT_COLUMNS if self.compact else COLUMNS
         table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
         for index, name in enumerate(columns + ("used / total GB",)):
             table.add_column(name, justify="left" if index in (0, len(columns)) else "right", no_wrap=True)
-        ranks = session.server.memory.ranks
-        gpu_gb = session.host.gpu_memory_gb if session.host else None
+        ranks = live.server.memory.ranks
+        gpu_gb = live.host.gpu_memory_gb if live.host else None
         for label, rank in ranks.items():
             table.add_row(label, *self._figures(rank), usage_bar(rank, gpu_gb, BAR_WIDTH // 2 if self.compact
                                                                   else BAR_WIDTH))
@@ -93,8 +93,8 @@ class MemoryPane(RenderPane):
         else:
             if not self.compact:
                 parts.append(legend(gpu_gb is not None))
-            parts.append(Text(self._note(session), "dim", no_wrap=True, overflow="ellipsis"))
-        parts.extend(_gpu_line(gpu) for gpu in session.gpus.latest)
+            parts.append(Text(self._note(live), "dim", no_wrap=True, overflow="ellipsis"))
+        parts.extend(_gpu_line(gpu) for gpu in live.gpus.latest)
         return Group(*parts)
 
     def _figures(self, rank: RankMemory) -> tuple[str, ...]:
@@ -105,12 +105,12 @@ class MemoryPane(RenderPane):
                 gb(rank.mamba_gb), gb(rank.graphs_gb), gb(rank.avail_gb))
 
     @staticmethod
-    def _note(session: Session) -> str:
-        first = next(iter(session.server.memory.ranks.values()))
-        capacity = session.server.capacity or {}
+    def _note(live: LiveHost) -> str:
+        first = next(iter(live.server.memory.ranks.values()))
+        capacity = live.server.capacity or {}
         pool = first.kv_tokens or capacity.get("max_total_num_tokens")  # an engine that logs it once, not per rank
         tokens = f" · KV pool {number(pool)} tokens" if pool else ""
-        gpu = f" of {session.host.gpu_memory_gb:g}" if session.host and session.host.gpu_memory_gb else ""
+        gpu = f" of {live.host.gpu_memory_gb:g}" if live.host and live.host.gpu_memory_gb else ""
         return f"GB per GPU{gpu} · {visible(first.model_type or 'model')}{tokens}"
 
 

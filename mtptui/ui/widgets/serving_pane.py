@@ -13,7 +13,7 @@ from rich.text import Text
 from mtptui.fleet.spark import sparkline
 from mtptui.sglang.state.serving import ServingStats, bucket_label
 from mtptui.ui.format import NONE
-from mtptui.ui.session import Session
+from mtptui.ui.live_host import LiveHost
 from mtptui.ui.widgets.render_pane import RenderPane
 
 SPARK_WIDTH = 18
@@ -39,8 +39,8 @@ def accept_by_context(serving: ServingStats) -> str:
 class ServingPane(RenderPane):
     """Figures left, their recent history right."""
 
-    def show(self, session: Session) -> None:
-        serving = session.serving
+    def show(self, live: LiveHost) -> None:
+        serving = live.serving
         grid = Table.grid(padding=(0, 1))
         grid.add_column(style="dim", no_wrap=True, min_width=7)
         grid.add_column(no_wrap=True, min_width=5)

@@ -12,7 +12,7 @@ from mtptui.sglang.state.errors import headline
 from mtptui.text import visible
 from mtptui.ui.format import NONE, bar, duration, number
 from mtptui.sglang.logparse.timestamps import parse_ts
-from mtptui.ui.session import Session
+from mtptui.ui.live_host import LiveHost
 from mtptui.ui.widgets.render_pane import RenderPane
 
 PHASE_TEXT = {
@@ -30,27 +30,27 @@ BAR_WIDTH = 20
 class StartupPane(RenderPane):
     """Where the latest startup stands."""
 
-    def show(self, session: Session) -> None:
-        self.set(self.table(session))
+    def show(self, live: LiveHost) -> None:
+        self.set(self.table(live))
 
-    def table(self, session: Session) -> Table:
-        state = session.server
+    def table(self, live: LiveHost) -> Table:
+        state = live.server
         grid = Table.grid(padding=(0, 1))
         grid.add_column(style="dim", no_wrap=True, min_width=8)
         grid.add_column(no_wrap=True, overflow="ellipsis")
-        grid.add_row("phase", self.phase_text(session))
+        grid.add_row("phase", self.phase_text(live))
         grid.add_row("shards", _progress(state.shards, ""))
         capture = state.startup.graph_capture
         grid.add_row("graphs", _progress(capture, f" bs {capture['bs']}" if capture and capture.get("bs") else ""))
         grid.add_row("capacity", _capacity(state.capacity))
-        grid.add_row("served", _served(session))
-        grid.add_row("problems", problems_text(session))
+        grid.add_row("served", _served(live))
+        grid.add_row("problems", problems_text(live))
         return grid
 
     @staticmethod
-    def phase_text(session: Session) -> Text:
-        state = session.server
-        down, host = session.server_down(), session.host
+    def phase_text(live: LiveHost) -> Text:
+        state = live.server
+        down, host = live.up.down, live.host
         if down is not None:  # said by the host's status, so there is one
             service = host.service_state if host is not None else "unknown"
             return Text.assemble(("● ", "bold red"), (down, "bold red"), (f" · service {visible(service)}", "dim"))
@@ -80,8 +80,8 @@ def _capacity(capacity: dict[str, Any] | None) -> Text:
     return text
 
 
-def _served(session: Session) -> Text:
-    state = session.server
+def _served(live: LiveHost) -> Text:
+    state = live.server
     ok = sum(count for status, count in state.http_status.items() if 200 <= status < 300)
     text = Text(f"{ok:,} HTTP ok · {state.decode_count:,} decode batches")
     for status, count in sorted(state.http_status.items()):
@@ -90,9 +90,9 @@ def _served(session: Session) -> Text:
     return text
 
 
-def problems_text(session: Session) -> Text:
+def problems_text(live: LiveHost) -> Text:
     """This server run's errors and warnings (a restart starts afresh), the exception line first."""
-    run = session.server.startup
+    run = live.server.startup
     if run.last_error:
         more = f" ({run.errors:,} errors)" if run.errors > 1 else ""
         return Text(visible(f"error: {headline(run.cause or run.last_error)}{more}"), "bold red")

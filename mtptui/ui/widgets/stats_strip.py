@@ -12,7 +12,7 @@ from rich.text import Text
 
 
 from mtptui.ui.format import NONE, number, offline_text
-from mtptui.ui.session import Session
+from mtptui.ui.live_host import LiveHost
 from mtptui.ui.widgets.memory_pane import usage_bar
 from mtptui.ui.widgets.render_pane import RenderPane
 from mtptui.ui.widgets.startup_pane import StartupPane, problems_text
@@ -28,31 +28,32 @@ class StatsStrip(RenderPane):
         super().__init__(id=id)
         self.host = host
 
-    def show(self, session: Session) -> None:
+    def show(self, live: LiveHost) -> None:
         grid = Table.grid(padding=(0, 1))
         grid.add_column(no_wrap=True, overflow="ellipsis")
-        if session.offline is not None:
-            grid.add_row(Text(offline_text(session.offline, self.host, self.size.width), "bold red"))
+        offline = live.up.offline
+        if offline is not None:
+            grid.add_row(Text(offline_text(offline, self.host, self.size.width), "bold red"))
         else:
-            grid.add_row(Text.assemble(StartupPane.phase_text(session), " · ", problems_text(session)))
-        grid.add_row(speed_line(session))
-        grid.add_row(memory_line(session))
+            grid.add_row(Text.assemble(StartupPane.phase_text(live), " · ", problems_text(live)))
+        grid.add_row(speed_line(live))
+        grid.add_row(memory_line(live))
         self.set(grid)
 
 
-def speed_line(session: Session) -> Text:
-    accept = session.accept_len
-    now = session.gen_now
-    mean = session.steady_mean if not session.now_cleared else None
+def speed_line(live: LiveHost) -> Text:
+    accept = live.accept_len
+    now = live.gen_now
+    mean = live.steady_mean if not live.now_cleared else None
     return Text.assemble(
         ("accept len ", "dim"), f"{accept[-1]:.2f} now · {sum(accept) / len(accept):.2f} mean" if accept else NONE,
         ("  gen tok/s ", "dim"), f"{now:.1f} now" if now is not None else NONE,
         f" · {mean:.1f} steady mean" if mean is not None else "")
 
 
-def load_text(session: Session) -> Text:
+def load_text(live: LiveHost) -> Text:
     """Running and queued requests: a queue is the visible symptom of too few running slots."""
-    serving = session.serving
+    serving = live.serving
     if not serving.running:
         return Text()
     queued = serving.queued[-1] if serving.queued else 0
@@ -60,15 +61,15 @@ def load_text(session: Session) -> Text:
                          (" queue ", "dim"), (str(queued), "bold yellow" if queued else ""))
 
 
-def memory_line(session: Session) -> Text:
-    ranks = session.server.memory.ranks
+def memory_line(live: LiveHost) -> Text:
+    ranks = live.server.memory.ranks
     if not ranks:
         return Text("GPU memory: waiting for the startup log", "dim")
-    gpu_gb = session.host.gpu_memory_gb if session.host else None
+    gpu_gb = live.host.gpu_memory_gb if live.host else None
     text = Text("GPU ", "dim")
     for label, rank in ranks.items():
         text.append_text(Text.assemble((f"{label} ", "dim"), usage_bar(rank, gpu_gb, BAR_WIDTH), "  "))
     first = next(iter(ranks.values()))
     if first.kv_tokens:
         text.append(f"KV pool {number(first.kv_tokens)} tok", "dim")
-    return text.append_text(load_text(session))
+    return text.append_text(load_text(live))

@@ -13,7 +13,7 @@ import math
 
 from textual_plotext import PlotextPlot
 
-from mtptui.ui.session import Session
+from mtptui.ui.live_host import LiveHost
 from mtptui.ui.throughput_window import WINDOW_LABELS, WINDOWS, window_series
 from mtptui.ui.plain import plain
 
@@ -45,41 +45,42 @@ class ThroughputPane(PlotextPlot):
 
     time_window = "all"
 
-    session: Session | None = None
+    live: LiveHost | None = None
 
     def on_resize(self) -> None:
-        if self.session is not None:
-            self.show(self.session)
+        if self.live is not None:
+            self.show(self.live)
 
-    def _switches(self, session: Session, x_range: tuple[float, float] | None) -> list[float]:
+    def _switches(self, live: LiveHost, x_range: tuple[float, float] | None) -> list[float]:
         """Adaptive switches inside the window (one just before its first sample, often the case, included)."""
         if x_range is None:
             return []
         window = WINDOWS[self.time_window]
         start = x_range[1] - window if window is not None else float("-inf")
-        return [at for at, _, _ in session.throughput.switches if start <= at <= x_range[1]]
+        return [at for at, _, _ in live.throughput.switches if start <= at <= x_range[1]]
 
-    def show(self, session: Session) -> None:
-        self.session = session
+    def show(self, live: LiveHost) -> None:
+        self.live = live
         plt = self.plt
         plt.clear_figure()
-        mean = session.steady_mean if not session.now_cleared else None  # a restart: not the new process's
-        series = session.throughput
+        mean = live.steady_mean if not live.now_cleared else None  # a restart: not the new process's
+        series = live.throughput
         shown = window_series(series.steady, series.warm_up, series.restarts, WINDOWS[self.time_window])
         points, warm, restarts = shown.points, shown.warm_up, series.restarts
-        restarted = bool(restarts) and session.previous_mean is not None
+        restarted = bool(restarts) and live.previous_mean is not None
         window = f" · {WINDOW_LABELS[self.time_window]}"
-        before = session.previous_mean if restarted else None
+        before = live.previous_mean if restarted else None
         self.border_title = plain(title_text(mean, before, self.size.width - len(window)) + window)
         points_now = [p for p in points if p[0] >= restarts[-1]] if restarted else points
         for at in shown.restarts:
             plt.vline(at, color=RESTART_COLOR)
-        switches = self._switches(session, shown.x_range)
+        switches = self._switches(live, shown.x_range)
         for at in switches:
             plt.vline(at, color=SWITCH_COLOR)
-        down = session.server_down()
+        up = live.up
+        down = up.down
         legend = SHORT_LEGEND if 0 < self.size.width < len(LEGEND) + 16 else LEGEND
-        if session.offline is None:  # while the host does not answer, the dashboard's "not connected" stays
+        if up.offline is None:  # while the host does not answer, the dashboard's "not connected" stays
             self.border_subtitle = plain(f"server {down} · last run's figures" if down else (
                 legend + (" · │ restart" if restarts else "") + (" · │ switch" if switches else ""))
                 if points or warm else "waiting for decode batches")

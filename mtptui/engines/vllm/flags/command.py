@@ -36,6 +36,3 @@ def split_command(words: list[str]) -> VllmLaunch | None:
     entry = words[start:end]
     return VllmLaunch(words[end:], entry, prefix_env(assignments(words[:start])), serve=entry[-1] == "serve")
 
-
-def is_vllm_command(words: list[str]) -> bool:
-    return split_command(words) is not None

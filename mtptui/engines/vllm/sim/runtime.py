@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from mtptui.engines.vllm import api
 from mtptui.engines.vllm.sim.boot import VllmBoot
 from mtptui.engines.vllm.sim.engine import VllmEngine
 from mtptui.engines.vllm.sim.logfmt import VllmLog
@@ -45,7 +46,8 @@ class VllmRuntime:
         """`system_fingerprint` in vLLM's default mode: version, parallelism, 8 hex of the config's hash."""
         s = self.boot.settings
         digest = hashlib.sha256(repr(sorted(s.non_default.items(), key=str)).encode()).hexdigest()[:8]
-        parts = [f"vllm-{VERSION}"] + ([f"tp{s.tensor_parallel_size}"] if s.tensor_parallel_size > 1 else [])
+        tp = [f"tp{s.tensor_parallel_size}"] if s.tensor_parallel_size > 1 else []
+        parts = [f"{api.SYSTEM_FINGERPRINT_PREFIX}{VERSION}", *tp]
         return "-".join([*parts, digest])
 
     def request_id(self, prefix: str) -> str:

@@ -1,7 +1,7 @@
 """What the dashboard knows, kept outside any widget: server state, host status, connection, plot series.
 
-Handlers of the dashboard own one Session and feed it parsed events; panes read it when they repaint. No
-Textual here, so the later ops screens (restart, bench) can read the same session.
+Handlers of the dashboard own one LiveHost and feed it parsed events; panes read it when they repaint. No
+Textual here, so the ops screens (restart, bench) can read the same LiveHost.
 """
 
 from __future__ import annotations
@@ -13,17 +13,17 @@ from typing import Any, Callable, Iterable
 
 from mtptui.engines.registry import Dashboard, dashboard
 from mtptui.ops.feed.items import Connection, GatewayReading, HostStatus
+from mtptui.ops.server_up import ServerUp, server_up
 from mtptui.ops.speculation_view import current
 from mtptui.sglang.logparse import Event
 from mtptui.sglang.logparse.timestamps import parse_ts
-from mtptui.sglang.state import ServerState, phases
+from mtptui.sglang.state import ServerState
 from mtptui.sglang.state.decode import decoded
 from mtptui.sglang.state.serving import ServingStats
 from mtptui.speculation import LiveSpeculation
 from mtptui.ui.gpu_history import GpuHistory
 
 Clock = Callable[[], float]
-OFFLINE_STATES = ("reconnecting", "failed")  # the log connection's states in which nothing comes from the host
 
 
 @dataclass
@@ -69,8 +69,9 @@ class ThroughputSeries:
             self.steady.append((t, value))
 
 
-class Session:
-    """Everything the panes show; ``apply`` takes parsed events and says what changed."""
+class LiveHost:
+    """One host as the dashboard knows it now: everything the panes show; ``apply`` takes parsed events and says
+    what changed."""
 
     def __init__(self, clock: Clock = time.time, spark_len: int = 120, engine: Dashboard | None = None) -> None:
         self.clock = clock
@@ -211,34 +212,19 @@ class Session:
             self.throughput.restarts.append(at)
 
     @property
-    def offline(self) -> str | None:
-        """Why the host is not connected (the log connection is retrying or gave up), else None."""
-        connection = self.connection
-        if connection.state not in OFFLINE_STATES:
-            return None
-        return connection.reason or connection.state
+    def up(self) -> ServerUp:
+        """Whether the server is up, as mtptui.ops.server_up judges it from the connection, the host's status and
+        the log: the one answer every pane, key and the health line render."""
+        return server_up(self.connection, self.host, self.server)
 
     def quiet_s(self) -> float | None:
         """Seconds since the last byte from the host (a log line or a GPU reading), None before the first."""
         return None if self.last_byte_at is None else max(self.clock() - self.last_byte_at, 0.0)
 
-    def server_down(self) -> str | None:
-        """"crashed" or "stopped" when the host says no server runs (whatever the log showed last), else None.
-
-        A server its log shows was told to stop (SGLang's SIGTERM line) and that then died of no error stopped,
-        even when its manager calls it failed: SGLang 0.5.12.post1 ends every drain by SIGKILL to itself, which
-        systemd reports as ``failed (signal 9)``."""
-        phase = self.host.service_phase if self.host else "unknown"
-        if phase not in ("stopped", "failed"):
-            return None
-        if self.server.phase == phases.CRASHED:
-            return "crashed"
-        return "crashed" if phase == "failed" and not self.server.startup.stopping else "stopped"
-
     def uptime_s(self) -> float | None:
         """Seconds since the server started, from the host status; None when unknown."""
         started = self.host.started_at if self.host else None
-        if started is None or self.server_down() is not None:
+        if started is None or self.up.down is not None:
             return None
         return max(self.clock() - started, 0.0)
 
