@@ -5,7 +5,7 @@ from __future__ import annotations
 from mtptui.ui import messages
 from mtptui.ui.screens.confirm import ConfirmScreen
 from mtptui.ui.widgets.health_line import HealthLine
-from tests.ui_fixtures.support import wait_until
+from tests.ui_fixtures.support import wait_handled, wait_until
 
 
 def health_of(app):
@@ -24,7 +24,7 @@ async def wait_until_speed_red(pilot, app, timeout: float) -> None:
         health = health_of(app)
         return health is not None and health.checks[1].name == "speed" and health.checks[1].state == "bad"
 
-    await wait_until(pilot, red, timeout=timeout)
+    await wait_handled(red, timeout=timeout)
 
 
 async def restore_until_green(pilot, app, posted: list, timeout: float) -> None:
@@ -39,7 +39,7 @@ async def restore_until_green(pilot, app, posted: list, timeout: float) -> None:
         lines.append(line_of(app))
         return any(isinstance(m, messages.RestartFinished) for m in posted)
 
-    await wait_until(pilot, finished, timeout=timeout)
+    await wait_handled(finished, timeout=timeout)
     during = lines[next((i for i, line in enumerate(lines) if "restarting to" in line), len(lines)):]
     assert during and all("tok/s" not in line for line in during[:-1]), during  # no figure of the old process
 
@@ -48,4 +48,4 @@ async def restore_until_green(pilot, app, posted: list, timeout: float) -> None:
         health = health_of(app)
         return health is not None and health.state == "ok"
 
-    await wait_until(pilot, green, timeout=timeout)
+    await wait_handled(green, timeout=timeout)

@@ -120,6 +120,14 @@ def test_wrong_type_names_field_and_line() -> None:
     assert str(err.value).startswith("bad.toml:8: field 'ssh.port':")
 
 
+def test_the_health_window_is_a_bounded_number_of_seconds() -> None:
+    assert parse_host("health_lasts_s = 12\n" + BASE, "h.toml").health_lasts_s == 12.0
+    assert parse_host(BASE, "h.toml").health_lasts_s == 30.0
+    with pytest.raises(ConfigError) as err:
+        parse_host("health_lasts_s = 0.5\n" + BASE, "bad.toml")
+    assert str(err.value).startswith("bad.toml:1: field 'health_lasts_s':") and "\n" not in str(err.value)
+
+
 def test_known_good_must_name_a_profile() -> None:
     with pytest.raises(ConfigError, match="known_good names profile 'nope'"):
         parse_host('known_good = "nope"\n' + BASE, "bad.toml")

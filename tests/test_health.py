@@ -369,10 +369,10 @@ def timed_serving(speeds: list[float], every_s: float = 2.0) -> ServingStats:
     return serving
 
 
-def speed_verdicts(runs, window: list[float]) -> list[tuple[str, str]]:
+def speed_verdicts(runs, window: list[float], host=None) -> list[tuple[str, str]]:
     """(state, text) of the speed check after each line of ``window`` (a line every 2 s of log time)."""
     status = demo_status(launch=restored_launch())
-    checks = [assess(demo_host(), status, timed_serving(window[:count]), runs).checks[1]
+    checks = [assess(host or demo_host(), status, timed_serving(window[:count]), runs).checks[1]
               for count in range(3, len(window) + 1)]
     return [(check.state, check.text) for check in checks]
 
@@ -383,6 +383,22 @@ def test_a_drop_turns_red_only_once_it_has_lasted(runs) -> None:
     assert 20 <= (first_red - 20) * 2.0 <= 36  # about LASTS_S of log time after the drop began
     below_before = [said for state, said in verdicts[:first_red - 3] if "watching" in said]
     assert below_before and all(state == BAD for state, _ in verdicts[first_red - 3:])
+
+
+def test_a_host_file_sets_how_long_a_drop_must_last(runs) -> None:
+    """``health_lasts_s = 12``: red within 12 s of log time of a deep drop, where the default 30 s still watches."""
+    window = [54.0] * 20 + [35.0] * 30  # 35 % below from line 20 on, a line every 2 s
+
+    def first_red(verdicts: list[tuple[str, str]]) -> float:
+        """seconds of log time from the drop to the first red"""
+        return (next(index for index, (state, _) in enumerate(verdicts) if state == BAD) + 3 - 20) * 2.0
+
+    short = speed_verdicts(runs, window, demo_host().model_copy(update={"health_lasts_s": 12.0}))
+    default = speed_verdicts(runs, window)
+    assert first_red(short) <= 16 < 20 <= first_red(default)
+    watching = [said for _, said in short if "watching" in said]
+    assert watching and all(said.endswith(" s of 12)") for said in watching), watching
+    assert all(state == BAD for state, _ in short[int(first_red(short) / 2) + 17:])
 
 
 def test_a_recorded_log_that_arrives_at_once_is_judged_as_it_was_lived(runs) -> None:

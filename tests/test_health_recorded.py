@@ -15,7 +15,8 @@ from mtptui.bench.history import append_run
 from mtptui.sglang.flags import FlagSet
 from mtptui.sglang.logparse.timestamps import parse_ts
 from tests.health_support import health_of
-from tests.ui_fixtures.support import FIXTURES, SIZE, ControlledFeed, demo_host, demo_status, make_app, wait_until
+from tests.ui_fixtures.support import (FIXTURES, SIZE, ControlledFeed, demo_host, demo_status, make_app, wait_handled,
+                                      wait_until)
 
 MINUTE_S = 60.0
 
@@ -49,14 +50,16 @@ def log_time(line: str) -> float:
 async def judged_steps(name: str, profile: str) -> list[tuple[float, str, str, str]]:
     """(log time, verdict, speed check's state, line) after each decode line of the recording."""
     file_history()
-    feed = ControlledFeed(demo_status(launch=launch_of(profile), launch_source="running pid 4242"))
+    status = demo_status(launch=launch_of(profile), launch_source="running pid 4242")
+    feed = ControlledFeed(status)
     app, _ = make_app(feed=feed)
     seen = []
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: len(app.screen.history_runs) == 6)
         for chunk in steps(name):
             feed.push(chunk)
-            await wait_until(pilot, lambda: app.live.lines_seen >= len(feed.lines))
+            feed.send(status)  # the host's poll after each line: the pump posts the line now, not 0.1 s later
+            await wait_handled(lambda: app.live.lines_seen >= len(feed.lines))
             app.screen.paint(everything=True)
             health = health_of(app)
             line = app.screen.query_one("#health").renderable.plain

@@ -1,7 +1,9 @@
 """The health line against the lab host, on each supported SGLang version: the known-good profile is benched
 first (the baseline, recorded in the operator's history by `mtptui bench`), then the bad redeploy runs; under a
 steady load through the SSH tunnel the dashboard shows a red line naming the flags and the slowdown before any
-key is pressed, and `R` turns it green."""
+key is pressed, and `R` turns it green. The host file asks for a shorter health window than the default 30 s
+(``health_lasts_s``, as a canary host's would): the red comes as it must, sooner (the window's own rule is held
+in tests/test_health.py)."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from tests.ui_fixtures.support import SIZE
 
 pytestmark = pytest.mark.ssh
 TIMEOUT_S = 120
+LASTS_S = 12  # the host file's health window
 
 
 @pytest.fixture
@@ -34,6 +37,7 @@ def lab_benched_then_redeployed(lab_each, tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setenv("HOME", str(lab_each.home))
     monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
     host = lab_host_file(lab_each, tmp_path / "lab.toml", "systemd")
+    host.path.write_text(f"health_lasts_s = {LASTS_S}\n{host.path.read_text()}")
     start_server(host, "restored")
     host.wait_ready()
     bench = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "bench", "lab", "--config", str(host.path),
@@ -50,6 +54,7 @@ async def test_the_bad_redeploy_is_red_against_the_benched_baseline_and_restore_
         lab_benched_then_redeployed) -> None:
     host = lab_benched_then_redeployed
     (baseline,) = history.load_runs()
+    assert host.config.health_lasts_s == LASTS_S
     assert baseline["fingerprint"]["server_version"] == host.lab.version
     session = open_session(host.config)
     app = MtpApp(feed_for_host(session, every_s=1.0, slow_every_s=2.0),

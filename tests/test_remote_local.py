@@ -98,23 +98,60 @@ async def test_a_truncated_or_replaced_log_is_read_from_its_start_and_marked(tmp
     follower = LogFollower(LocalTransport(), FileLog(str(log)), start=Start.beginning())
     resets: list[LogChunk] = []
 
+    def truncate() -> None:
+        log.write_bytes(b"new\n")  # truncate and rewrite
+
+    def rotate() -> None:
+        os.rename(log, tmp_path / "server.log.1")
+        log.write_bytes(b"rotated\n")
+
+    # Each step runs once, when the log read so far first ends with its text. A condition that stays true (the
+    # truncation's empty reset chunk still ends with "old") rewrote the file a second time; a reader that saw it
+    # empty in between rightly read "new" twice (the flake of issue 27; the test below holds that reading).
+    steps = [(b"old old old\n", truncate), (b"new\n", rotate), (b"rotated\n", None)]
+
     async def follow() -> bytes:
         data = b""
-        async for item in follower.events():
-            if isinstance(item, LogChunk):
-                data += item.data
-                resets.extend([item] if item.reset else [])
-                if data == b"old old old\n":
-                    log.write_bytes(b"new\n")  # truncate and rewrite
-                elif data.endswith(b"new\n") and len(resets) == 1:
-                    os.rename(log, tmp_path / "server.log.1")
-                    log.write_bytes(b"rotated\n")
-                elif data.endswith(b"rotated\n"):
+        async for chunk in follower.chunks():
+            data += chunk.data
+            resets.extend([chunk] if chunk.reset else [])
+            if chunk.data and data.endswith(steps[0][0]):
+                _, step = steps.pop(0)
+                if step is None:
                     await follower.stop()
+                else:
+                    step()
         return data
 
     assert await asyncio.wait_for(follow(), 20) == b"old old old\nnew\nrotated\n"
     assert len(resets) == 2
+
+
+async def test_each_truncation_the_reader_sees_is_a_reset_even_to_the_same_text(tmp_path):
+    """Truncated and rewritten twice with the same line, the log is that line twice, each after a reset: the
+    reader reports what it saw (the file empty), not what it might guess from the size or the last bytes."""
+    log = tmp_path / "server.log"
+    log.write_bytes(b"old old old\n")
+    follower = LogFollower(LocalTransport(), FileLog(str(log)), start=Start.beginning())
+    seen: list[LogChunk] = []
+    writer = None
+
+    async def follow() -> None:
+        nonlocal writer
+        async for chunk in follower.chunks():
+            seen.append(chunk)
+            if chunk.reset:
+                assert writer is not None
+                writer.write(b"new\n")  # the file stayed empty until the reader said so
+                writer.close()
+            elif sum(c.reset for c in seen) == 2:
+                await follower.stop()
+            else:
+                writer = open(log, "wb", buffering=0)  # truncated; closed on the reset it causes
+
+    await asyncio.wait_for(follow(), 20)
+    assert [(c.data, c.reset) for c in seen] == [(b"old old old\n", False), (b"", True), (b"new\n", False),
+                                                 (b"", True), (b"new\n", False)]
 
 
 async def collect(follower: LogFollower) -> list:

@@ -17,6 +17,8 @@ FlagValue = Union[bool, int, float, str, list[str], dict[str, Any]]
 
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 FLAG_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
+# Seconds of log time a slowdown must last before the health line turns red (a host file may say otherwise).
+HEALTH_LASTS_S = 30.0
 
 
 def _env_name(name: str) -> str:
@@ -196,6 +198,10 @@ class HostConfig(_Strict):
         default=None, description='The `instance` label Prometheus gives this server, e.g. "10.0.0.5:30000" '
                                   "(mtptui fleet opens this host's dashboard from that row).")
     gateway: GatewayConfig | None = Field(default=None, description="The gateway in front of this host's server.")
+    health_lasts_s: float = Field(
+        default=HEALTH_LASTS_S, ge=6, le=3600,
+        description="Seconds of the log's own time a slowdown or an acceptance drop must last before the health "
+                    "line turns red: shorter on a canary host that must say so soon, longer on a bursty one.")
     profiles: dict[str, LaunchProfile] = Field(default_factory=dict)
 
     @model_validator(mode="after")

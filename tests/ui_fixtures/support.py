@@ -77,6 +77,17 @@ async def wait_until(pilot, predicate: Callable[[], bool], timeout: float = 10.0
         await pilot.pause(0.02)
 
 
+async def wait_handled(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Like ``wait_until``, for a state the app's handlers set (not what the screen shows): the app's tasks run,
+    nothing forces a repaint. ``pilot.pause`` refreshes the whole screen on every call, so a test that steps a
+    log hundreds of times through ``wait_until`` spends most of its time compositing frames it never reads."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s: {predicate.__doc__ or predicate}")
+        await asyncio.sleep(0.005)
+
+
 async def steady_screen(pilot, timeout: float = 3.0) -> str:
     """Let the app paint until two screenshots in a row are the same, and return the last.
 

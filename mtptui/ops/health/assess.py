@@ -18,7 +18,8 @@ from mtptui.ops.baseline import Baseline, accept_baseline, host_runs, no_spec_ba
 from mtptui.ops.drift import Drift, known_good_drift
 from mtptui.ops.feed.items import HostStatus
 from mtptui.ops.server_up import ServerUp
-from mtptui.ops.health.verdict import Adjust, Evidence, Health, judge_evidence, not_connected, restarting, server_down
+from mtptui.ops.health.verdict import (LASTS_S, Adjust, Evidence, Health, judge_evidence, not_connected, restarting,
+                                       server_down)
 from mtptui.sglang.state.serving import ServingStats
 from mtptui.speculation import LiveSpeculation
 
@@ -101,7 +102,8 @@ class HealthAssessor:
         return Evidence(drift, list(serving.speed), list(serving.accept), speed_base, list(serving.speed_t),
                         list(serving.accept_t), accept_base, no_spec_base,
                         speculative=launch is None or shape is not None, unmeasured=missing, serving=serving,
-                        launch=launch, engine=dashboard(host.engine if host else None).label)
+                        launch=launch, engine=dashboard(host.engine if host else None).label,
+                        lasts_s=host.health_lasts_s if host else LASTS_S)
 
 
 def more(evidence: Evidence, serving: ServingStats, speculation: LiveSpeculation | None,

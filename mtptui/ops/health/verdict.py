@@ -7,9 +7,9 @@ when a check is bad, a warning when one warns, and ok only when every check hold
 bench's noise-aware test (``mtptui.bench.compare``): with several baseline runs, the prediction test of the live
 mean against the runs' own means (the run-to-run spread); with one, Welch's t-test of the live samples against
 its samples; and a change of at least ``MIN_EFFECT`` either way. Red only when the change *lasts*: the samples
-of the last ``LASTS_S`` seconds of the log's own time are below too, and the samples span at least that long
-(a replayed log is judged as it was lived); until then the check says it is watching. No Textual here: a
-headless command can print the same verdict.
+of the last ``LASTS_S`` seconds of the log's own time (the host file's ``health_lasts_s``) are below too, and
+the samples span at least that long (a replayed log is judged as it was lived); until then the check says it is
+watching. No Textual here: a headless command can print the same verdict.
 
 The checks are reasons, ``Reason = Callable[[Evidence], Check | None]``, run in ``REASONS``' order (each reads
 ``Evidence``, which carries the serving figures and the launch); mtptui.ops.health.more changes the list after.
@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from mtptui.bench.compare import ALPHA, MIN_EFFECT_NO_REPEATS, prediction_p
 from mtptui.bench.stats import mean, welch
+from mtptui.config.models import HEALTH_LASTS_S
 from mtptui.ops.baseline import Baseline
 from mtptui.ops.drift import Drift
 
@@ -35,7 +36,7 @@ COLLAPSE_AT = 1.2  # accept length: the drafts are almost never accepted (as the
 MIN_LIVE = 3  # steady decode lines of this startup before speed or acceptance is judged
 MIN_EFFECT = MIN_EFFECT_NO_REPEATS
 FULL_AT = 0.99  # a pool this full admits nothing new: requests wait, or running ones are retracted
-LASTS_S = 30.0  # seconds of log time a change must hold before it is red
+LASTS_S = HEALTH_LASTS_S  # seconds of log time a change must hold before it is red (the host's health_lasts_s)
 LASTS_LINES = 15  # the same, counted in decode lines, for a log without timestamps
 
 
@@ -82,6 +83,7 @@ class Evidence:
     serving: ServingStats | None = None
     launch: FlagSet | None = None
     engine: str = "SGLang"  # the label of the host's engine (its baselines are of its releases)
+    lasts_s: float = LASTS_S  # how long a change must last to be red (the host file's health_lasts_s)
 
 
 Reason = Callable[[Evidence], "Check | None"]
@@ -110,32 +112,34 @@ def significantly_below(live: Sequence[float], base: Baseline | Sequence[float])
     return p_value is not None and p_value < ALPHA and change <= -MIN_EFFECT
 
 
-def thirds(live: Sequence[float], times: Sequence[float | None]) -> tuple[list[list[float]], float | None]:
-    """The samples of the last LASTS_S of log time in three parts, oldest first, and how long all the samples
+def thirds(live: Sequence[float], times: Sequence[float | None],
+           lasts_s: float = LASTS_S) -> tuple[list[list[float]], float | None]:
+    """The samples of the last ``lasts_s`` of log time in three parts, oldest first, and how long all the samples
     span; by count (the last LASTS_LINES) for a log without timestamps."""
     if len(times) != len(live) or not live or any(t is None for t in times):
         last = list(live[-LASTS_LINES:])
         size = max(len(last) // 3, 1)
         return [last[:size], last[size:-size] or last, last[-size:]], None
     stamps = [float(t) for t in times if t is not None]
-    now, third = stamps[-1], LASTS_S / 3
-    parts = [[value for value, t in zip(live, stamps) if now - LASTS_S + i * third <= t <= now - LASTS_S +
+    now, third = stamps[-1], lasts_s / 3
+    parts = [[value for value, t in zip(live, stamps) if now - lasts_s + i * third <= t <= now - lasts_s +
               (i + 1) * third] for i in range(3)]
     return parts, now - stamps[0]
 
 
-def lasting(live: Sequence[float], times: Sequence[float | None], base: Baseline | Sequence[float]) -> str | None:
-    """"bad" when the samples are below the baseline beyond noise and have been for LASTS_S: in each third of
-    the last LASTS_S most samples are at least MIN_EFFECT below (the median: a dip that came back is not);
+def lasting(live: Sequence[float], times: Sequence[float | None], base: Baseline | Sequence[float],
+            lasts_s: float = LASTS_S) -> str | None:
+    """"bad" when the samples are below the baseline beyond noise and have been for ``lasts_s``: in each third
+    of the last ``lasts_s`` most samples are at least MIN_EFFECT below (the median: a dip that came back is not);
     "watching (N s of 30)" until then; None when the samples are not below."""
     if not significantly_below(live, base):
         return None
-    parts, span = thirds(live, times)
-    held = span >= LASTS_S if span is not None else len(live) >= LASTS_LINES
+    parts, span = thirds(live, times, lasts_s)
+    held = span >= lasts_s if span is not None else len(live) >= LASTS_LINES
     floor = mean(base.samples if isinstance(base, Baseline) else base) * (1 - MIN_EFFECT)
     if held and all(part and median(part) <= floor for part in parts):
         return BAD
-    return f"watching ({min(span, LASTS_S):.0f} s of {LASTS_S:.0f})" if span is not None else \
+    return f"watching ({min(span, lasts_s):.0f} s of {lasts_s:.0f})" if span is not None else \
         f"watching ({len(live)} lines of {LASTS_LINES})"
 
 
@@ -150,7 +154,7 @@ def drift_check(drift: Drift | None) -> Check:
 
 
 def speed_check(live: Sequence[float], baseline: Baseline | None, unmeasured: int = 0,
-                times: Sequence[float | None] = (), engine: str = "SGLang") -> Check:
+                times: Sequence[float | None] = (), engine: str = "SGLang", lasts_s: float = LASTS_S) -> Check:
     if baseline is None and unmeasured:
         return Check("speed", UNKNOWN, f"no log-rate baseline: {unmeasured} bench run(s) here did not read the "
                      "server log", "no baseline")
@@ -162,13 +166,14 @@ def speed_check(live: Sequence[float], baseline: Baseline | None, unmeasured: in
     if len(live) < MIN_LIVE:
         return Check("speed", UNKNOWN, f"measuring vs {baseline.mean:.0f} = {baseline.source}", "measuring")
     change = signed_percent(below(live, baseline)[0])
-    verdict = lasting(live, times, baseline)
+    verdict = lasting(live, times, baseline, lasts_s)
     said = f"{mean(live):.0f} tok/s ({change}) vs {baseline.mean:.0f} = {baseline.source}"
     return Check("speed", BAD if verdict == BAD else OK, f"{said} · {verdict}" if verdict not in (None, BAD) else said,
                  f"{mean(live):.0f} tok/s ({change})")
 
 
-def accept_check(live: Sequence[float], baseline: Baseline | None, times: Sequence[float | None] = ()) -> Check | None:
+def accept_check(live: Sequence[float], baseline: Baseline | None, times: Sequence[float | None] = (),
+                 lasts_s: float = LASTS_S) -> Check | None:
     """Collapse (towards 1.0, or below what this shape reached before); None while nothing was accepted."""
     if len(live) < MIN_LIVE:
         return None
@@ -178,7 +183,7 @@ def accept_check(live: Sequence[float], baseline: Baseline | None, times: Sequen
     if baseline is None or baseline.stale:
         return Check("accept", UNKNOWN, f"accept {now:.2f}, no earlier run of this shape", f"accept {now:.2f}")
     usual = f"accept {now:.2f} vs {baseline.mean:.2f} usual"
-    verdict = lasting(live, times, baseline)
+    verdict = lasting(live, times, baseline, lasts_s)
     if verdict == BAD:
         change = signed_percent(below(live, baseline)[0])
         return Check("accept", BAD, f"acceptance collapse: {usual} ({change})", f"accept {now:.2f}↓")
@@ -186,9 +191,9 @@ def accept_check(live: Sequence[float], baseline: Baseline | None, times: Sequen
 
 
 def spec_cost_check(live: Sequence[float], no_spec: Baseline | None,
-                    times: Sequence[float | None] = ()) -> Check | None:
+                    times: Sequence[float | None] = (), lasts_s: float = LASTS_S) -> Check | None:
     """Said only when speculation makes this host slower than it decodes without it, for good."""
-    if no_spec is None or no_spec.stale or len(live) < MIN_LIVE or lasting(live, times, no_spec) != BAD:
+    if no_spec is None or no_spec.stale or len(live) < MIN_LIVE or lasting(live, times, no_spec, lasts_s) != BAD:
         return None
     return Check("spec-cost", BAD, f"speculation costs more than it gains: {no_spec.mean:.0f} tok/s without it",
                  "spec slower")
@@ -211,9 +216,9 @@ def pool_check(serving: ServingStats | None) -> Check | None:
 
 REASONS: list[Reason] = [
     lambda e: drift_check(e.drift),
-    lambda e: speed_check(e.speed, e.speed_base, e.unmeasured, e.speed_t, e.engine),
-    lambda e: accept_check(e.accept, e.accept_base, e.accept_t) if e.speculative else None,
-    lambda e: spec_cost_check(e.speed, e.no_spec_base, e.speed_t) if e.speculative else None,
+    lambda e: speed_check(e.speed, e.speed_base, e.unmeasured, e.speed_t, e.engine, e.lasts_s),
+    lambda e: accept_check(e.accept, e.accept_base, e.accept_t, e.lasts_s) if e.speculative else None,
+    lambda e: spec_cost_check(e.speed, e.no_spec_base, e.speed_t, e.lasts_s) if e.speculative else None,
     lambda e: pool_check(e.serving),
 ]
 
