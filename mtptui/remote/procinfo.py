@@ -31,15 +31,24 @@ getconf CLK_TCK 2>/dev/null || echo 100
 """.strip()
 
 # No argv. Prints "PID PPID" for every live process whose command line names a server of an engine mtptui knows
-# (mtptui.engines.registry.server_pattern: SGLang's `-m sglang.launch_server`, `vllm serve`, ...).
-FIND_SERVERS = r"""for d in /proc/[0-9]*; do
-  read -r stat < "$d/stat" 2>/dev/null || continue
+# (mtptui.engines.registry.server_pattern: SGLang's `-m sglang.launch_server`, `vllm serve`, ...). One grep over
+# every raw cmdline first keeps the candidates (the pattern with each space as any byte: the NULs between argv
+# words; a superset), so the exact test below starts two processes per candidate, not per process (about 2 s on
+# a host of 190 processes). A grep that cannot read bytes (-a) as text has every process tested.
+FIND_SERVERS = r"""if printf 'a\0b' | grep -aqE -e 'a.b' 2>/dev/null; then
+  cands=$(grep -alE -e 'LOOSE' /proc/[0-9]*/cmdline 2>/dev/null)
+else
+  cands=$(ls -d /proc/[0-9]*/cmdline)
+fi
+for f in $cands; do
+  d=${f%/cmdline}
+  read -r stat 2>/dev/null < "$d/stat" || continue
   set -- ${stat##*)}
   [ "$1" = Z ] && continue
-  tr '\0' ' ' < "$d/cmdline" 2>/dev/null | grep -qE -e 'PATTERN' || continue
+  tr '\0' ' ' 2>/dev/null < "$d/cmdline" | grep -qE -e 'PATTERN' || continue
   echo "${d#/proc/} $2"
 done
-""".strip().replace("PATTERN", server_pattern())
+""".strip().replace("PATTERN", server_pattern()).replace("LOOSE", server_pattern().replace(" ", "."))
 
 #: Environment variables that shape a server (kept from /proc/PID/environ; the rest is the login's noise).
 SERVER_ENV_PREFIXES = ("SGLANG_", "SGL_", "CUDA_", "NCCL_", "TORCH_", "PYTORCH_", "HF_", "TRANSFORMERS_",
