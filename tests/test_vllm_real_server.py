@@ -165,9 +165,14 @@ def test_accept_length_from_the_counters_equals_the_servers_log(served) -> None:
     assert (metrics.get(api.ACCEPTED), metrics.get(api.DRAFT_TOKENS)) == (logged_accepted, logged_drafted)
     spec = speculation(None, metrics)
     assert spec is not None and spec.accept_len is not None and spec.accept_len > 1.5
-    # drafts per interval, as the log's accept length says (printed to 2 decimals: accepted / (len - 1))
-    logged_drafts = sum(e.fields["accepted_tokens"] / (e.fields["accept_len"] - 1) for e in events)
-    assert abs(spec.drafts - logged_drafts) <= 0.01 * spec.drafts
+    # drafts per interval, as the log's accept length says (printed to 2 decimals: accepted / (len - 1)); an
+    # interval that accepted nothing (length 1.00, seen under load) says only that each of its drafts proposed 1 to
+    # 3 tokens: its drafts lie between drafted / 3 and drafted
+    told = [e for e in events if e.fields["accepted_tokens"]]
+    logged_drafts = sum(e.fields["accepted_tokens"] / (e.fields["accept_len"] - 1) for e in told)
+    silent = [e.fields["drafted_tokens"] for e in events if not e.fields["accepted_tokens"]]
+    low, high = logged_drafts + sum(silent) / 3, logged_drafts + sum(silent)
+    assert low - 0.01 * spec.drafts <= spec.drafts <= high + 0.01 * spec.drafts
     assert abs(spec.accept_rate - logged_accepted / logged_drafted) < 1e-9
     assert spec.per_position is not None and len(spec.per_position) == 3
     assert spec.per_position == sorted(spec.per_position, reverse=True)  # a later draft position never does better
