@@ -1,0 +1,92 @@
+"""Arms named by profile (``--arms restored,vllm-ngram3``): each arm is one of the host's launch profiles, of
+either engine. Every engine reads its own profile (the registry's ``Launches``), says its speculative shape
+(``Dashboard.launch_speculation``) and judges it with its own offline lint where it has one; a profile its engine
+would refuse is listed with the reason and not run.
+
+An arm's ``flags`` are its speculative shape in SGLang's profile names (steps, topk, draft tokens), whatever the
+engine: that is what the verdict's cost (fewer steps first) and the ladder read. Labels name the engine and its
+speculation (``SGLang EAGLE steps 3 / draft 4``, ``vLLM ngram 3``), and the profile when two arms would read alike.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from mtptui.engines.registry import dashboard, engine as engine_of, launches
+from mtptui.errors import UserError
+from mtptui.ops.tune.arms import SPEC_FLAGS, Arm
+
+if TYPE_CHECKING:
+    from mtptui.config.models import HostConfig
+    from mtptui.speculation import SpecShape
+
+MAX_PROFILE_ARMS = 16
+
+
+def parse_arms(text: str) -> list[str]:
+    """``restored,vllm-ngram3`` → the profile names, in order, each once; a UserError for an empty list."""
+    names = list(dict.fromkeys(word.strip() for word in text.split(",") if word.strip()))
+    if not names:
+        raise UserError(f"--arms takes profile names separated by commas, not {text!r}")
+    if len(names) > MAX_PROFILE_ARMS:
+        raise UserError(f"--arms names {len(names)} profiles; at most {MAX_PROFILE_ARMS} (each one is a restart)")
+    return names
+
+
+def _shape_words(shape: SpecShape | None) -> str:
+    if shape is None:
+        return "no speculation"
+    algorithm = (shape.algorithm or "").replace("NEXTN", "MTP")
+    if shape.steps is not None and shape.draft_tokens not in (None, shape.steps):
+        return f"{algorithm} steps {shape.steps} / draft {shape.draft_tokens}".strip()
+    return f"{algorithm} {shape.steps}".strip() if shape.steps is not None else algorithm or "speculation"
+
+
+def _flags(shape: SpecShape | None) -> dict[str, Any]:
+    if shape is None:
+        return {}
+    values = (shape.steps, shape.topk if shape.topk is not None else 1, shape.draft_tokens)
+    order = {"speculative-num-steps": 0, "speculative-eagle-topk": 1, "speculative-num-draft-tokens": 2}
+    return {flag: values[order[flag]] for flag in SPEC_FLAGS if values[order[flag]] is not None}
+
+
+def _read(host: HostConfig, name: str) -> tuple[Any, str | None]:
+    """(the profile's launch as its engine reads it, or None; the engine's refusal in one sentence, or None)."""
+    from mtptui.sglang.flags import FlagError
+
+    view = host.for_engine(host.engine_of(name))
+    model = launches(view.engine)
+    try:
+        launch = model.profile(view.profile(name), model.version(view))
+    except (FlagError, UserError) as exc:
+        return None, str(exc)
+    if model.lint is not None:
+        verdict = model.lint(launch)
+        blocking = [f.sglang_message or f.message for f in verdict.findings if f.stops_server]
+        if blocking:
+            return launch, blocking[0]
+    return launch, None
+
+
+def profile_arm(host: HostConfig, name: str) -> Arm:
+    """The arm that runs profile ``name`` of ``host`` (``refused`` with the reason when its engine would refuse)."""
+    engine = host.engine_of(name)
+    label = engine_of(engine).label
+    launch, refusal = _read(host, name)
+    live = dashboard(engine).launch_speculation(launch) if launch is not None else None
+    shape = live.configured if live is not None else None
+    arm = Arm(name, f"{label} {_shape_words(shape)}", _flags(shape), (), host.profile(name), engine=engine,
+              profile_name=name)
+    if refusal is not None:
+        arm.status, arm.reason = "refused", f"{label} would refuse it: {refusal}"
+    return arm
+
+
+def profile_arms(host: HostConfig, names: list[str]) -> list[Arm]:
+    """One arm per profile, in the order named; labels that would read alike name their profile too."""
+    arms = [profile_arm(host, name) for name in names]
+    labels = [arm.label for arm in arms]
+    for arm in arms:
+        if labels.count(arm.label) > 1:
+            arm.label = f"{arm.label} ({arm.name})"
+    return arms
