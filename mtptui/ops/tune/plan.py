@@ -86,6 +86,11 @@ class TunePlan:
                                               if a.profile_name is None else False))
 
     @property
+    def by_profile(self) -> bool:
+        """The arms are the host's own profiles (``--arms``), not a grid over the base."""
+        return any(arm.profile_name is not None for arm in self.arms)
+
+    @property
     def engines(self) -> list[str]:
         """The engines the tune runs: the original's, then the arms' in their order."""
         return list(dict.fromkeys([self.original.engine, *(arm.engine for arm in self.arms)]))
@@ -156,7 +161,9 @@ async def _original_of(session: HostSession, home: str) -> Original | None:
     running = await running_side(session, env_names)
     if running is None:
         return None
-    for name in host.profiles:
+    for name, profile in host.profiles.items():
+        if (profile.engine or home) != host.engine:
+            continue
         try:
             _, side = profile_side(host, name)
         except UserError:

@@ -5,7 +5,7 @@ would refuse is listed with the reason and not run.
 
 An arm's ``flags`` are its speculative shape in SGLang's profile names (steps, topk, draft tokens), whatever the
 engine: that is what the verdict's cost (fewer steps first) and the ladder read. Labels name the engine and its
-speculation (``SGLang EAGLE steps 3 / draft 4``, ``vLLM ngram 3``), and the profile when two arms would read alike.
+speculation (``SGLang steps 3 / draft 4``, ``vLLM ngram 3``), and the profile when two arms would read alike.
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ def parse_arms(text: str) -> list[str]:
 def _shape_words(shape: SpecShape | None) -> str:
     if shape is None:
         return "no speculation"
-    algorithm = (shape.algorithm or "").replace("NEXTN", "MTP")
-    if shape.steps is not None and shape.draft_tokens not in (None, shape.steps):
-        return f"{algorithm} steps {shape.steps} / draft {shape.draft_tokens}".strip()
+    if shape.steps is not None and shape.draft_tokens not in (None, shape.steps):  # a tree (SGLang's draft tokens)
+        return f"steps {shape.steps} / draft {shape.draft_tokens}"
+    algorithm = shape.algorithm or ""
     return f"{algorithm} {shape.steps}".strip() if shape.steps is not None else algorithm or "speculation"
 
 
@@ -77,8 +77,8 @@ def profile_arm(host: HostConfig, name: str) -> Arm:
     shape = live.configured if live is not None else None
     arm = Arm(name, f"{label} {_shape_words(shape)}", _flags(shape), (), host.profile(name), engine=engine,
               profile_name=name)
-    if refusal is not None:
-        arm.status, arm.reason = "refused", f"{label} would refuse it: {refusal}"
+    if refusal is not None:  # its speculation is not known: the profile names it
+        arm.label, arm.status, arm.reason = f"{label} {name}", "refused", f"{label} would refuse it: {refusal}"
     return arm
 
 

@@ -175,9 +175,12 @@ class Tuner:
         return "original"
 
     def _judge(self) -> None:
+        from mtptui.ops.tune.engines_verdict import judge_profiles
         from mtptui.ops.tune.verdict import judge
 
-        self.state.verdict = judge(self.plan.arms, list(self.plan.workload.concurrency), self.plan.original_values)
+        levels, original = list(self.plan.workload.concurrency), self.plan.original
+        self.state.verdict = judge_profiles(self.plan.arms, levels, original.name, original.engine) \
+            if self.plan.by_profile else judge(self.plan.arms, levels, self.plan.original_values)
         self.emit("verdict", self.state.verdict.sentence)
 
     # One arm ----------------------------------------------------------------------------------------------
@@ -296,6 +299,7 @@ class Tuner:
         arm.canary, arm.canary_detail = judge_canary(outputs, self.references.get(arm.engine))
         if arm.engine not in self.references and arm.canary == "pass":
             self.references[arm.engine] = outputs
+            self.state.canary_references[arm.engine] = arm.name
             if len(self.plan.engines) > 1:
                 arm.canary_detail = f"the reference of the {arm.engine} arms (outputs of another engine are not " \
                                     f"comparable)"

@@ -12,6 +12,7 @@ from typing import Any, Callable, Literal
 
 from mtptui.engines.registry import launches
 from mtptui.ops.tune.arms import Arm, seconds_between
+from mtptui.ops.tune.engines_verdict import NOT_COMPARABLE
 from mtptui.ops.tune.plan import TunePlan
 from mtptui.ops.tune.verdict import Verdict
 
@@ -50,6 +51,7 @@ class TuneRun:
     restart_s: list[float] = field(default_factory=list)
     restarts: list[dict[str, Any]] = field(default_factory=list)  # each restart: profile, outcome, steps, gateway
     rig: dict[str, Any] | None = None
+    canary_references: dict[str, str] = field(default_factory=dict)  # engine -> the arm its canaries compare with
 
     @property
     def arms(self) -> list[Arm]:
@@ -88,5 +90,7 @@ class TuneRun:
             "workload": plan.workload.to_json(), "rig": self.rig,
             "adaptive": plan.proposal.to_json() if plan.proposal else None,
             "duration_s": seconds_between(self.started, self.ended),
-            "gateway": plan.gateway_json(), "restarts": list(self.restarts),
+            "gateway": plan.gateway_json(), "restarts": list(self.restarts), "engines": plan.engines,
+            "canary": {"references": dict(self.canary_references),
+                       "across_engines": NOT_COMPARABLE if len(plan.engines) > 1 else None},
         }

@@ -1,0 +1,137 @@
+"""A tune across engines, offline: the host file naming another engine's server, the arms that are profiles of
+either engine (labels, refusals), and the answer in one sentence with the margin or "within noise". The tune
+itself, SGLang against the real vLLM under real systemd, is tests/test_lab_tune_engines.py."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+
+import pytest
+
+from mtptui.config.loader import load_host_file
+from mtptui.errors import ConfigError, UserError
+from mtptui.ops.tune.engines_verdict import judge_profiles
+from mtptui.ops.tune.plan import Original, TunePlan, Workload
+from mtptui.ops.tune.profile_arms import parse_arms, profile_arms
+from mtptui.ops.tune.report import render_run
+from mtptui.ops.tune.state import TuneRun
+from tests.conftest import CONFIGS
+from tests.test_tune import measured
+
+VLLM = {"api_url": "http://127.0.0.1:8000", "server": {"manager": "systemd", "unit": "vllm-qwen.service"},
+        "log": {"kind": "journal"}}
+
+
+def vllm_profile(tokens: int, method: str = "mtp") -> dict:
+    return {"engine": "vllm", "model_path": "/data/models/Qwen3.6-27B", "python": "/opt/vllm/bin/python",
+            "flags": {"tensor-parallel-size": 2, "port": 8000,
+                      "speculative-config": json.dumps({"method": method, "num_speculative_tokens": tokens})}}
+
+
+def host_file(tmp_path, **extra):
+    data = tomllib.loads((CONFIGS / "ct129.toml").read_text())
+    data["engines"] = {"vllm": VLLM}
+    data["profiles"]["vllm-mtp3"] = vllm_profile(3)
+    data["profiles"]["vllm-bad"] = vllm_profile(3, "no-such-method")
+    data.update(extra)
+    import tomli_w
+
+    path = tmp_path / "ct129.toml"
+    path.write_text(tomli_w.dumps(data))
+    return path
+
+
+def test_a_host_names_another_engines_server_and_is_seen_running_it(tmp_path) -> None:
+    host = load_host_file(host_file(tmp_path))
+    assert host.engine_of("restored") == "sglang" and host.engine_of("vllm-mtp3") == "vllm"
+    view = host.for_engine("vllm")
+    assert (view.engine, view.api_url, view.server.unit, view.log.kind) == (
+        "vllm", "http://127.0.0.1:8000", "vllm-qwen.service", "journal")
+    assert sorted(view.profiles) == ["vllm-bad", "vllm-mtp3"] and view.known_good is None
+    assert host.for_engine("sglang") is host
+    assert host.default_profile() == "restored"
+
+
+def test_a_profile_of_an_engine_the_host_does_not_place_is_one_sentence(tmp_path) -> None:
+    path = host_file(tmp_path)
+    data = tomllib.loads(path.read_text())
+    del data["engines"]
+    import tomli_w
+
+    path.write_text(tomli_w.dumps(data))
+    with pytest.raises(ConfigError) as caught:
+        load_host_file(path)
+    assert "profile 'vllm-mtp3' launches vllm, but the host names no [engines.vllm]" in str(caught.value)
+    with pytest.raises(ConfigError, match="names no \\[engines.vllm\\]"):
+        load_host_file(CONFIGS / "ct129.toml").for_engine("vllm")
+
+
+def test_profile_arms_name_their_engine_and_speculation_and_refused_ones_say_why(tmp_path) -> None:
+    host = load_host_file(host_file(tmp_path))
+    made = profile_arms(host, parse_arms("restored, redeploy-1step,vllm-mtp3,vllm-bad"))
+    assert [(a.name, a.engine, a.status) for a in made] == [
+        ("restored", "sglang", "pending"), ("redeploy-1step", "sglang", "pending"), ("vllm-mtp3", "vllm", "pending"),
+        ("vllm-bad", "vllm", "refused")]
+    assert [a.label for a in made[:3]] == ["SGLang steps 3 / draft 4", "SGLang steps 1 / draft 2",
+                                           "vLLM mtp 3"]
+    assert made[2].flags == {"speculative-num-steps": 3, "speculative-eagle-topk": 1,
+                             "speculative-num-draft-tokens": 3}
+    assert made[3].label == "vLLM vllm-bad"
+    assert made[3].reason.startswith("vLLM would refuse it: vLLM refuses --speculative-config method: ")
+    with pytest.raises(UserError, match="--arms takes profile names"):
+        parse_arms(" , ")
+    with pytest.raises(ConfigError, match="has no profile 'nope'"):
+        profile_arms(host, ["nope"])
+
+
+def measured_arms(tmp_path, speeds: dict[str, tuple[float, float]]):
+    host = load_host_file(host_file(tmp_path))
+    made = profile_arms(host, list(speeds))
+    for arm in made:
+        c1, c4 = speeds[arm.name]
+        measured(arm, 1, c1, c1)
+        measured(arm, 4, c4, c4 / 4)
+        arm.status, arm.canary = "done", "pass"
+    return host, made
+
+
+def test_the_answer_names_the_engine_and_setting_with_the_margin_and_noise_at_load(tmp_path) -> None:
+    _, made = measured_arms(tmp_path, {"restored": (53.0, 180.0), "vllm-mtp3": (47.0, 181.0)})
+    verdict = judge_profiles(made, [1, 4], "restored", "sglang")
+    assert verdict.best.name == "restored"
+    assert verdict.sentence == ("Stay on SGLang steps 3 / draft 4: 53 tok/s at c=1, vLLM mtp 3 is 11 % slower; "
+                                "at c=4 they are within noise")
+    assert "the greedy canary compares arms within an engine only: outputs of SGLang and vLLM are not comparable" \
+        in verdict.notes
+
+
+def test_the_other_engine_clearly_faster_is_a_switch_and_a_turn_at_load_is_named(tmp_path) -> None:
+    _, made = measured_arms(tmp_path, {"redeploy-1step": (35.0, 120.0), "vllm-mtp3": (50.0, 100.0)})
+    verdict = judge_profiles(made, [1, 4], "redeploy-1step", "sglang")
+    assert verdict.best.name == "vllm-mtp3"
+    assert verdict.sentence == ("Switch to vLLM mtp 3: 50 tok/s at c=1, SGLang steps 1 / draft 2 is 30 % slower; "
+                                "at c=4 SGLang steps 1 / draft 2 leads (120 tok/s, +20 %)")
+
+
+def test_within_noise_at_the_first_concurrency_the_original_stays(tmp_path) -> None:
+    _, made = measured_arms(tmp_path, {"restored": (52.0, 180.0), "vllm-mtp3": (52.5, 180.0)})
+    verdict = judge_profiles(made, [1], "restored", "sglang")
+    assert verdict.best.name == "restored"
+    assert verdict.sentence == "Stay on SGLang steps 3 / draft 4: 52 tok/s at c=1, vLLM mtp 3 is within noise"
+
+
+def test_the_report_answers_first_and_the_json_holds_engines_and_the_canary_scope(tmp_path) -> None:
+    host, made = measured_arms(tmp_path, {"restored": (53.0, 180.0), "vllm-mtp3": (47.0, 181.0)})
+    original = Original("redeploy-1step", host.profile("redeploy-1step"), True, "running:pid 7")
+    plan = TunePlan(host, "restored", made, Workload((1, 4)), "original", original)
+    run = TuneRun(plan, lambda: 0.0)
+    run.verdict = judge_profiles(made, [1, 4], original.name, original.engine)
+    run.kept, run.restore = "original", "ct129 runs redeploy-1step again"
+    assert render_run(run).splitlines()[0] == run.verdict.sentence
+    data = run.to_json()
+    assert data["engines"] == ["sglang", "vllm"] and data["canary"]["across_engines"] == "not comparable"
+    assert [(a["name"], a["engine"], a["profile"]) for a in data["arms"]] == [("restored", "sglang", "restored"),
+                                                                            ("vllm-mtp3", "vllm", "vllm-mtp3")]
+    assert set(data["arms"][1]["results"][0]) >= {"concurrency", "output_tok_s", "request_tok_s", "ttft_ms",
+                                                  "itl_ms", "accept_len", "accept_len_source", "warmup"}
