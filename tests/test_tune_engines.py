@@ -135,3 +135,47 @@ def test_the_report_answers_first_and_the_json_holds_engines_and_the_canary_scop
                                                                             ("vllm-mtp3", "vllm", "vllm-mtp3")]
     assert set(data["arms"][1]["results"][0]) >= {"concurrency", "output_tok_s", "request_tok_s", "ttft_ms",
                                                   "itl_ms", "accept_len", "accept_len_source", "warmup"}
+
+
+def test_when_the_best_tokens_change_with_load_the_winning_engines_ladder_is_ready_to_save(tmp_path) -> None:
+    from mtptui.engines.vllm.flags.launchset import from_profile
+    from mtptui.ops.tune.ladder import ladder_of
+
+    path = host_file(tmp_path)
+    data = tomllib.loads(path.read_text())
+    data["profiles"]["vllm-mtp1"] = vllm_profile(1)
+    data["profiles"]["vllm-mtp3"]["flags"]["max-num-seqs"] = 32
+    import tomli_w
+
+    path.write_text(tomli_w.dumps(data))
+    host = load_host_file(path)
+    made = profile_arms(host, ["vllm-mtp3", "vllm-mtp1", "restored"])
+    speeds = {"vllm-mtp3": (60.0, 150.0), "vllm-mtp1": (40.0, 220.0), "restored": (50.0, 160.0)}
+    for arm in made:
+        c1, c16 = speeds[arm.name]
+        measured(arm, 1, c1, c1)
+        measured(arm, 16, c16, c16 / 16)
+        arm.status, arm.canary = "done", "pass"
+    verdict = judge_profiles(made, [1, 16], "restored", "sglang")
+    assert verdict.best.name == "vllm-mtp3"
+    ladder = ladder_of(made, [1, 16], verdict.best, host)
+    assert ladder is not None and ladder.best == {1: 3, 16: 1}
+    config = json.loads(ladder.profile.flags["speculative-config"])
+    assert config == {"method": "mtp", "num_speculative_tokens": 3,
+                      "num_speculative_tokens_per_batch_size": [[1, 15, 3], [16, 32, 1]]}
+    assert ladder.sentence("vLLM").startswith("the best steps change with load (c=1: 3, c=16: 1): one vLLM launch")
+    from_profile(ladder.profile, "0.32.0")  # vLLM's own flag model reads the saved profile
+    sglang = ladder_of(made, [1], verdict.best, host)
+    assert sglang is None  # one concurrency: nothing changes with load
+
+
+def test_sglangs_ladder_is_adaptive_speculation_over_the_best_steps(tmp_path) -> None:
+    from mtptui.sglang.ladder import sglang_ladder
+
+    host = load_host_file(host_file(tmp_path))
+    ladder = sglang_ladder(host.profile("restored"), {1: 3, 16: 1}, "0.5.12.post1")
+    assert ladder.profile.flags["speculative-adaptive"] is True and ladder.profile.flags["speculative-num-steps"] == 3
+    assert "speculative-num-draft-tokens" not in ladder.profile.flags
+    assert ladder.data["adaptive_config"] == {"candidate_steps": [1, 3]}
+    assert sglang_ladder(host.profile("restored"), {1: 3, 16: 1}, "0.5.23").data["adaptive_config"] == {
+        "1": {"candidate_steps": [1, 3]}, "16": {"candidate_steps": [1, 3]}}

@@ -56,6 +56,9 @@ def render_run(run: TuneRun) -> str:
         lines += [f"  {note}" for note in run.verdict.notes]
     if run.plan.proposal is not None:
         lines.append(f"  adaptive: {run.plan.proposal.sentence()}")
+    ladder = run.ladder_json()
+    if ladder is not None:
+        lines.append(f"  ladder: {ladder['sentence']} (not measured; --save-best saves the best arm, not this)")
     for arm in run.arms:
         if arm.canary == "fail":
             lines.append(f"  canary of {arm.label}: {arm.canary_detail}")

@@ -181,6 +181,10 @@ class Tuner:
         levels, original = list(self.plan.workload.concurrency), self.plan.original
         self.state.verdict = judge_profiles(self.plan.arms, levels, original.name, original.engine) \
             if self.plan.by_profile else judge(self.plan.arms, levels, self.plan.original_values)
+        if self.plan.by_profile:
+            from mtptui.ops.tune.ladder import ladder_of
+
+            self.state.ladder = ladder_of(self.plan.arms, levels, self.state.verdict.best, self.plan.host)
         self.emit("verdict", self.state.verdict.sentence)
 
     # One arm ----------------------------------------------------------------------------------------------

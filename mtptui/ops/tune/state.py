@@ -10,7 +10,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
-from mtptui.engines.registry import launches
+from mtptui.engines.ladder import Ladder
+from mtptui.engines.registry import engine, launches
 from mtptui.ops.tune.arms import Arm, seconds_between
 from mtptui.ops.tune.engines_verdict import NOT_COMPARABLE
 from mtptui.ops.tune.plan import TunePlan
@@ -52,6 +53,7 @@ class TuneRun:
     restarts: list[dict[str, Any]] = field(default_factory=list)  # each restart: profile, outcome, steps, gateway
     rig: dict[str, Any] | None = None
     canary_references: dict[str, str] = field(default_factory=dict)  # engine -> the arm its canaries compare with
+    ladder: Ladder | None = None  # a tune of profiles: the best engine's launch for every load, when they differ
 
     @property
     def arms(self) -> list[Arm]:
@@ -93,4 +95,12 @@ class TuneRun:
             "gateway": plan.gateway_json(), "restarts": list(self.restarts), "engines": plan.engines,
             "canary": {"references": dict(self.canary_references),
                        "across_engines": NOT_COMPARABLE if len(plan.engines) > 1 else None},
+            "ladder": self.ladder_json(),
         }
+
+    def ladder_json(self) -> dict[str, Any] | None:
+        best = self.verdict.best if self.verdict else None
+        if self.ladder is None or best is None:
+            return None
+        return {"engine": best.engine, "from_arm": best.name, **self.ladder.to_json(),
+                "sentence": self.ladder.sentence(engine(best.engine).label)}
