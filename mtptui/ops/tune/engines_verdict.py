@@ -1,5 +1,5 @@
 """The answer of a tune whose arms are profiles (of one engine or several): one sentence that starts with what to
-do, e.g. "Stay on SGLang MTP steps 3 / draft 4: 53 tok/s at c=1, vLLM ngram 3 is 11 % slower; at c=4 they are
+do, e.g. "Stay on SGLang steps 3 / draft 4: 53 tok/s at c=1, vLLM ngram 3 is 11 % slower; at c=4 they are
 within noise".
 
 Best, at the first concurrency: the fastest arm that ran, passed its canary (within its own engine: outputs of
@@ -71,7 +71,7 @@ def judge_profiles(arms: list[Arm], concurrencies: list[int], original: str | No
                      f"{NOT_COMPARABLE}")
     if best is None:
         return Verdict(None, "no arm qualifies: none ran to the end with its canary passing", notes)
-    verb = "Stay on" if best.name == original else "Switch to" if best.engine != original_engine else "Move to"
+    verb = "Switch to" if best.engine != original_engine else "Stay on"  # the engine: the setting follows
     head = f"{verb} {best.label}: {tok_s(best, first):.0f} tok/s at c={first}"
     same = [a for a in candidates(arms, first) if a.engine == best.engine and a is not best and a.name == original]
     words = [_versus(best, other, first) for other in [*same, *_rivals(arms, best, first)]]

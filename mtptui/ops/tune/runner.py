@@ -74,6 +74,8 @@ class Tuner:
         return self.sessions[engine]
 
     def emit(self, kind: str, message: str, arm: Arm | None = None, minor: bool = False) -> None:
+        if kind == "switch":
+            self.state.switches.append(message)
         if kind == "phase":
             self.state.phase = message
             if arm is not None:

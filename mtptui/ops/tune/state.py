@@ -22,7 +22,8 @@ TuneState = Literal["planned", "running", "restoring", "finished", "aborted"]
 
 @dataclass(frozen=True)
 class TuneEvent:
-    """Something happened: ``kind`` is plan, arm, phase, restart, measured, canary, verdict, restore or finished."""
+    """Something happened: ``kind`` is plan, arm, phase, switch (between engines), restart, measured, canary,
+    verdict, restore or finished."""
 
     kind: str
     message: str
@@ -54,6 +55,7 @@ class TuneRun:
     rig: dict[str, Any] | None = None
     canary_references: dict[str, str] = field(default_factory=dict)  # engine -> the arm its canaries compare with
     ladder: Ladder | None = None  # a tune of profiles: the best engine's launch for every load, when they differ
+    switches: list[str] = field(default_factory=list)  # the engine switches so far, in words (a step each)
 
     @property
     def arms(self) -> list[Arm]:
@@ -95,7 +97,7 @@ class TuneRun:
             "gateway": plan.gateway_json(), "restarts": list(self.restarts), "engines": plan.engines,
             "canary": {"references": dict(self.canary_references),
                        "across_engines": NOT_COMPARABLE if len(plan.engines) > 1 else None},
-            "ladder": self.ladder_json(),
+            "ladder": self.ladder_json(), "switches": list(self.switches),
         }
 
     def ladder_json(self) -> dict[str, Any] | None:

@@ -296,6 +296,7 @@ class TuneScreen(Screen[None]):
             self.query_one(TunePlot).show(self.run)
             status = self.query_one(TuneStatus)
             status.set_class(self.run is not None and self.run.plan.proposal is not None, "-proposal")
+            status.set_class(self.run is not None and len(self.run.plan.engines) > 1, "-engines")
             status.show(self.run, self.adaptive)
         self._throttle.painted()
 
@@ -313,8 +314,10 @@ class TuneScreen(Screen[None]):
 
     def _title(self) -> Text:
         run = self.run
+        source = f"arms {', '.join(a.name for a in run.plan.arms)}" if run is not None and run.plan.by_profile \
+            else f"from profile {run.plan.base}" if run is not None else ""
         what = "no tune yet" if run is None else (
-            f"from profile {run.plan.base} · c={','.join(map(str, run.plan.workload.concurrency))} · "
+            f"{source} · c={','.join(map(str, run.plan.workload.concurrency))} · "
             f"{run.plan.workload.requests} requests of {run.plan.workload.max_tokens} tokens · keep "
             f"{run.plan.keep}" + (" · adaptive arm" if run.plan.adaptive else ""))
         return Text(visible(f" tune · {self.context.host_label} · {what}"))

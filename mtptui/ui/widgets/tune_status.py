@@ -55,6 +55,24 @@ def proposal_lines(run: TuneRun) -> list[str]:
     return [head, f"  measured as one more arm: {tok_s}"]
 
 
+def engine_steps(run: TuneRun) -> list[str]:
+    """A tune across engines, as steps: the engines in the order they run, back to the one kept, and each switch
+    made so far (one engine's server stopped before the other's starts)."""
+    from mtptui.engines.registry import engine
+
+    engines = run.plan.engines
+    if len(engines) < 2:
+        return []
+    order = " → ".join(engine(name).label for name in [*engines, run.plan.original.engine])
+    lines = [f"engines, one at a time: {order} (the last: the original, or the best arm with keep best)"]
+    return lines + [f"  switch {index}: {step}" for index, step in enumerate(run.switches, 1)]
+
+
+def ladder_lines(run: TuneRun) -> list[str]:
+    ladder = run.ladder_json()
+    return [f"ladder: {ladder['sentence']}", "  proposed, not measured"] if ladder else []
+
+
 def status_text(run: TuneRun | None, adaptive: bool = False) -> Text:
     """``adaptive``: whether the next tune measures the adaptive arm (said while no tune has run)."""
     if run is None:
@@ -62,12 +80,14 @@ def status_text(run: TuneRun | None, adaptive: bool = False) -> Text:
         return Text(f"s: plan a tune from the known-good profile · m: adaptive arm {arm} · escape: back",
                     style="dim")
     text = Text(visible(_now(run)), style="bold")
+    for line in engine_steps(run):
+        text.append(f"\n{visible(line)}", style="magenta")
     if run.verdict:
         text.append("\nverdict: ", style="bold")
         text.append(visible(run.verdict.sentence), style="green" if run.verdict.best else "red")
         for note in run.verdict.notes:
             text.append(f"\n  {visible(note)}", style="yellow")
-    for line in proposal_lines(run):
+    for line in proposal_lines(run) + ladder_lines(run):
         text.append(f"\n{visible(line)}", style="cyan")
     return text
 
