@@ -179,3 +179,17 @@ def test_sglangs_ladder_is_adaptive_speculation_over_the_best_steps(tmp_path) ->
     assert ladder.data["adaptive_config"] == {"candidate_steps": [1, 3]}
     assert sglang_ladder(host.profile("restored"), {1: 3, 16: 1}, "0.5.23").data["adaptive_config"] == {
         "1": {"candidate_steps": [1, 3]}, "16": {"candidate_steps": [1, 3]}}
+
+
+@pytest.mark.parametrize(("args", "code", "message"), [
+    (["--arms", "restored", "--grid", "steps=1"], 1,
+     "--arms names the arms' profiles themselves: it does not mix with --grid or --base"),
+    (["--arms", ","], 1, "--arms takes profile names separated by commas, not ','"),
+    (["--arms", "restored,nope"], 2, "host 'demo' has no profile 'nope' (profiles: redeploy-1step, restored)"),
+])
+def test_bad_arms_are_one_sentence_before_anything_is_asked_of_the_host(capsys, args, code, message) -> None:
+    from mtptui.cli.main import main
+
+    assert main(["tune", "demo", "--yes", *args]) == code
+    err = capsys.readouterr().err
+    assert err.strip() == f"mtptui: {message}" and "Traceback" not in err

@@ -157,13 +157,12 @@ async def _original_of(session: HostSession, home: str) -> Original | None:
     from mtptui.ops.launches import running_side, profile_side
 
     host, model = session.host, launches(session.host.engine)
-    env_names = {name for profile in host.profiles.values() for name in profile.env}
+    own = {name: profile for name, profile in host.profiles.items() if (profile.engine or home) == host.engine}
+    env_names = {name for profile in own.values() for name in profile.env}  # another engine's are not this one's
     running = await running_side(session, env_names)
     if running is None:
         return None
-    for name, profile in host.profiles.items():
-        if (profile.engine or home) != host.engine:
-            continue
+    for name in own:
         try:
             _, side = profile_side(host, name)
         except UserError:
