@@ -7,8 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mtptui.engines.registry import launches
-from mtptui.ops.tune.adaptive import _steps
-from mtptui.ops.tune.verdict import pick_best
+from mtptui.ops.tune.adaptive import best_steps
 
 if TYPE_CHECKING:
     from mtptui.config.models import HostConfig
@@ -16,22 +15,11 @@ if TYPE_CHECKING:
     from mtptui.ops.tune.arms import Arm
 
 
-def best_steps_of(arms: list[Arm], concurrencies: list[int]) -> dict[int, int]:
-    """The draft steps of the best of ``arms`` at each concurrency (where one is best and drafts)."""
-    out: dict[int, int] = {}
-    for concurrency in concurrencies:
-        best = pick_best(arms, concurrency)
-        steps = _steps(best) if best is not None else None
-        if steps is not None:
-            out[concurrency] = steps
-    return out
-
-
 def ladder_of(arms: list[Arm], concurrencies: list[int], best: Arm | None, host: HostConfig) -> Ladder | None:
     """The best engine's ladder, None when one setting is best at every load (or the engine has no ladder)."""
     if best is None:
         return None
-    steps = best_steps_of([arm for arm in arms if arm.engine == best.engine], concurrencies)
+    steps = best_steps([arm for arm in arms if arm.engine == best.engine], concurrencies)
     model = launches(best.engine)
     if len(set(steps.values())) < 2 or model.ladder is None:
         return None

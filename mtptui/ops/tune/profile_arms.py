@@ -45,9 +45,9 @@ def _shape_words(shape: SpecShape | None) -> str:
 def _flags(shape: SpecShape | None) -> dict[str, Any]:
     if shape is None:
         return {}
-    values = (shape.steps, shape.topk if shape.topk is not None else 1, shape.draft_tokens)
-    order = {"speculative-num-steps": 0, "speculative-eagle-topk": 1, "speculative-num-draft-tokens": 2}
-    return {flag: values[order[flag]] for flag in SPEC_FLAGS if values[order[flag]] is not None}
+    values = {"speculative-num-steps": shape.steps, "speculative-eagle-topk": 1 if shape.topk is None else shape.topk,
+              "speculative-num-draft-tokens": shape.draft_tokens}  # a chain (vLLM) is topk 1
+    return {flag: values[flag] for flag in SPEC_FLAGS if values[flag] is not None}
 
 
 def _read(host: HostConfig, name: str) -> tuple[Any, str | None]:
