@@ -98,7 +98,9 @@ class TunePlan:
     def describe(self) -> list[str]:
         """What the tune will do, one line each (the CLI's plan and the confirm dialog's body)."""
         keep = "the best arm" if self.keep == "best" else f"the original launch ({self.original.name})"
-        lines = [f"tune {self.host.name} from profile {self.base}: {len(self.runnable)} arm(s), each a restart "
+        source = f"the profiles {', '.join(a.name for a in self.arms)}" if self.by_profile else \
+            f"profile {self.base}"
+        lines = [f"tune {self.host.name} from {source}: {len(self.runnable)} arm(s), each a restart "
                  f"(rolled back automatically if it crashes or times out), then {keep} is restarted and kept",
                  f"original: {self.original.name} ({self.original.label}); an abort restores it",
                  f"workload: {self.workload.prompts} prompts, concurrency "
