@@ -78,3 +78,34 @@ async def test_the_screen_shows_both_engines_arms_the_switches_as_steps_the_answ
     ladder = run.to_json()["ladder"]
     assert ladder["engine"] == "vllm" and ladder["from_arm"] == "vllm-mtp3"
     assert json.loads(ladder["flags"]["speculative-config"])["num_speculative_tokens"] == 3
+
+
+async def test_e_turns_the_next_tune_into_one_across_engines_and_back(tmp_path) -> None:
+    from mtptui.ui.widgets.tune_status import TuneStatus
+
+    host = load_host_file(host_file(tmp_path))
+    app, _ = make_app(host=host)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_tune(pilot, app)
+        screen = app.screen
+        await pilot.press("e")
+        await pilot.pause()
+        on = screen.query_one(TuneStatus).renderable.plain
+        options = dict(screen.plan_options)
+        await pilot.press("e")
+        await pilot.pause()
+        off = screen.query_one(TuneStatus).renderable.plain
+    assert options["arms"] == "restored,vllm-mtp3,vllm-bad"
+    assert "s: plan a tune across engines, arms restored,vllm-mtp3,vllm-bad · e: the grid instead" in on
+    assert "s: plan a tune from the known-good profile" in off and "arms" not in screen.plan_options
+
+
+async def test_e_on_a_host_of_one_engine_says_why_and_changes_nothing() -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_tune(pilot, app)
+        await pilot.press("e")
+        await pilot.pause()
+        said = [n.message for n in app._notifications]
+        assert "arms" not in app.screen.plan_options
+    assert any("names no other engine's server" in message for message in said), said

@@ -90,3 +90,13 @@ def profile_arms(host: HostConfig, names: list[str]) -> list[Arm]:
         if labels.count(arm.label) > 1:
             arm.label = f"{arm.label} ({arm.name})"
     return arms
+
+
+def across_engines(host: HostConfig) -> str | None:
+    """The arms of a tune across engines on ``host``: its default profile, then every profile of its other
+    engines (``--arms`` as text); None when the host names no other engine, or no profile of one."""
+    own = host.default_profile()
+    others = [name for name, profile in host.profiles.items() if profile.engine not in (None, host.engine)]
+    if not host.engines or not others or own is None:
+        return None
+    return ",".join([own, *others])

@@ -73,9 +73,13 @@ def ladder_lines(run: TuneRun) -> list[str]:
     return [f"ladder: {ladder['sentence']}", "  proposed, not measured"] if ladder else []
 
 
-def status_text(run: TuneRun | None, adaptive: bool = False) -> Text:
-    """``adaptive``: whether the next tune measures the adaptive arm (said while no tune has run)."""
+def status_text(run: TuneRun | None, adaptive: bool = False, across: str | None = None) -> Text:
+    """``adaptive``: whether the next tune measures the adaptive arm; ``across``: the arms of the next tune when
+    it runs across engines (both said while no tune has run)."""
     if run is None:
+        if across is not None:
+            return Text(visible(f"s: plan a tune across engines, arms {across} · e: the grid instead · escape: "
+                                f"back"), style="dim")
         arm = "on" if adaptive else "off"
         return Text(f"s: plan a tune from the known-good profile · m: adaptive arm {arm} · escape: back",
                     style="dim")
@@ -95,5 +99,5 @@ def status_text(run: TuneRun | None, adaptive: bool = False) -> Text:
 class TuneStatus(RenderPane):
     """Repainted by the tune screen on every change, and each second while the ETA counts down."""
 
-    def show(self, run: TuneRun | None, adaptive: bool = False) -> None:
-        self.set(status_text(run, adaptive))
+    def show(self, run: TuneRun | None, adaptive: bool = False, across: str | None = None) -> None:
+        self.set(status_text(run, adaptive, across))
