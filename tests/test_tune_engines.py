@@ -193,3 +193,19 @@ def test_bad_arms_are_one_sentence_before_anything_is_asked_of_the_host(capsys, 
     assert main(["tune", "demo", "--yes", *args]) == code
     err = capsys.readouterr().err
     assert err.strip() == f"mtptui: {message}" and "Traceback" not in err
+
+
+def test_a_grid_over_a_vllm_profile_is_vllms_own_tokens_and_method(tmp_path) -> None:
+    from mtptui.ops.tune.profile_arms import grid_arms
+
+    host = load_host_file(host_file(tmp_path))
+    assert grid_arms(host, "restored", None) is None  # SGLang's grid is the tune's own (mtptui.ops.tune.arms)
+    made = grid_arms(host, "vllm-mtp3", ["tokens=1,2,auto", "method=mtp,ngram"])
+    assert [a.name for a in made] == ["tokens1-methodmtp", "tokens1-methodngram", "tokens2-methodmtp",
+                                      "tokens2-methodngram", "tokensauto-methodmtp", "tokensauto-methodngram"]
+    assert [a.label for a in made[:4]] == ["vLLM mtp 1", "vLLM ngram 1", "vLLM mtp 2", "vLLM ngram 2"]
+    assert {a.engine for a in made} == {"vllm"} and all(a.profile.engine == "vllm" for a in made)
+    assert json.loads(made[3].profile.flags["speculative-config"]) == {"method": "ngram", "num_speculative_tokens": 2}
+    assert "num_speculative_tokens" not in json.loads(made[4].profile.flags["speculative-config"])
+    assert made[3].profile.flags["tensor-parallel-size"] == 2 and made[3].profile.note == "tune arm of vllm-mtp3"
+    assert [a.status for a in grid_arms(host, "vllm-mtp3", None)] == ["pending"] * 4  # tokens=1,2,3,4

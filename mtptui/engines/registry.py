@@ -246,6 +246,9 @@ class Launches:
     # engine's host lint is SGLang's own, mtptui.ops.host_lint.lint_on_host)
     ladder: Callable[[Any, dict[int, int], str], Any] | None = None  # (LaunchProfile, best steps by concurrency,
     # version) -> mtptui.engines.ladder.Ladder: one launch serving the best steps of every load; None: none
+    grid: Callable[[Any, list[tuple[str, Any]], str], Any] | None = None  # (LaunchProfile, a tune grid's point:
+    # (key, value), the word for "left to the engine") -> the profile with it; None: the tune's own (SGLang's) grid
+    grid_default: tuple[str, ...] = ()  # that grid's default dimensions (``--grid`` unset)
 
 
 @dataclass(frozen=True)
@@ -488,6 +491,12 @@ def _vllm_ladder(profile: Any, best: dict[int, int], version: str) -> Any:
     return vllm_ladder(profile, best, version)
 
 
+def _vllm_grid(profile: Any, values: list[tuple[str, Any]], auto: str) -> Any:
+    from mtptui.engines.vllm.flags.grid import derive
+
+    return derive(profile, values, auto)
+
+
 def _vllm_short_value(flag: str, resolved: str) -> str | None:
     """`--speculative-config` as METHOD:TOKENS (``mtp:3``), the rest of it left to the diff."""
     import json
@@ -527,7 +536,8 @@ LAUNCHES: dict[str, Launches] = {
                              r"|-m vllm[.]entrypoints[.]cli[.]main serve( |$)", env_prefixes=("VLLM_",),
                      shape=_vllm_shape, short_names=VLLM_SHORT, short_value=_vllm_short_value,
                      default_port=_vllm_default_port, files=_vllm_files, with_files=_vllm_with_files,
-                     host_check=_vllm_host_check, ladder=_vllm_ladder),
+                     host_check=_vllm_host_check, ladder=_vllm_ladder, grid=_vllm_grid,
+                     grid_default=("tokens=1,2,3,4",)),
 }
 assert tuple(LAUNCHES) == NAMES, "every engine says how its launches are read"
 

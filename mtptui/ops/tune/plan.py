@@ -19,7 +19,7 @@ from mtptui.ops.readonly import refuse_if_readonly
 from mtptui.ops.restart.drain import DrainOptions, DrainPlan, plan_drain
 from mtptui.ops.tune.arms import Arm, make_arms, resolved_values
 from mtptui.ops.tune.grid import parse_concurrency, parse_grid
-from mtptui.ops.tune.profile_arms import parse_arms, profile_arms
+from mtptui.ops.tune.profile_arms import grid_arms, parse_arms, profile_arms
 
 if TYPE_CHECKING:
     from mtptui.ops.connect import HostSession
@@ -76,6 +76,7 @@ class TunePlan:
     drain: DrainOptions = DrainOptions()  # every restart's gateway steps (--drain-timeout, --no-gateway)
     gateway: DrainPlan | None = None  # those steps as planned before the first arm (None: no gateway, or left out)
     gateway_notes: list[str] = field(default_factory=list)
+    engine_grid: bool = False  # the grid is the base engine's own (vLLM's tokens): its ladder, not SGLang's adaptive
 
     @property
     def runnable(self) -> list[Arm]:
@@ -223,6 +224,9 @@ async def _plan_grid(session: HostSession, base: str | None, grid: list[str] | N
     host = session.host
     base_name = base or default_profile(host)
     base_profile = host.profile(base_name)
+    own = grid_arms(host, base_name, grid)
+    if own is not None:
+        return await _plan_engine_grid(session, base_name, own, workload, keep, drain)
     points = parse_grid(grid)
     arms = make_arms(base_profile, base_name, points, host.sglang_version)
     for arm in arms:
@@ -237,6 +241,26 @@ async def _plan_grid(session: HostSession, base: str | None, grid: list[str] | N
                     resolved_values(base_profile, flags, host.sglang_version),
                     resolved_values(original.profile, flags, host.sglang_version), adaptive, drain=drain,
                     gateway=gateway, gateway_notes=gateway_notes)
+
+
+async def _plan_engine_grid(session: HostSession, base: str, arms: list[Arm], workload: Workload, keep: str,
+                            drain: DrainOptions) -> TunePlan:
+    """A grid the base profile's engine writes itself (vLLM's ``tokens=1,2,3,4``); its server may be another
+    engine's than the host's own (a switch at the start and at the end)."""
+    from mtptui.ops.tune.profile_arms import profile_arm
+
+    host = session.host
+    original = await find_original(session, [arms[0].engine])
+    gateway, gateway_notes = await plan_drain(session, drain)
+    profiles = {**host.profiles, **{arm.name: arm.profile for arm in arms}}
+    if not original.matched:
+        profiles[ORIGINAL] = original.profile
+    base_values = profile_arm(host, base).flags
+    original_values = next((a.flags for a in arms if original.engine == a.engine and original.matched and
+                            a.flags == profile_arm(host, original.name).flags), {})
+    return TunePlan(host.model_copy(update={"profiles": profiles}), base, arms, workload, keep, original, base_values,
+                    original_values, False, drain=drain, gateway=gateway, gateway_notes=gateway_notes,
+                    engine_grid=True)
 
 
 async def _plan_profiles(session: HostSession, names: list[str], workload: Workload, keep: str,

@@ -17,7 +17,7 @@ from mtptui.errors import UserError
 from mtptui.ops.tune.arms import SPEC_FLAGS, Arm
 
 if TYPE_CHECKING:
-    from mtptui.config.models import HostConfig
+    from mtptui.config.models import HostConfig, LaunchProfile
     from mtptui.speculation import SpecShape
 
 MAX_PROFILE_ARMS = 16
@@ -50,14 +50,13 @@ def _flags(shape: SpecShape | None) -> dict[str, Any]:
     return {flag: values[flag] for flag in SPEC_FLAGS if values[flag] is not None}
 
 
-def _read(host: HostConfig, name: str) -> tuple[Any, str | None]:
+def _read(host: HostConfig, engine: str, profile: LaunchProfile) -> tuple[Any, str | None]:
     """(the profile's launch as its engine reads it, or None; the engine's refusal in one sentence, or None)."""
     from mtptui.sglang.flags import FlagError
 
-    view = host.for_engine(host.engine_of(name))
-    model = launches(view.engine)
+    model = launches(engine)
     try:
-        launch = model.profile(view.profile(name), model.version(view))
+        launch = model.profile(profile, model.version(host.for_engine(engine)))
     except (FlagError, UserError) as exc:
         return None, str(exc)
     if model.lint is not None:
@@ -68,18 +67,39 @@ def _read(host: HostConfig, name: str) -> tuple[Any, str | None]:
     return launch, None
 
 
-def profile_arm(host: HostConfig, name: str) -> Arm:
-    """The arm that runs profile ``name`` of ``host`` (``refused`` with the reason when its engine would refuse)."""
-    engine = host.engine_of(name)
+def _arm(host: HostConfig, name: str, profile: LaunchProfile, engine: str, profile_name: str | None) -> Arm:
     label = engine_of(engine).label
-    launch, refusal = _read(host, name)
+    launch, refusal = _read(host, engine, profile)
     live = dashboard(engine).launch_speculation(launch) if launch is not None else None
     shape = live.configured if live is not None else None
-    arm = Arm(name, f"{label} {_shape_words(shape)}", _flags(shape), (), host.profile(name), engine=engine,
-              profile_name=name)
+    arm = Arm(name, f"{label} {_shape_words(shape)}", _flags(shape), (), profile, engine=engine,
+              profile_name=profile_name)
     if refusal is not None:  # its speculation is not known: the profile names it
         arm.label, arm.status, arm.reason = f"{label} {name}", "refused", f"{label} would refuse it: {refusal}"
     return arm
+
+
+def profile_arm(host: HostConfig, name: str) -> Arm:
+    """The arm that runs profile ``name`` of ``host`` (``refused`` with the reason when its engine would refuse)."""
+    return _arm(host, name, host.profile(name), host.engine_of(name), name)
+
+
+def grid_arms(host: HostConfig, base: str, specs: list[str] | None) -> list[Arm] | None:
+    """The arms of a grid over ``base`` when its engine writes its own grid (vLLM: ``tokens=1,2,3,4``); None when
+    the tune's own grid (SGLang's flags) applies. Each arm's profile is the base with the point's values."""
+    from mtptui.ops.tune.grid import AUTO, parse_grid
+
+    engine = host.engine_of(base)
+    model = launches(engine)
+    if model.grid is None:
+        return None
+    profile = host.profile(base)
+    arms = []
+    for point in parse_grid(specs or model.grid_default, aliases={}):
+        derived = model.grid(profile, list(point.values), AUTO).model_copy(update={"note": f"tune arm of {base}"})
+        name = "-".join(f"{key}{value}" if str(value).isalnum() else f"{key}={value}" for key, value in point.values)
+        arms.append(_arm(host, name, derived, engine, None))
+    return arms
 
 
 def profile_arms(host: HostConfig, names: list[str]) -> list[Arm]:
