@@ -171,3 +171,30 @@ async def test_an_abort_while_vllm_starts_stops_it_and_puts_the_original_sglang_
     assert run.switches[0] == "switching to vLLM: stopping the SGLang server"
     assert any(step.startswith("switching to SGLang: stopping the vLLM server") for step in run.switches), run.switches
     assert_back_on_the_original(host, unit_before)
+
+
+def test_a_grid_over_the_vllm_profile_measures_real_token_counts_and_ends_on_the_original(two_engines,
+                                                                                          tmp_path) -> None:
+    """`--base vllm-ngram2 --grid tokens=1,3`: vLLM's own grid key, each arm a real restart of the vLLM unit."""
+    host = two_engines
+    unit_before = host.unit_file.read_text()
+    prompts, out = tmp_path / "tiny.toml", tmp_path / "tune.json"
+    prompts.write_text(PROMPTS)
+    result = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "tune", "lab", "--config", str(host.path),
+                             "--base", "vllm-ngram2", "--grid", "tokens=1,3", "--concurrency", "1", "--requests", "3",
+                             "--max-tokens", "32", "--canary-tokens", "8", "--prompts", str(prompts), "--timeout",
+                             START_S, "--yes", "--json", str(out)], capture_output=True, text=True, timeout=2400,
+                            cwd=ROOT, env=operator_env(host.lab))
+    assert result.returncode == 0, result.stderr[-4000:]
+    tune_json = json.loads(out.read_text())
+    arms = {arm["name"]: arm for arm in tune_json["arms"]}
+    assert list(arms) == ["tokens1", "tokens3"] and {a["status"] for a in arms.values()} == {"done"}, \
+        [(a["name"], a["reason"]) for a in arms.values()]
+    assert [a["flags"]["speculative-num-steps"] for a in arms.values()] == [1, 3]
+    for arm in arms.values():
+        (measured,) = arm["results"]
+        assert measured["accept_len_source"] == "metrics" and 1 <= measured["accept_len"] <= \
+            arm["flags"]["speculative-num-steps"] + 1
+    assert [r["engine"] for r in tune_json["restarts"]] == ["vllm", "vllm", "sglang"]
+    assert tune_json["kept"] == "original" and tune_json["best"] in arms
+    assert_back_on_the_original(host, unit_before)

@@ -34,7 +34,8 @@ def register(sub: Subparsers, parent: argparse.ArgumentParser) -> None:
     p.add_argument("host", metavar="HOST", help="host to tune")
     p.add_argument("--base", metavar="PROFILE", default=None, help="profile the arms derive from (default: known-good)")
     p.add_argument("--grid", metavar="NAME=V,...", nargs="+", default=None,
-                   help="arms: steps=1,2,3,4 topk=1 draft=auto (the default); any flag by its profile name works")
+                   help="arms: steps=1,2,3,4 topk=1 draft=auto (the default); any flag by its profile name works; "
+                        "over a vLLM profile (--base): tokens=1,2,3,4 (the default) method=ngram,...")
     p.add_argument("--arms", metavar="PROFILE,...", default=None,
                    help="arms that are the host's own profiles, of either engine (e.g. restored,vllm-ngram3): "
                         "the \"more MTP or vLLM?\" tune; instead of --grid and --base")
