@@ -59,7 +59,8 @@ def two_engines(lab_systemd: LabHost, vllm_model: Path, tmp_path: Path) -> LabHo
     data["engines"] = {"vllm": {"api_url": f"http://127.0.0.1:{VLLM_PORT}", "log": {"kind": "journal"},
                                 "server": {"manager": "systemd", "unit": VLLM_UNIT}}}
     ngram = vllm_profile(vllm_model, root, 2)
-    ngram["flags"]["port"] = VLLM_PORT  # type: ignore[index]
+    ngram["flags"].pop("config")  # type: ignore[attr-defined]  # no --config file: the flags say it all
+    ngram["flags"].update({"port": VLLM_PORT, "max-num-seqs": 8})  # type: ignore[attr-defined]
     too_long = json.loads(json.dumps(ngram))
     too_long["flags"]["max-model-len"] = 4096  # the tiny model's context is 1,024: only the model says so
     data["profiles"]["vllm-ngram2"] = {**ngram, "engine": "vllm"}
