@@ -126,6 +126,9 @@ class LaunchProfile(_Strict):
     )
     python: str = Field(default="python3", description="Interpreter used to render `python3 -m sglang.launch_server`.")
     note: str = Field(default="", description="Why this profile exists.")
+    engine: Annotated[str, AfterValidator(_engine_name)] | None = Field(default=None, description=(
+        'The engine this profile launches, when it is not the host\'s ("vllm" on an SGLang host): the host names '
+        "where that engine's server runs in [engines.NAME]."))
 
 
 GATEWAY_SECRET_KEYS = ("token", "bearer_token", "api_key", "password")
@@ -179,6 +182,16 @@ class GatewayConfig(_Strict):
         return self
 
 
+class EngineServer(_Strict):
+    """Where another engine's server runs on the host (its own unit or process, log and API): what a tune across
+    engines stops and starts instead of the host's own server."""
+
+    api_url: str = Field(description="That server's OpenAI-compatible API as the GPU host sees it.")
+    server: ServerConfig
+    log: LogSource
+    version: str | None = Field(default=None, description="The engine's release whose rules apply (None: default).")
+
+
 class HostConfig(_Strict):
     """A GPU host running SGLang, and the launch profiles known for it."""
 
@@ -203,19 +216,55 @@ class HostConfig(_Strict):
         description="Seconds of the log's own time a slowdown or an acceptance drop must last before the health "
                     "line turns red: shorter on a canary host that must say so soon, longer on a bursty one.")
     profiles: dict[str, LaunchProfile] = Field(default_factory=dict)
+    engines: dict[Annotated[str, AfterValidator(_engine_name)], EngineServer] = Field(
+        default_factory=dict, description="Other engines the host can run instead of its own (a tune across "
+                                          "engines switches between them), by engine name.")
 
     @model_validator(mode="after")
     def _known_good_exists(self) -> "HostConfig":
         if self.known_good is not None and self.known_good not in self.profiles:
             raise ValueError(f"known_good names profile {self.known_good!r}, which is not defined")
+        if self.known_good is not None and self.engine_of(self.known_good) != self.engine:
+            raise ValueError(f"known_good names profile {self.known_good!r}, which launches another engine")
         return self
+
+    @model_validator(mode="after")
+    def _engines_known(self) -> "HostConfig":
+        if self.engine in self.engines:
+            raise ValueError(f"[engines.{self.engine}] names the host's own engine: its server is [server]")
+        for name, profile in self.profiles.items():
+            if profile.engine not in (None, self.engine) and profile.engine not in self.engines:
+                raise ValueError(f"profile {name!r} launches {profile.engine}, but the host names no "
+                                 f"[engines.{profile.engine}] (where that server runs)")
+        return self
+
+    def engine_of(self, profile: str) -> str:
+        """The engine the named profile launches (the host's own unless the profile says another)."""
+        return self.profile(profile).engine or self.engine
+
+    def for_engine(self, name: str) -> "HostConfig":
+        """The host as seen running ``name``: that engine's server, log and API, and only its profiles (the host
+        itself for its own engine)."""
+        from mtptui.errors import ConfigError
+
+        if name == self.engine:
+            return self
+        if name not in self.engines:
+            raise ConfigError(f"host {self.name!r} names no [engines.{name}]: where would its server run?")
+        other = self.engines[name]
+        profiles = {key: profile for key, profile in self.profiles.items() if profile.engine == name}
+        version = {"sglang_version": other.version} if other.version and name == "sglang" else {}
+        return self.model_copy(update={"engine": name, "api_url": other.api_url, "server": other.server,
+                                       "log": other.log, "known_good": None, "gateway": None, "profiles": profiles,
+                                       "engines": {}, **version})
 
     def default_profile(self) -> str | None:
         """The profile meant when none is named (every command and screen asks here): the known-good one, else
         the host's only profile; None when there is a choice to make, which mtptui never guesses."""
         if self.known_good is not None:
             return self.known_good
-        return next(iter(self.profiles)) if len(self.profiles) == 1 else None
+        own = [name for name, profile in self.profiles.items() if profile.engine in (None, self.engine)]
+        return own[0] if len(own) == 1 else None
 
     def profile(self, name: str) -> LaunchProfile:
         """The named profile, or a ConfigError listing the ones that exist."""

@@ -244,6 +244,11 @@ class Launches:
     # path -> text, side label) -> the launch with what its files say (one sentence when they cannot be read)
     host_check: Callable[[], HostCheck] | None = None  # how the engine on a host judges a launch (None: the
     # engine's host lint is SGLang's own, mtptui.ops.host_lint.lint_on_host)
+    ladder: Callable[[Any, dict[int, int], str], Any] | None = None  # (LaunchProfile, best steps by concurrency,
+    # version) -> mtptui.engines.ladder.Ladder: one launch serving the best steps of every load; None: none
+    grid: Callable[[Any, list[tuple[str, Any]], str], Any] | None = None  # (LaunchProfile, a tune grid's point:
+    # (key, value), the word for "left to the engine") -> the profile with it; None: the tune's own (SGLang's) grid
+    grid_default: tuple[str, ...] = ()  # that grid's default dimensions (``--grid`` unset)
 
 
 @dataclass(frozen=True)
@@ -474,6 +479,24 @@ def _sglang_shape(launch: Any) -> tuple[str, ...] | None:
                  for flag in SPEC_FLAGS)
 
 
+def _sglang_ladder(profile: Any, best: dict[int, int], version: str) -> Any:
+    from mtptui.sglang.ladder import sglang_ladder
+
+    return sglang_ladder(profile, best, version)
+
+
+def _vllm_ladder(profile: Any, best: dict[int, int], version: str) -> Any:
+    from mtptui.engines.vllm.flags.ladder import vllm_ladder
+
+    return vllm_ladder(profile, best, version)
+
+
+def _vllm_grid(profile: Any, values: list[tuple[str, Any]], auto: str) -> Any:
+    from mtptui.engines.vllm.flags.grid import derive
+
+    return derive(profile, values, auto)
+
+
 def _vllm_short_value(flag: str, resolved: str) -> str | None:
     """`--speculative-config` as METHOD:TOKENS (``mtp:3``), the rest of it left to the diff."""
     import json
@@ -505,7 +528,7 @@ LAUNCHES: dict[str, Launches] = {
                        _sglang_diff, _sglang_launch_words, _sglang_entry, _with_entry, _sglang_write_unit,
                        _sglang_watch, stop_facts=True,
                        process=r"-m sglang[.]launch_server( |$)|sglang serve( |$)", shape=_sglang_shape,
-                       short_names=SGLANG_SHORT, default_port=_sglang_default_port),
+                       short_names=SGLANG_SHORT, default_port=_sglang_default_port, ladder=_sglang_ladder),
     "vllm": Launches(_vllm_version, _vllm_profile, _vllm_argv, _vllm_command, _vllm_unit_launch, _vllm_diff,
                      _vllm_launch_words, _vllm_entry, _vllm_with_entry, _vllm_write_unit, _vllm_watch,
                      _vllm_restart_lint, resolved=ResolvedLine("non-default args: ", _vllm_server_said),
@@ -513,7 +536,8 @@ LAUNCHES: dict[str, Launches] = {
                              r"|-m vllm[.]entrypoints[.]cli[.]main serve( |$)", env_prefixes=("VLLM_",),
                      shape=_vllm_shape, short_names=VLLM_SHORT, short_value=_vllm_short_value,
                      default_port=_vllm_default_port, files=_vllm_files, with_files=_vllm_with_files,
-                     host_check=_vllm_host_check),
+                     host_check=_vllm_host_check, ladder=_vllm_ladder, grid=_vllm_grid,
+                     grid_default=("tokens=1,2,3,4",)),
 }
 assert tuple(LAUNCHES) == NAMES, "every engine says how its launches are read"
 

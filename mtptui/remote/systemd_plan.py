@@ -14,16 +14,17 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from mtptui.errors import UserError
 from mtptui.remote.process import STOP_TIMEOUT_S, stop_group_command
+from mtptui.remote.shell import OR, Command
 from mtptui.remote.steps import PreviousRun, ServicePlan, ServiceStep, StopPolicy
 from mtptui.remote.systemd_state import PHASES, number, timespan_s
 from mtptui.remote.unitenv import merge_env, with_files
 from mtptui.secrets import mask_flagset
 
 if TYPE_CHECKING:
-    from mtptui.remote.shell import Command
     from mtptui.remote.steps import LaunchRequest
     from mtptui.remote.unitfile import UnitFile
     from mtptui.sglang.flags.flagset import FlagSet
+
 
 class UnitManager(Protocol):
     """What the plan asks of the systemd manager (mtptui.remote.systemd.SystemdManager)."""
@@ -93,8 +94,17 @@ def _steps(manager: UnitManager, request: LaunchRequest, main_pid: int | None, h
              if stray else [])
     return steps + [ServiceStep("write_unit", manager.write_command(holder, text, backup), atomic=True),
                     ServiceStep("reload", manager.daemon_reload_command()),
-                    ServiceStep("reset_failed", manager.reset_failed_command()),
+                    _reset_failed(manager, main_pid),
                     ServiceStep("starting", manager.restart_command(), starts=True)]
+
+
+def _reset_failed(manager: UnitManager, main_pid: int | None) -> ServiceStep:
+    """reset-failed; of a unit that does not run, whatever it says: systemd unloads a stopped unit nothing refers
+    to (a second engine's unit a tune starts), and reset-failed of an unloaded unit fails with no state to forget."""
+    command = manager.reset_failed_command()
+    if main_pid is not None:
+        return ServiceStep("reset_failed", command)
+    return ServiceStep("reset_failed", Command.of([*command.words, OR, "true"], command.what, changes_host=True))
 
 
 def _notes(manager: UnitManager, request: LaunchRequest, unit: UnitFile, holder: str,

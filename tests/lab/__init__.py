@@ -298,14 +298,14 @@ class Lab:
                                  f"http://127.0.0.1:{API_PORT}"], env={**os.environ, **self.session_env()},
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
-    def api(self, path: str) -> tuple[int, str]:
-        """GET ``path`` from the server as the host itself sees it (its 127.0.0.1:30000)."""
+    def api(self, path: str, port: int = API_PORT) -> tuple[int, str]:
+        """GET ``path`` from the server as the host itself sees it (its 127.0.0.1:30000, or ``port``)."""
         code = ("import sys, urllib.request, urllib.error\n"
                 "try:\n r = urllib.request.urlopen(sys.argv[1], timeout=10)\n"
                 " print(r.status); print(r.read().decode())\n"
                 "except urllib.error.HTTPError as e:\n print(e.code); print(e.read().decode())\n"
                 "except OSError as e:\n print(0); print(e)\n")
-        out = self.run(sys.executable, "-c", code, f"http://127.0.0.1:{API_PORT}{path}").stdout
+        out = self.run(sys.executable, "-c", code, f"http://127.0.0.1:{port}{path}").stdout
         status, _, body = out.partition("\n")
         return int(status or 0), body
 

@@ -34,7 +34,11 @@ def register(sub: Subparsers, parent: argparse.ArgumentParser) -> None:
     p.add_argument("host", metavar="HOST", help="host to tune")
     p.add_argument("--base", metavar="PROFILE", default=None, help="profile the arms derive from (default: known-good)")
     p.add_argument("--grid", metavar="NAME=V,...", nargs="+", default=None,
-                   help="arms: steps=1,2,3,4 topk=1 draft=auto (the default); any flag by its profile name works")
+                   help="arms: steps=1,2,3,4 topk=1 draft=auto (the default); any flag by its profile name works; "
+                        "over a vLLM profile (--base): tokens=1,2,3,4 (the default) method=ngram,...")
+    p.add_argument("--arms", metavar="PROFILE,...", default=None,
+                   help="arms that are the host's own profiles, of either engine (e.g. restored,vllm-ngram3): "
+                        "the \"more MTP or vLLM?\" tune; instead of --grid and --base")
     p.add_argument("--concurrency", metavar="C,...", default="1,4,16", help="concurrencies to bench (default 1,4,16)")
     p.add_argument("--requests", metavar="N", type=int, default=4,
                    help="measured requests per concurrency, at least the concurrency (default 4)")
@@ -77,7 +81,7 @@ async def _tune(args: argparse.Namespace, host: HostConfig, drain: DrainOptions)
         plan = await plan_tune(session, base=args.base, grid=args.grid, concurrency=args.concurrency,
                                requests=args.requests, max_tokens=args.max_tokens, prompts=args.prompts,
                                keep=args.keep, canary_tokens=args.canary_tokens, adaptive=args.adaptive,
-                               drain=drain)
+                               drain=drain, arms=args.arms)
         print(visible("\n".join(plan.describe())), file=sys.stderr)
         if not args.yes:
             refuse_dropping_traffic(plan.gateway, host.name, "tune")

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 NAME = "adaptive"
 
 
-def _steps(arm: Arm) -> int | None:
+def arm_steps(arm: Arm) -> int | None:
     value = arm.flags.get(STEPS)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -37,7 +37,7 @@ def best_steps(arms: list[Arm], concurrencies: list[int]) -> dict[int, int]:
     out: dict[int, int] = {}
     for concurrency in concurrencies:
         best = pick_best(grid, concurrency)
-        steps = _steps(best) if best is not None else None
+        steps = arm_steps(best) if best is not None else None
         if steps is not None:
             out[concurrency] = steps
     return out
@@ -55,7 +55,7 @@ def propose(arms: list[Arm], concurrencies: list[int], base: LaunchProfile, vers
     best = best_steps(arms, concurrencies)
     if len(set(best.values())) < 2:
         return None
-    ladder = tuple(sorted({s for arm in arms if arm.status == "done" and (s := _steps(arm)) is not None}))
+    ladder = tuple(sorted({s for arm in arms if arm.status == "done" and (s := arm_steps(arm)) is not None}))
     covered = all(steps in default_candidates(version, c) for c, steps in best.items())
     config = None if covered else ({"candidate_steps": list(ladder)} if version not in TIERED
                                    else {"1": {"candidate_steps": list(ladder)}})

@@ -35,11 +35,14 @@ class Measured:
     tpot_ms: float | None
     accept_len_source: str | None = None
     run_id: str | None = None
+    itl_ms: float | None = None
+    warmup: int = 0  # requests sent (and left out of the figures) before this concurrency was measured
 
     def to_json(self) -> dict[str, Any]:
         return {"concurrency": self.concurrency, "output_tok_s": self.output_tok_s,
                 "request_tok_s": self.request_tok_s, "accept_len": self.accept_len, "ttft_ms": self.ttft_ms,
-                "tpot_ms": self.tpot_ms, "accept_len_source": self.accept_len_source, "run_id": self.run_id}
+                "tpot_ms": self.tpot_ms, "accept_len_source": self.accept_len_source, "run_id": self.run_id,
+                "itl_ms": self.itl_ms, "warmup": self.warmup}
 
 
 @dataclass
@@ -61,6 +64,9 @@ class Arm:
     canary_detail: str | None = None
     started: float | None = None
     ended: float | None = None
+    engine: str = "sglang"  # the engine the arm's profile launches
+    profile_name: str | None = None  # the host's profile the arm is (``--arms``); None: derived from the base
+    engine_version: str | None = None  # the release the arm's server said it runs (its bench fingerprint)
 
     @property
     def cost(self) -> tuple[float, ...]:
@@ -77,7 +83,8 @@ class Arm:
         return {"name": self.name, "label": self.label, "flags": dict(self.flags), "auto": list(self.auto),
                 "status": self.status, "reason": self.reason, "results": [r.to_json() for r in self.results],
                 "canary": self.canary, "canary_detail": self.canary_detail,
-                "duration_s": seconds_between(self.started, self.ended)}
+                "duration_s": seconds_between(self.started, self.ended), "engine": self.engine,
+                "profile": self.profile_name, "engine_version": self.engine_version}
 
 
 def seconds_between(started: float | None, ended: float | None) -> float | None:

@@ -41,24 +41,25 @@ def _value(flag: str, word: str) -> GridValue:
         return word
 
 
-def parse_dimension(spec: str) -> tuple[str, list[GridValue]]:
-    """``steps=1,2,3`` → ("speculative-num-steps", [1, 2, 3]); a UserError for anything else."""
+def parse_dimension(spec: str, aliases: dict[str, str] = ALIASES) -> tuple[str, list[GridValue]]:
+    """``steps=1,2,3`` → ("speculative-num-steps", [1, 2, 3]) (``aliases``: the short keys, SGLang's by default;
+    an engine's own grid keeps its keys); a UserError for anything else."""
     key, sep, values = spec.partition("=")
     key = key.strip().lower().removeprefix("--")
     words = [word.strip() for word in values.split(",") if word.strip()]
     if not sep or not key or not words:
         raise UserError(f"--grid takes NAME=V1,V2,... (e.g. steps=1,2,3), not {spec!r}")
-    flag = ALIASES.get(key, key)
+    flag = aliases.get(key, key)
     if not all(c.isalnum() or c == "-" for c in flag):
         raise UserError(f"--grid: {key!r} is not a flag name (steps, topk, draft or an SGLang flag without --)")
     return flag, [_value(flag, word) for word in dict.fromkeys(words)]
 
 
-def parse_grid(specs: list[str] | tuple[str, ...] | None) -> list[GridPoint]:
+def parse_grid(specs: list[str] | tuple[str, ...] | None, aliases: dict[str, str] = ALIASES) -> list[GridPoint]:
     """Every combination of the dimensions, in the order written (the first dimension varies slowest)."""
     dims: dict[str, list[GridValue]] = {}
     for spec in specs or DEFAULT_GRID:
-        flag, values = parse_dimension(spec)
+        flag, values = parse_dimension(spec, aliases)
         if flag in dims:
             raise UserError(f"--grid names {SHORT.get(flag, flag)} twice")
         dims[flag] = values

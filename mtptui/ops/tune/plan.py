@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mtptui.config.models import HostConfig, LaunchProfile
+from mtptui.engines.registry import flag_form, launches
 from mtptui.errors import UserError
 from mtptui.ops.readonly import refuse_if_readonly
 from mtptui.ops.restart.drain import DrainOptions, DrainPlan, plan_drain
 from mtptui.ops.tune.arms import Arm, make_arms, resolved_values
 from mtptui.ops.tune.grid import parse_concurrency, parse_grid
+from mtptui.ops.tune.profile_arms import grid_arms, parse_arms, profile_arms
 
 if TYPE_CHECKING:
     from mtptui.ops.connect import HostSession
@@ -54,6 +56,7 @@ class Original:
     profile: LaunchProfile
     matched: bool
     label: str
+    engine: str = "sglang"  # the engine that ran it (the tune ends with that engine's server running)
 
 
 @dataclass
@@ -73,17 +76,32 @@ class TunePlan:
     drain: DrainOptions = DrainOptions()  # every restart's gateway steps (--drain-timeout, --no-gateway)
     gateway: DrainPlan | None = None  # those steps as planned before the first arm (None: no gateway, or left out)
     gateway_notes: list[str] = field(default_factory=list)
+    engine_grid: bool = False  # the grid is the base engine's own (vLLM's tokens): its ladder, not SGLang's adaptive
 
     @property
     def runnable(self) -> list[Arm]:
-        """The arms to run, the base arm (the base profile's own settings: the canary's reference) first."""
+        """The arms to run, the base arm (the base profile's own settings: the canary's reference) first; with arms
+        of several engines, the original's engine first (one switch there, one back at the end)."""
         pending = [a for a in self.arms if a.status == "pending"]
-        return sorted(pending, key=lambda a: a.flags != self.base_values)
+        return sorted(pending, key=lambda a: (a.engine != self.original.engine, a.flags != self.base_values
+                                              if a.profile_name is None else False))
+
+    @property
+    def by_profile(self) -> bool:
+        """The arms are the host's own profiles (``--arms``), not a grid over the base."""
+        return any(arm.profile_name is not None for arm in self.arms)
+
+    @property
+    def engines(self) -> list[str]:
+        """The engines the tune runs: the original's, then the arms' in their order."""
+        return list(dict.fromkeys([self.original.engine, *(arm.engine for arm in self.arms)]))
 
     def describe(self) -> list[str]:
         """What the tune will do, one line each (the CLI's plan and the confirm dialog's body)."""
         keep = "the best arm" if self.keep == "best" else f"the original launch ({self.original.name})"
-        lines = [f"tune {self.host.name} from profile {self.base}: {len(self.runnable)} arm(s), each a restart "
+        source = f"the profiles {', '.join(a.name for a in self.arms)}" if self.by_profile else \
+            f"profile {self.base}"
+        lines = [f"tune {self.host.name} from {source}: {len(self.runnable)} arm(s), each a restart "
                  f"(rolled back automatically if it crashes or times out), then {keep} is restarted and kept",
                  f"original: {self.original.name} ({self.original.label}); an abort restores it",
                  f"workload: {self.workload.prompts} prompts, concurrency "
@@ -94,6 +112,9 @@ class TunePlan:
             lines.append(f"  {arm.name}: {arm.label}" + (f" — {arm.status}: {arm.reason}" if arm.reason else ""))
         if self.adaptive:
             lines.append("  then, when the best steps differ by concurrency: an adaptive profile as one more arm")
+        if len(self.engines) > 1:
+            lines.append(f"engines: {', '.join(self.engines)}; one runs at a time: switching stops one engine's "
+                         f"server and starts the other's, checked live against its arm before it is measured")
         return lines + self.gateway_lines()
 
     def gateway_lines(self) -> list[str]:
@@ -113,27 +134,59 @@ class TunePlan:
         return {**self.gateway.to_json(), "drained": self.gateway.active, "notes": list(self.gateway_notes)}
 
 
-async def find_original(session: HostSession) -> Original:
-    """What runs now, as a profile; a UserError when nothing runs (there would be nothing to restore)."""
-    from mtptui.ops.launches import running_side, profile_side
-    from mtptui.sglang.flags import FlagError, diff_flagsets
+async def find_original(session: HostSession, engines: list[str] | None = None) -> Original:
+    """What runs now, as a profile; a UserError when nothing runs (there would be nothing to restore) or when
+    servers of two engines run at once (a tune across engines runs one at a time). ``engines``: the engines to
+    look for besides the host's own."""
+    from mtptui.engines.registry import engine as engine_of
 
+    found: list[Original] = []
+    for name in dict.fromkeys([session.host.engine, *(engines or [])]):
+        original = await _original_of(engine_session(session, name), session.host.engine)
+        if original is not None:
+            found.append(original)
     host = session.host
-    env_names = {name for profile in host.profiles.values() for name in profile.env}
+    if not found:
+        raise UserError(f"no {engine_of(host.engine).label} server runs on {host.name}: a tune restores what ran "
+                        f"before it, so start the server first (mtptui restart {host.name} --profile NAME)")
+    if len(found) > 1:
+        raise UserError(f"servers of {' and '.join(engine_of(o.engine).label for o in found)} both run on "
+                        f"{host.name}: a tune runs one engine at a time, so stop one of them first")
+    return found[0]
+
+
+async def _original_of(session: HostSession, home: str) -> Original | None:
+    """What runs now on ``session``'s engine, as a profile (one of the host's when one matches); None: nothing."""
+    from mtptui.ops.launches import running_side, profile_side
+
+    host, model = session.host, launches(session.host.engine)
+    own = {name: profile for name, profile in host.profiles.items() if (profile.engine or home) == host.engine}
+    env_names = {name for profile in own.values() for name in profile.env}  # another engine's are not this one's
     running = await running_side(session, env_names)
     if running is None:
-        raise UserError(f"no SGLang server runs on {host.name}: a tune restores what ran before it, so start the "
-                        f"server first (mtptui restart {host.name} --profile NAME)")
-    for name in host.profiles:
+        return None
+    for name in own:
         try:
             _, side = profile_side(host, name)
-        except FlagError:
+        except UserError:
             continue
-        if diff_flagsets([(running.side.label, running.side.flagset), (side.label, side.flagset)]).empty:
-            return Original(name, host.profiles[name], True, running.side.label)
-    fields = running.side.flagset.to_profile_fields()
+        if model.diff([(running.side.label, running.side.flagset), (side.label, side.flagset)], False).empty:
+            return Original(name, host.profiles[name], True, running.side.label, host.engine)
+    fields = flag_form(host.engine).profile_fields(running.side.flagset)
     fields["note"] = f"what ran before the tune ({running.side.label})"
-    return Original(ORIGINAL, LaunchProfile(**fields), False, running.side.label)
+    if host.engine != home:
+        fields["engine"] = host.engine
+    return Original(ORIGINAL, LaunchProfile(**fields), False, running.side.label, host.engine)
+
+
+def engine_session(session: HostSession, name: str) -> HostSession:
+    """The session seen running engine ``name``: the same transport, that engine's server, log and API."""
+    from mtptui.ops.connect import make_manager
+
+    if name == session.host.engine:
+        return session
+    view = session.host.for_engine(name)
+    return dataclasses.replace(session, host=view, manager=make_manager(view, session.transport))
 
 
 def _check_workload(workload: Workload) -> None:
@@ -147,20 +200,37 @@ def _check_workload(workload: Workload) -> None:
 async def plan_tune(session: HostSession, *, base: str | None = None, grid: list[str] | None = None,
                     concurrency: str | None = None, requests: int = 4, max_tokens: int = 256,
                     prompts: str = "rbtree", keep: str = "original", canary_tokens: int = 48,
-                    adaptive: bool = False, drain: DrainOptions = DrainOptions()) -> TunePlan:
-    """The plan (reads the host, changes nothing); UserError for bad input or nothing to restore."""
-    from mtptui.ops.diff_live import default_profile
-
+                    adaptive: bool = False, drain: DrainOptions = DrainOptions(),
+                    arms: str | None = None) -> TunePlan:
+    """The plan (reads the host, changes nothing); UserError for bad input or nothing to restore. ``arms``: the
+    host's profiles to run as they are (of either engine), instead of a grid over the base profile."""
     host = session.host
     refuse_if_readonly(session.readonly, "run a tune (every arm restarts the server)", host.name)
     if keep not in KEEP:
         raise UserError(f"--keep takes original or best, not {keep!r}")
-    base_name = base or default_profile(host)
-    base_profile = host.profile(base_name)
+    if arms is not None and (grid or base):
+        raise UserError("--arms names the arms' profiles themselves: it does not mix with --grid or --base")
     workload = Workload(tuple(parse_concurrency(concurrency)), requests, max_tokens, prompts, canary_tokens)
     _check_workload(workload)
+    if arms is not None:
+        return await _plan_profiles(session, parse_arms(arms), workload, keep, drain)
+    return await _plan_grid(session, base, grid, workload, keep, adaptive, drain)
+
+
+async def _plan_grid(session: HostSession, base: str | None, grid: list[str] | None, workload: Workload, keep: str,
+                     adaptive: bool, drain: DrainOptions) -> TunePlan:
+    from mtptui.ops.diff_live import default_profile
+
+    host = session.host
+    base_name = base or default_profile(host)
+    base_profile = host.profile(base_name)
+    own = grid_arms(host, base_name, grid)
+    if own is not None:
+        return await _plan_engine_grid(session, base_name, own, workload, keep, drain)
     points = parse_grid(grid)
     arms = make_arms(base_profile, base_name, points, host.sglang_version)
+    for arm in arms:
+        arm.engine = host.engine
     original = await find_original(session)
     gateway, gateway_notes = await plan_drain(session, drain)  # a gateway problem stops here, before any restart
     profiles = {**host.profiles, **{arm.name: arm.profile for arm in arms}}
@@ -171,6 +241,42 @@ async def plan_tune(session: HostSession, *, base: str | None = None, grid: list
                     resolved_values(base_profile, flags, host.sglang_version),
                     resolved_values(original.profile, flags, host.sglang_version), adaptive, drain=drain,
                     gateway=gateway, gateway_notes=gateway_notes)
+
+
+async def _plan_engine_grid(session: HostSession, base: str, arms: list[Arm], workload: Workload, keep: str,
+                            drain: DrainOptions) -> TunePlan:
+    """A grid the base profile's engine writes itself (vLLM's ``tokens=1,2,3,4``); its server may be another
+    engine's than the host's own (a switch at the start and at the end)."""
+    from mtptui.ops.tune.profile_arms import profile_arm
+
+    host = session.host
+    original = await find_original(session, [arms[0].engine])
+    gateway, gateway_notes = await plan_drain(session, drain)
+    profiles = {**host.profiles, **{arm.name: arm.profile for arm in arms}}
+    if not original.matched:
+        profiles[ORIGINAL] = original.profile
+    base_values = profile_arm(host, base).flags
+    original_values = next((a.flags for a in arms if original.engine == a.engine and original.matched and
+                            a.flags == profile_arm(host, original.name).flags), {})
+    return TunePlan(host.model_copy(update={"profiles": profiles}), base, arms, workload, keep, original, base_values,
+                    original_values, False, drain=drain, gateway=gateway, gateway_notes=gateway_notes,
+                    engine_grid=True)
+
+
+async def _plan_profiles(session: HostSession, names: list[str], workload: Workload, keep: str,
+                         drain: DrainOptions) -> TunePlan:
+    """Arms that are the host's own profiles, of one engine or several (the "more MTP or vLLM?" tune)."""
+    host = session.host
+    arms = profile_arms(host, names)
+    original = await find_original(session, [arm.engine for arm in arms])
+    gateway, gateway_notes = await plan_drain(session, drain)
+    profiles = dict(host.profiles)
+    if not original.matched:
+        profiles[ORIGINAL] = original.profile
+    base = arms[0]
+    values = next((arm.flags for arm in arms if arm.name == original.name), {})
+    return TunePlan(host.model_copy(update={"profiles": profiles}), base.name, arms, workload, keep, original,
+                    base.flags, values, False, drain=drain, gateway=gateway, gateway_notes=gateway_notes)
 
 
 def tune_session(session: HostSession, plan: TunePlan) -> HostSession:

@@ -46,13 +46,19 @@ def gateway_lines(run: TuneRun) -> list[str]:
 
 
 def render_run(run: TuneRun) -> str:
-    """The whole outcome: table, verdict and notes, what was kept."""
-    lines = [render_table(run), ""]
+    """The whole outcome: table, verdict and notes, what was kept. A tune of profiles (``--arms``) answers first:
+    its verdict is the first line."""
+    answer = run.plan.by_profile and run.verdict is not None
+    lines = [run.verdict.sentence, ""] if answer and run.verdict else []
+    lines += [render_table(run), ""]
     if run.verdict:
-        lines.append(f"verdict: {run.verdict.sentence}")
+        lines += [] if answer else [f"verdict: {run.verdict.sentence}"]
         lines += [f"  {note}" for note in run.verdict.notes]
     if run.plan.proposal is not None:
         lines.append(f"  adaptive: {run.plan.proposal.sentence()}")
+    ladder = run.ladder_json()
+    if ladder is not None:
+        lines.append(f"  ladder: {ladder['sentence']} (not measured; --save-best saves the best arm, not this)")
     for arm in run.arms:
         if arm.canary == "fail":
             lines.append(f"  canary of {arm.label}: {arm.canary_detail}")

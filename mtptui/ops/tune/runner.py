@@ -26,7 +26,8 @@ from mtptui.ops.readonly import refuse_if_readonly
 from mtptui.ops.tune.adaptive import adaptive_arms
 from mtptui.ops.tune.arms import Arm, Measured
 from mtptui.ops.tune.canary import CanaryOutputs, judge as judge_canary, run_canary
-from mtptui.ops.tune.plan import TunePlan, tune_session
+from mtptui.ops.tune.plan import TunePlan, engine_session, tune_session
+from mtptui.ops.tune.switch import stop_engine
 from mtptui.ops.tune.state import TuneEvent, TuneRun
 from mtptui.ops.tune.verify import launch_mismatch
 from mtptui.remote.errors import ConnectError, ConnectionLost
@@ -59,12 +60,22 @@ class Tuner:
         self.plan, self.on_event = plan, on_event or (lambda event: None)
         self.restart_timeout_s, self.history_path = restart_timeout_s, history_path
         self.state = TuneRun(plan, clock) if clock else TuneRun(plan)
-        self.reference: CanaryOutputs | None = None
-        self.lock: HostLock | None = None
+        self.references: dict[str, CanaryOutputs] = {}  # per engine: the canary compares within one only
+        self.locks: dict[str, HostLock] = {}  # per engine: the restart lock of each engine's server
         self.marker: str | None = None
         self.arm_pid: int | None = None  # the server the arm's restart started
+        self.sessions: dict[str, HostSession] = {}
+        self.running: str | None = plan.original.engine  # the engine whose server runs (None: none, or unknown)
+
+    def on(self, engine: str) -> HostSession:
+        """The session seen running ``engine``: the same connection, that engine's server, log and API."""
+        if engine not in self.sessions:
+            self.sessions[engine] = engine_session(self.session, engine)
+        return self.sessions[engine]
 
     def emit(self, kind: str, message: str, arm: Arm | None = None, minor: bool = False) -> None:
+        if kind == "switch":
+            self.state.switches.append(message)
         if kind == "phase":
             self.state.phase = message
             if arm is not None:
@@ -97,8 +108,8 @@ class Tuner:
         try:
             for arm in self.plan.runnable:
                 await self._arm(arm)
-            for arm in adaptive_arms(self.plan):  # the proposal when the best steps differ by concurrency
-                await self._arm(arm)
+            for arm in [] if self.plan.engine_grid else adaptive_arms(self.plan):  # SGLang's grid: the proposal
+                await self._arm(arm)  # when the best steps differ by concurrency
             self._judge()
         except asyncio.CancelledError:
             task = asyncio.current_task()
@@ -112,21 +123,35 @@ class Tuner:
         return self.plan.keep
 
     async def _hold(self) -> None:
-        """The restart lock for the whole tune (HostLocked when another restart has it: nothing changed), and
-        the marker naming the original."""
+        """The restart lock of every engine's server for the whole tune (HostLocked when another restart has
+        one: nothing changed), and the marker naming the original beside the lock of the host's own engine."""
         from mtptui.ops.restart.link import holder_name
         from mtptui.ops.tune.hold import marker_path, marker_text, write_marker
         from mtptui.remote.hostlock import HostLock
 
-        path = await self.session.manager.restart_lock()
+        holder = holder_name(self.plan.original.name).replace("mtptui restart with profile", "mtptui tune, original")
+        for engine in self.plan.engines:
+            session = self.on(engine)
+            path = await session.manager.restart_lock()
+            if path is None or any(lock.path == path for lock in self.locks.values()):
+                continue
+            lock = HostLock(session.transport, path, holder, session.manager.prefix)
+            try:
+                await lock.acquire()
+            except BaseException:
+                await self._release()
+                raise
+            self.locks[engine] = lock
+        path = await self.session.manager.restart_lock()  # beside the host's own engine's: check and diff read it
         if path is None:
             return
-        holder = holder_name(self.plan.original.name).replace("mtptui restart with profile", "mtptui tune, original")
-        self.lock = HostLock(self.session.transport, path, holder, self.session.manager.prefix)
-        await self.lock.acquire()
         self.marker = marker_path(path)
         text = marker_text(holder, self.plan.original.name)
         (await self.session.transport.run(write_marker(self.session, self.marker, text))).check("writing the marker")
+
+    async def _release(self) -> None:
+        for lock in self.locks.values():
+            await lock.release()
 
     async def _let_go(self) -> None:
         """The lock released; the marker removed once the host runs the original (or the kept arm) again."""
@@ -138,8 +163,7 @@ class Tuner:
         except UserError as exc:
             self.emit("notice", f"the tune marker {self.marker} stays on the host: {exc}")
         finally:
-            if self.lock is not None:
-                await self.lock.release()
+            await self._release()
 
     def _stop(self, why: str) -> str:
         """The tune stops early: the arm in progress and the ones not run are aborted; the original comes back."""
@@ -153,9 +177,16 @@ class Tuner:
         return "original"
 
     def _judge(self) -> None:
+        from mtptui.ops.tune.engines_verdict import judge_profiles
         from mtptui.ops.tune.verdict import judge
 
-        self.state.verdict = judge(self.plan.arms, list(self.plan.workload.concurrency), self.plan.original_values)
+        levels, original = list(self.plan.workload.concurrency), self.plan.original
+        self.state.verdict = judge_profiles(self.plan.arms, levels, original.name, original.engine) \
+            if self.plan.by_profile else judge(self.plan.arms, levels, self.plan.original_values)
+        if self.plan.by_profile or self.plan.engine_grid:
+            from mtptui.ops.tune.ladder import ladder_of
+
+            self.state.ladder = ladder_of(self.plan.arms, levels, self.state.verdict.best, self.plan.host)
         self.emit("verdict", self.state.verdict.sentence)
 
     # One arm ----------------------------------------------------------------------------------------------
@@ -163,7 +194,8 @@ class Tuner:
     async def _arm(self, arm: Arm) -> None:
         arm.status, arm.started, self.state.current = "running", self.state.clock(), arm.name
         try:
-            if await self._restart(arm.name, arm):
+            await self._switch(arm.engine, arm)
+            if await self._restart(arm.name, arm, arm.engine):
                 await self._check_launch(arm)
                 for index, concurrency in enumerate(self.plan.workload.concurrency):
                     await self._bench(arm, concurrency, FIRST_WARMUP if index == 0 else 1)
@@ -180,15 +212,36 @@ class Tuner:
             arm.ended, arm.phase = self.state.clock(), None
             self.emit("arm", f"{arm.status}" + (f": {arm.reason}" if arm.reason else ""), arm)
 
-    async def _restart(self, profile: str, arm: Arm | None) -> bool:
-        """Restart with ``profile``; False when SGLang on the host refuses it (the arm is refused)."""
+    async def _switch(self, engine: str, arm: Arm | None) -> None:
+        """Only one engine runs on the GPUs: before ``engine``'s server starts, every other engine's server the
+        tune may have running is stopped (and seen gone from the host)."""
+        from mtptui.engines.registry import engine as engine_of
+
+        others = [name for name in self.plan.engines if name != engine]
+        if self.running == engine or not others:
+            return
+        for other in others:
+            label = engine_of(other).label
+            self.emit("switch", f"switching to {engine_of(engine).label}: stopping the {label} server", arm)
+            self.emit("phase", f"stopping {label}", arm)
+            stopped = await stop_engine(self.on(other))
+            if stopped:
+                self.emit("switch", stopped, arm)
+        self.running = None
+
+    async def _restart(self, profile: str, arm: Arm | None, engine: str) -> bool:
+        """Restart ``engine``'s server with ``profile``; False when the engine on the host refuses it (the arm is
+        refused)."""
+        from mtptui.engines.registry import engine as engine_of
         from mtptui.ops.restart.plan import plan_restart
         from mtptui.ops.restart.run import Restarter
 
         self.emit("phase", f"restarting with {profile}", arm)
-        plan = await plan_restart(self.session, profile, drain=self.plan.drain)
+        session = self.on(engine)
+        plan = await plan_restart(session, profile, drain=self.plan.drain)
         if plan.blocking and arm is not None:
-            arm.status, arm.reason = "refused", f"SGLang on the host would refuse it: {plan.blocking[0]}"
+            label = engine_of(engine).label
+            arm.status, arm.reason = "refused", f"{label} on the host would refuse it: {plan.blocking[0]}"
             return False
         steps: list[str] = []
 
@@ -196,19 +249,20 @@ class Tuner:
             steps.append(event.step)
             self._restart_event(event, arm)
 
-        result = await Restarter(self.session, plan, timeout_s=self.restart_timeout_s, held_lock=self.lock,
+        self.running = None  # until the restart says what runs
+        result = await Restarter(session, plan, timeout_s=self.restart_timeout_s, held_lock=self.locks.get(engine),
                                  on_event=on_event).run()
         self.state.restart_s.append(result.elapsed_s)
         self.state.restarts.append({"profile": profile, "arm": arm.name if arm else None, "ok": result.ok,
-                                    "steps": steps, "gateway": result.gateway})
+                                    "steps": steps, "gateway": result.gateway, "engine": engine})
         if not result.ok:
             raise ArmFailed(result.summary())
-        self.arm_pid = result.pid
+        self.arm_pid, self.running = result.pid, engine
         return True
 
     async def _same_server(self, arm: Arm, concurrency: int) -> None:
         """Before a measurement: the server is still the one the arm's restart started."""
-        info = await self.session.manager.server_process()
+        info = await self.on(arm.engine).manager.server_process()
         now = info.pid if info is not None else None
         if self.arm_pid is not None and now != self.arm_pid:
             what = f"pid {now} runs now" if now else "no server runs now"
@@ -217,7 +271,7 @@ class Tuner:
 
     async def _check_launch(self, arm: Arm) -> None:
         self.emit("phase", "checking the running launch", arm)
-        mismatch = await launch_mismatch(self.session, arm.profile)
+        mismatch = await launch_mismatch(self.on(arm.engine), arm.profile)
         if mismatch:
             raise ArmFailed(mismatch)
 
@@ -231,12 +285,13 @@ class Tuner:
         request = BenchRequest(workload.prompts, concurrency, total, workload.max_tokens, warmup)
         counter = _Progress(self, arm, concurrency, total)
         link = _LinkWatch(self.session.transport)
-        outcome = await run_bench(target_of_session(self.session), bench_config(request), counter,
+        outcome = await run_bench(target_of_session(self.on(arm.engine)), bench_config(request), counter,
                                   history_path=self.history_path)
         run, summary = outcome.run, outcome.run["summary"]
         self.state.rig = run["fingerprint"].get("rig")
+        arm.engine_version = run["fingerprint"].get("server_version") or arm.engine_version
         arm.runs.append(run)
-        arm.results.append(_measured(concurrency, run))
+        arm.results.append(_measured(concurrency, run, warmup))
         self.emit("measured", f"c={concurrency}: {_tok_s_text(summary)}", arm)
         if summary.get("requests_failed"):
             first = next((r.get("error") for r in run.get("requests", []) if not r.get("ok")), None)
@@ -246,23 +301,30 @@ class Tuner:
 
     async def _canary(self, arm: Arm) -> None:
         self.emit("phase", "greedy canary", arm)
-        outputs = await run_canary(await self.session.api_url(), self.plan.workload.canary_tokens)
-        arm.canary, arm.canary_detail = judge_canary(outputs, self.reference)
-        if self.reference is None and arm.canary == "pass":
-            self.reference = outputs
+        outputs = await run_canary(await self.on(arm.engine).api_url(), self.plan.workload.canary_tokens)
+        arm.canary, arm.canary_detail = judge_canary(outputs, self.references.get(arm.engine))
+        if arm.engine not in self.references and arm.canary == "pass":
+            self.references[arm.engine] = outputs
+            self.state.canary_references[arm.engine] = arm.name
+            if len(self.plan.engines) > 1:
+                arm.canary_detail = f"the reference of the {arm.engine} arms (outputs of another engine are not " \
+                                    f"comparable)"
         self.emit("canary", f"canary {arm.canary}" + (f": {arm.canary_detail}" if arm.canary_detail else ""), arm)
 
     # The end ----------------------------------------------------------------------------------------------
 
     async def _keep(self, keep: str) -> None:
-        """Restart with the best arm (keep = best, when there is one) or the original; say how it went."""
+        """Restart with the best arm (keep = best, when there is one) or the original, on its engine (the other
+        engines' servers stopped first); say how it went, as read from the host."""
         run, best = self.state, self.state.verdict.best if self.state.verdict else None
-        name, kept = (best.name, "best") if keep == "best" and best is not None else (self.plan.original.name,
-                                                                                       "original")
+        name, kept, engine = (best.name, "best", best.engine) if keep == "best" and best is not None else \
+            (self.plan.original.name, "original", self.plan.original.engine)
         run.state, run.current = "restoring", None
         try:
-            await self._restart(name, None)
-            mismatch = await launch_mismatch(self.session, self.plan.host.profiles[name])
+            self.running = None  # after an abort what runs is not known: every other engine is stopped
+            await self._switch(engine, None)
+            await self._restart(name, None, engine)
+            mismatch = await launch_mismatch(self.on(engine), self.plan.host.profiles[name])
             if mismatch:
                 raise ArmFailed(mismatch)
         except (ArmFailed, UserError) as exc:
@@ -328,11 +390,11 @@ def _rounded(value: object) -> float | None:
     return round(value, 3) if isinstance(value, (int, float)) else None
 
 
-def _measured(concurrency: int, run: dict[str, Any]) -> Measured:
+def _measured(concurrency: int, run: dict[str, Any], warmup: int = 0) -> Measured:
     s = run["summary"]
     return Measured(concurrency, _rounded(s.get("output_tok_s")), _rounded(s.get("request_tok_s")),
                     _rounded(s.get("accept_len")), _median(s, "ttft_ms"), _median(s, "tpot_ms"),
-                    s.get("accept_len_source"), run.get("id"))
+                    s.get("accept_len_source"), run.get("id"), _median(s, "itl_ms"), warmup)
 
 
 def _tok_s_text(summary: dict[str, Any]) -> str:

@@ -10,8 +10,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
-from mtptui.engines.registry import launches
+from mtptui.engines.ladder import Ladder
+from mtptui.engines.registry import engine, launches
 from mtptui.ops.tune.arms import Arm, seconds_between
+from mtptui.ops.tune.engines_verdict import NOT_COMPARABLE
 from mtptui.ops.tune.plan import TunePlan
 from mtptui.ops.tune.verdict import Verdict
 
@@ -20,7 +22,8 @@ TuneState = Literal["planned", "running", "restoring", "finished", "aborted"]
 
 @dataclass(frozen=True)
 class TuneEvent:
-    """Something happened: ``kind`` is plan, arm, phase, restart, measured, canary, verdict, restore or finished."""
+    """Something happened: ``kind`` is plan, arm, phase, switch (between engines), restart, measured, canary,
+    verdict, restore or finished."""
 
     kind: str
     message: str
@@ -50,6 +53,9 @@ class TuneRun:
     restart_s: list[float] = field(default_factory=list)
     restarts: list[dict[str, Any]] = field(default_factory=list)  # each restart: profile, outcome, steps, gateway
     rig: dict[str, Any] | None = None
+    canary_references: dict[str, str] = field(default_factory=dict)  # engine -> the arm its canaries compare with
+    ladder: Ladder | None = None  # a tune of profiles: the best engine's launch for every load, when they differ
+    switches: list[str] = field(default_factory=list)  # the engine switches so far, in words (a step each)
 
     @property
     def arms(self) -> list[Arm]:
@@ -88,5 +94,15 @@ class TuneRun:
             "workload": plan.workload.to_json(), "rig": self.rig,
             "adaptive": plan.proposal.to_json() if plan.proposal else None,
             "duration_s": seconds_between(self.started, self.ended),
-            "gateway": plan.gateway_json(), "restarts": list(self.restarts),
+            "gateway": plan.gateway_json(), "restarts": list(self.restarts), "engines": plan.engines,
+            "canary": {"references": dict(self.canary_references),
+                       "across_engines": NOT_COMPARABLE if len(plan.engines) > 1 else None},
+            "ladder": self.ladder_json(), "switches": list(self.switches),
         }
+
+    def ladder_json(self) -> dict[str, Any] | None:
+        best = self.verdict.best if self.verdict else None
+        if self.ladder is None or best is None:
+            return None
+        return {"engine": best.engine, "from_arm": best.name, **self.ladder.to_json(),
+                "sentence": self.ladder.sentence(engine(best.engine).label)}

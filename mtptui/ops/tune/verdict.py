@@ -26,7 +26,7 @@ class Verdict:
     notes: list[str] = field(default_factory=list)
 
 
-def _tok_s(arm: Arm, concurrency: int) -> float:
+def tok_s(arm: Arm, concurrency: int) -> float:
     result = arm.result_at(concurrency)
     return (result.output_tok_s or 0.0) if result else 0.0
 
@@ -39,13 +39,13 @@ def _compare(arm: Arm, other: Arm, concurrency: int) -> Comparison | None:
     return compare([now], [before]) if now and before else None
 
 
-def _within_noise(arm: Arm, other: Arm, concurrency: int) -> bool:
+def within_noise(arm: Arm, other: Arm, concurrency: int) -> bool:
     found = _compare(arm, other, concurrency)
     return found is not None and found.verdict == "no-change"
 
 
 def candidates(arms: list[Arm], concurrency: int) -> list[Arm]:
-    return [a for a in arms if a.status == "done" and a.canary != "fail" and _tok_s(a, concurrency) > 0]
+    return [a for a in arms if a.status == "done" and a.canary != "fail" and tok_s(a, concurrency) > 0]
 
 
 def pick_best(arms: list[Arm], concurrency: int) -> Arm | None:
@@ -53,8 +53,8 @@ def pick_best(arms: list[Arm], concurrency: int) -> Arm | None:
     pool = candidates(arms, concurrency)
     if not pool:
         return None
-    top = max(pool, key=lambda a: _tok_s(a, concurrency))
-    return next(a for a in sorted(pool, key=lambda a: a.cost) if a is top or _within_noise(a, top, concurrency))
+    top = max(pool, key=lambda a: tok_s(a, concurrency))
+    return next(a for a in sorted(pool, key=lambda a: a.cost) if a is top or within_noise(a, top, concurrency))
 
 
 def _reference(arms: list[Arm], best: Arm, original: dict[str, Any] | None) -> Arm | None:
@@ -77,7 +77,7 @@ def _deeper(arms: list[Arm], best: Arm, concurrency: int) -> list[str]:
     return words
 
 
-def _others(arms: list[Arm], best: Arm | None, concurrencies: list[int]) -> list[str]:
+def other_notes(arms: list[Arm], best: Arm | None, concurrencies: list[int]) -> list[str]:
     notes = [f"{a.label} changed the greedy output (canary), so it is not a candidate" for a in arms
              if a.canary == "fail"]
     notes += [f"{a.label} {a.status}: {a.reason}" for a in arms if a.status in ("refused", "failed", "aborted")
@@ -85,10 +85,10 @@ def _others(arms: list[Arm], best: Arm | None, concurrencies: list[int]) -> list
     high = concurrencies[-1]
     pool = candidates(arms, high)
     if best is not None and len(concurrencies) > 1 and pool:
-        most = max(pool, key=lambda a: _tok_s(a, high))
-        if most is not best and _tok_s(most, high) > _tok_s(best, high):
+        most = max(pool, key=lambda a: tok_s(a, high))
+        if most is not best and tok_s(most, high) > tok_s(best, high):
             notes.append(f"at c={high} {most.label} gives the most throughput "
-                         f"({_tok_s(most, high):.0f} vs {_tok_s(best, high):.0f} tok/s)")
+                         f"({tok_s(most, high):.0f} vs {tok_s(best, high):.0f} tok/s)")
     return notes
 
 
@@ -97,13 +97,13 @@ def judge(arms: list[Arm], concurrencies: list[int], original: dict[str, Any] | 
     steps 4 / draft 5 adds nothing within noise"."""
     first = concurrencies[0]
     best = pick_best(arms, first)
-    notes = _others(arms, best, concurrencies)
+    notes = other_notes(arms, best, concurrencies)
     if best is None:
         return Verdict(None, "no arm qualifies: none ran to the end with its canary passing", notes)
-    words = [f"{best.label}: {_tok_s(best, first):.0f} tok/s at c={first}"]
+    words = [f"{best.label}: {tok_s(best, first):.0f} tok/s at c={first}"]
     reference = _reference(arms, best, original)
-    if reference is not None and _tok_s(reference, first):
-        words[0] += f", {(_tok_s(best, first) / _tok_s(reference, first) - 1) * 100:+.0f} % over {reference.label}"
+    if reference is not None and tok_s(reference, first):
+        words[0] += f", {(tok_s(best, first) / tok_s(reference, first) - 1) * 100:+.0f} % over {reference.label}"
     return Verdict(best, "; ".join(words + _deeper(arms, best, first)), notes)
 
 

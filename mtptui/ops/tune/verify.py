@@ -1,13 +1,14 @@
 """Before measuring an arm: does the running process really have the arm's flags? (club-3090's A/B script asserts
-the live flags before benching each arm: a restart that silently kept the old server would measure the wrong arm.)"""
+the live flags before benching each arm: a restart that silently kept the old server would measure the wrong arm.)
+The session's engine reads both launches and compares them (its ``Launches``), whichever engine the arm runs."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from mtptui.config.models import LaunchProfile
+from mtptui.engines.registry import engine, launches
 from mtptui.ops.launches import running_side
-from mtptui.sglang.flags import FlagSet, diff_flagsets
 
 if TYPE_CHECKING:
     from mtptui.ops.connect import HostSession
@@ -15,12 +16,13 @@ if TYPE_CHECKING:
 
 async def launch_mismatch(session: HostSession, profile: LaunchProfile) -> str | None:
     """None when the server running now was launched with exactly ``profile``; else one sentence naming what
-    differs (as SGLang resolves it), or that nothing runs."""
-    expected = FlagSet.from_profile(profile, session.host.sglang_version)
+    differs (as the engine resolves it), or that nothing runs."""
+    model = launches(session.host.engine)
+    expected = model.profile(profile, model.version(session.host))
     running = await running_side(session, set(profile.env))
     if running is None:
-        return "no SGLang server runs after the restart"
-    diff = diff_flagsets([("arm", expected), ("running", running.side.flagset)])
+        return f"no {engine(session.host.engine).label} server runs after the restart"
+    diff = model.diff([("arm", expected), ("running", running.side.flagset)], False)
     if diff.empty:
         return None
     rows = [f"{row.flag} {row.resolved[1]} (the arm: {row.resolved[0]})" for row in diff.rows[:3]]

@@ -63,6 +63,7 @@ class TuneScreen(Screen[None]):
         Binding("k", "save(False)", "Save best", id="tune.save"),
         Binding("K", "save(True)", "Known-good", id="tune.known_good"),
         Binding("m", "adaptive", "Adaptive arm", id="tune.adaptive", show=False),
+        Binding("e", "engines", "Across engines", id="tune.engines", show=False),
         Binding("escape", "back", "Back", id="tune.back"),
         Binding("T", "noop", show=False),
     ]
@@ -102,7 +103,7 @@ class TuneScreen(Screen[None]):
             return not self.running
         if action == "abort":
             return self._abort is not None and self.running
-        if action == "adaptive":
+        if action in ("adaptive", "engines"):
             return not self.running
         if action == "save":
             return self.best is not None and not self.running
@@ -152,6 +153,30 @@ class TuneScreen(Screen[None]):
         self.plan_options["adaptive"] = not self.adaptive
         self.notify("The next tune measures the adaptive proposal as one more arm, when there is one." if self.adaptive
                     else "The next tune only proposes adaptive speculation (no adaptive arm).", title="tune")
+        self.paint()
+
+    @property
+    def across(self) -> str | None:
+        """The arms of the next tune when it runs across engines (plan_tune's ``arms``), else None."""
+        arms = self.plan_options.get("arms")
+        return arms if isinstance(arms, str) else None
+
+    def action_engines(self) -> None:
+        """The next tune: the known-good profile against every profile of the host's other engines, or the grid."""
+        from mtptui.ops.tune.profile_arms import across_engines
+
+        if self.running:
+            return
+        arms = across_engines(self.context.host) if self.context.host is not None else None
+        if self.across is not None:
+            self.plan_options.pop("arms")
+            self.notify("The next tune is the grid over the known-good profile.", title="tune")
+        elif arms is None:
+            self.notify("The host file names no other engine's server ([engines.NAME]) with profiles of it.",
+                        title="tune", severity="warning")
+        else:
+            self.plan_options["arms"] = arms
+            self.notify(f"The next tune runs across engines: {arms}.", title="tune")
         self.paint()
 
     def action_back(self) -> None:
@@ -282,7 +307,7 @@ class TuneScreen(Screen[None]):
 
     def _tick(self) -> None:
         if self.run is not None and self.run.busy:
-            self.query_one(TuneStatus).show(self.run, self.adaptive)
+            self.query_one(TuneStatus).show(self.run, self.adaptive, self.across)
 
     # Painting --------------------------------------------------------------------------------------------
 
@@ -296,7 +321,8 @@ class TuneScreen(Screen[None]):
             self.query_one(TunePlot).show(self.run)
             status = self.query_one(TuneStatus)
             status.set_class(self.run is not None and self.run.plan.proposal is not None, "-proposal")
-            status.show(self.run, self.adaptive)
+            status.set_class(self.run is not None and len(self.run.plan.engines) > 1, "-engines")
+            status.show(self.run, self.adaptive, self.across)
         self._throttle.painted()
 
     def on_screen_resume(self) -> None:
@@ -313,8 +339,10 @@ class TuneScreen(Screen[None]):
 
     def _title(self) -> Text:
         run = self.run
+        source = f"arms {', '.join(a.name for a in run.plan.arms)}" if run is not None and run.plan.by_profile \
+            else f"from profile {run.plan.base}" if run is not None else ""
         what = "no tune yet" if run is None else (
-            f"from profile {run.plan.base} · c={','.join(map(str, run.plan.workload.concurrency))} · "
+            f"{source} · c={','.join(map(str, run.plan.workload.concurrency))} · "
             f"{run.plan.workload.requests} requests of {run.plan.workload.max_tokens} tokens · keep "
             f"{run.plan.keep}" + (" · adaptive arm" if run.plan.adaptive else ""))
         return Text(visible(f" tune · {self.context.host_label} · {what}"))

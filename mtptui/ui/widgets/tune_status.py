@@ -55,19 +55,43 @@ def proposal_lines(run: TuneRun) -> list[str]:
     return [head, f"  measured as one more arm: {tok_s}"]
 
 
-def status_text(run: TuneRun | None, adaptive: bool = False) -> Text:
-    """``adaptive``: whether the next tune measures the adaptive arm (said while no tune has run)."""
+def engine_steps(run: TuneRun) -> list[str]:
+    """A tune across engines, as steps: the engines in the order they run, back to the one kept, and each switch
+    made so far (one engine's server stopped before the other's starts)."""
+    from mtptui.engines.registry import engine
+
+    engines = run.plan.engines
+    if len(engines) < 2:
+        return []
+    order = " → ".join(engine(name).label for name in [*engines, run.plan.original.engine])
+    lines = [f"engines, one at a time: {order} (the last: the original, or the best arm with keep best)"]
+    return lines + [f"  switch {index}: {step}" for index, step in enumerate(run.switches, 1)]
+
+
+def ladder_lines(run: TuneRun) -> list[str]:
+    ladder = run.ladder_json()
+    return [f"ladder: {ladder['sentence']}", "  proposed, not measured"] if ladder else []
+
+
+def status_text(run: TuneRun | None, adaptive: bool = False, across: str | None = None) -> Text:
+    """``adaptive``: whether the next tune measures the adaptive arm; ``across``: the arms of the next tune when
+    it runs across engines (both said while no tune has run)."""
     if run is None:
+        if across is not None:
+            return Text(visible(f"s: plan a tune across engines, arms {across} · e: the grid instead · escape: "
+                                f"back"), style="dim")
         arm = "on" if adaptive else "off"
         return Text(f"s: plan a tune from the known-good profile · m: adaptive arm {arm} · escape: back",
                     style="dim")
     text = Text(visible(_now(run)), style="bold")
+    for line in engine_steps(run):
+        text.append(f"\n{visible(line)}", style="magenta")
     if run.verdict:
         text.append("\nverdict: ", style="bold")
         text.append(visible(run.verdict.sentence), style="green" if run.verdict.best else "red")
         for note in run.verdict.notes:
             text.append(f"\n  {visible(note)}", style="yellow")
-    for line in proposal_lines(run):
+    for line in proposal_lines(run) + ladder_lines(run):
         text.append(f"\n{visible(line)}", style="cyan")
     return text
 
@@ -75,5 +99,5 @@ def status_text(run: TuneRun | None, adaptive: bool = False) -> Text:
 class TuneStatus(RenderPane):
     """Repainted by the tune screen on every change, and each second while the ETA counts down."""
 
-    def show(self, run: TuneRun | None, adaptive: bool = False) -> None:
-        self.set(status_text(run, adaptive))
+    def show(self, run: TuneRun | None, adaptive: bool = False, across: str | None = None) -> None:
+        self.set(status_text(run, adaptive, across))

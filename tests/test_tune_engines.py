@@ -1,0 +1,211 @@
+"""A tune across engines, offline: the host file naming another engine's server, the arms that are profiles of
+either engine (labels, refusals), and the answer in one sentence with the margin or "within noise". The tune
+itself, SGLang against the real vLLM under real systemd, is tests/test_lab_tune_engines.py."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+
+import pytest
+
+from mtptui.config.loader import load_host_file
+from mtptui.errors import ConfigError, UserError
+from mtptui.ops.tune.engines_verdict import judge_profiles
+from mtptui.ops.tune.plan import Original, TunePlan, Workload
+from mtptui.ops.tune.profile_arms import parse_arms, profile_arms
+from mtptui.ops.tune.report import render_run
+from mtptui.ops.tune.state import TuneRun
+from tests.conftest import CONFIGS
+from tests.test_tune import measured
+
+VLLM = {"api_url": "http://127.0.0.1:8000", "server": {"manager": "systemd", "unit": "vllm-qwen.service"},
+        "log": {"kind": "journal"}}
+
+
+def vllm_profile(tokens: int, method: str = "mtp") -> dict:
+    return {"engine": "vllm", "model_path": "/data/models/Qwen3.6-27B", "python": "/opt/vllm/bin/python",
+            "flags": {"tensor-parallel-size": 2, "port": 8000,
+                      "speculative-config": json.dumps({"method": method, "num_speculative_tokens": tokens})}}
+
+
+def host_file(tmp_path, **extra):
+    data = tomllib.loads((CONFIGS / "ct129.toml").read_text())
+    data["engines"] = {"vllm": VLLM}
+    data["profiles"]["vllm-mtp3"] = vllm_profile(3)
+    data["profiles"]["vllm-bad"] = vllm_profile(3, "no-such-method")
+    data.update(extra)
+    import tomli_w
+
+    path = tmp_path / "ct129.toml"
+    path.write_text(tomli_w.dumps(data))
+    return path
+
+
+def test_a_host_names_another_engines_server_and_is_seen_running_it(tmp_path) -> None:
+    host = load_host_file(host_file(tmp_path))
+    assert host.engine_of("restored") == "sglang" and host.engine_of("vllm-mtp3") == "vllm"
+    view = host.for_engine("vllm")
+    assert (view.engine, view.api_url, view.server.unit, view.log.kind) == (
+        "vllm", "http://127.0.0.1:8000", "vllm-qwen.service", "journal")
+    assert sorted(view.profiles) == ["vllm-bad", "vllm-mtp3"] and view.known_good is None
+    assert host.for_engine("sglang") is host
+    assert host.default_profile() == "restored"
+
+
+def test_a_profile_of_an_engine_the_host_does_not_place_is_one_sentence(tmp_path) -> None:
+    path = host_file(tmp_path)
+    data = tomllib.loads(path.read_text())
+    del data["engines"]
+    import tomli_w
+
+    path.write_text(tomli_w.dumps(data))
+    with pytest.raises(ConfigError) as caught:
+        load_host_file(path)
+    assert "profile 'vllm-mtp3' launches vllm, but the host names no [engines.vllm]" in str(caught.value)
+    with pytest.raises(ConfigError, match="names no \\[engines.vllm\\]"):
+        load_host_file(CONFIGS / "ct129.toml").for_engine("vllm")
+
+
+def test_profile_arms_name_their_engine_and_speculation_and_refused_ones_say_why(tmp_path) -> None:
+    host = load_host_file(host_file(tmp_path))
+    made = profile_arms(host, parse_arms("restored, redeploy-1step,vllm-mtp3,vllm-bad"))
+    assert [(a.name, a.engine, a.status) for a in made] == [
+        ("restored", "sglang", "pending"), ("redeploy-1step", "sglang", "pending"), ("vllm-mtp3", "vllm", "pending"),
+        ("vllm-bad", "vllm", "refused")]
+    assert [a.label for a in made[:3]] == ["SGLang steps 3 / draft 4", "SGLang steps 1 / draft 2",
+                                           "vLLM mtp 3"]
+    assert made[2].flags == {"speculative-num-steps": 3, "speculative-eagle-topk": 1,
+                             "speculative-num-draft-tokens": 3}
+    assert made[3].label == "vLLM vllm-bad"
+    assert made[3].reason.startswith("vLLM would refuse it: vLLM refuses --speculative-config method: ")
+    with pytest.raises(UserError, match="--arms takes profile names"):
+        parse_arms(" , ")
+    with pytest.raises(ConfigError, match="has no profile 'nope'"):
+        profile_arms(host, ["nope"])
+
+
+def measured_arms(tmp_path, speeds: dict[str, tuple[float, float]]):
+    host = load_host_file(host_file(tmp_path))
+    made = profile_arms(host, list(speeds))
+    for arm in made:
+        c1, c4 = speeds[arm.name]
+        measured(arm, 1, c1, c1)
+        measured(arm, 4, c4, c4 / 4)
+        arm.status, arm.canary = "done", "pass"
+    return host, made
+
+
+def test_the_answer_names_the_engine_and_setting_with_the_margin_and_noise_at_load(tmp_path) -> None:
+    _, made = measured_arms(tmp_path, {"restored": (53.0, 180.0), "vllm-mtp3": (47.0, 181.0)})
+    verdict = judge_profiles(made, [1, 4], "restored", "sglang")
+    assert verdict.best.name == "restored"
+    assert verdict.sentence == ("Stay on SGLang steps 3 / draft 4: 53 tok/s at c=1, vLLM mtp 3 is 11 % slower; "
+                                "at c=4 they are within noise")
+    assert "the greedy canary compares arms within an engine only: outputs of SGLang and vLLM are not comparable" \
+        in verdict.notes
+
+
+def test_the_other_engine_clearly_faster_is_a_switch_and_a_turn_at_load_is_named(tmp_path) -> None:
+    _, made = measured_arms(tmp_path, {"redeploy-1step": (35.0, 120.0), "vllm-mtp3": (50.0, 100.0)})
+    verdict = judge_profiles(made, [1, 4], "redeploy-1step", "sglang")
+    assert verdict.best.name == "vllm-mtp3"
+    assert verdict.sentence == ("Switch to vLLM mtp 3: 50 tok/s at c=1, SGLang steps 1 / draft 2 is 30 % slower; "
+                                "at c=4 SGLang steps 1 / draft 2 leads (120 tok/s, +20 %)")
+
+
+def test_within_noise_at_the_first_concurrency_the_original_stays(tmp_path) -> None:
+    _, made = measured_arms(tmp_path, {"restored": (52.0, 180.0), "vllm-mtp3": (52.5, 180.0)})
+    verdict = judge_profiles(made, [1], "restored", "sglang")
+    assert verdict.best.name == "restored"
+    assert verdict.sentence == "Stay on SGLang steps 3 / draft 4: 52 tok/s at c=1, vLLM mtp 3 is within noise"
+
+
+def test_the_report_answers_first_and_the_json_holds_engines_and_the_canary_scope(tmp_path) -> None:
+    host, made = measured_arms(tmp_path, {"restored": (53.0, 180.0), "vllm-mtp3": (47.0, 181.0)})
+    original = Original("redeploy-1step", host.profile("redeploy-1step"), True, "running:pid 7")
+    plan = TunePlan(host, "restored", made, Workload((1, 4)), "original", original)
+    run = TuneRun(plan, lambda: 0.0)
+    run.verdict = judge_profiles(made, [1, 4], original.name, original.engine)
+    run.kept, run.restore = "original", "ct129 runs redeploy-1step again"
+    assert render_run(run).splitlines()[0] == run.verdict.sentence
+    data = run.to_json()
+    assert data["engines"] == ["sglang", "vllm"] and data["canary"]["across_engines"] == "not comparable"
+    assert [(a["name"], a["engine"], a["profile"]) for a in data["arms"]] == [("restored", "sglang", "restored"),
+                                                                            ("vllm-mtp3", "vllm", "vllm-mtp3")]
+    assert set(data["arms"][1]["results"][0]) >= {"concurrency", "output_tok_s", "request_tok_s", "ttft_ms",
+                                                  "itl_ms", "accept_len", "accept_len_source", "warmup"}
+
+
+def test_when_the_best_tokens_change_with_load_the_winning_engines_ladder_is_ready_to_save(tmp_path) -> None:
+    from mtptui.engines.vllm.flags.launchset import from_profile
+    from mtptui.ops.tune.ladder import ladder_of
+
+    path = host_file(tmp_path)
+    data = tomllib.loads(path.read_text())
+    data["profiles"]["vllm-mtp1"] = vllm_profile(1)
+    data["profiles"]["vllm-mtp3"]["flags"]["max-num-seqs"] = 32
+    import tomli_w
+
+    path.write_text(tomli_w.dumps(data))
+    host = load_host_file(path)
+    made = profile_arms(host, ["vllm-mtp3", "vllm-mtp1", "restored"])
+    speeds = {"vllm-mtp3": (60.0, 150.0), "vllm-mtp1": (40.0, 220.0), "restored": (50.0, 160.0)}
+    for arm in made:
+        c1, c16 = speeds[arm.name]
+        measured(arm, 1, c1, c1)
+        measured(arm, 16, c16, c16 / 16)
+        arm.status, arm.canary = "done", "pass"
+    verdict = judge_profiles(made, [1, 16], "restored", "sglang")
+    assert verdict.best.name == "vllm-mtp3"
+    ladder = ladder_of(made, [1, 16], verdict.best, host)
+    assert ladder is not None and ladder.best == {1: 3, 16: 1}
+    config = json.loads(ladder.profile.flags["speculative-config"])
+    assert config == {"method": "mtp", "num_speculative_tokens": 3,
+                      "num_speculative_tokens_per_batch_size": [[1, 15, 3], [16, 32, 1]]}
+    assert ladder.sentence("vLLM").startswith("the best steps change with load (c=1: 3, c=16: 1): one vLLM launch")
+    from_profile(ladder.profile, "0.32.0")  # vLLM's own flag model reads the saved profile
+    sglang = ladder_of(made, [1], verdict.best, host)
+    assert sglang is None  # one concurrency: nothing changes with load
+
+
+def test_sglangs_ladder_is_adaptive_speculation_over_the_best_steps(tmp_path) -> None:
+    from mtptui.sglang.ladder import sglang_ladder
+
+    host = load_host_file(host_file(tmp_path))
+    ladder = sglang_ladder(host.profile("restored"), {1: 3, 16: 1}, "0.5.12.post1")
+    assert ladder.profile.flags["speculative-adaptive"] is True and ladder.profile.flags["speculative-num-steps"] == 3
+    assert "speculative-num-draft-tokens" not in ladder.profile.flags
+    assert ladder.data["adaptive_config"] == {"candidate_steps": [1, 3]}
+    assert sglang_ladder(host.profile("restored"), {1: 3, 16: 1}, "0.5.23").data["adaptive_config"] == {
+        "1": {"candidate_steps": [1, 3]}, "16": {"candidate_steps": [1, 3]}}
+
+
+@pytest.mark.parametrize(("args", "code", "message"), [
+    (["--arms", "restored", "--grid", "steps=1"], 1,
+     "--arms names the arms' profiles themselves: it does not mix with --grid or --base"),
+    (["--arms", ","], 1, "--arms takes profile names separated by commas, not ','"),
+    (["--arms", "restored,nope"], 2, "host 'demo' has no profile 'nope' (profiles: redeploy-1step, restored)"),
+])
+def test_bad_arms_are_one_sentence_before_anything_is_asked_of_the_host(capsys, args, code, message) -> None:
+    from mtptui.cli.main import main
+
+    assert main(["tune", "demo", "--yes", *args]) == code
+    err = capsys.readouterr().err
+    assert err.strip() == f"mtptui: {message}" and "Traceback" not in err
+
+
+def test_a_grid_over_a_vllm_profile_is_vllms_own_tokens_and_method(tmp_path) -> None:
+    from mtptui.ops.tune.profile_arms import grid_arms
+
+    host = load_host_file(host_file(tmp_path))
+    assert grid_arms(host, "restored", None) is None  # SGLang's grid is the tune's own (mtptui.ops.tune.arms)
+    made = grid_arms(host, "vllm-mtp3", ["tokens=1,2,auto", "method=mtp,ngram"])
+    assert [a.name for a in made] == ["tokens1-methodmtp", "tokens1-methodngram", "tokens2-methodmtp",
+                                      "tokens2-methodngram", "tokensauto-methodmtp", "tokensauto-methodngram"]
+    assert [a.label for a in made[:4]] == ["vLLM mtp 1", "vLLM ngram 1", "vLLM mtp 2", "vLLM ngram 2"]
+    assert {a.engine for a in made} == {"vllm"} and all(a.profile.engine == "vllm" for a in made)
+    assert json.loads(made[3].profile.flags["speculative-config"]) == {"method": "ngram", "num_speculative_tokens": 2}
+    assert "num_speculative_tokens" not in json.loads(made[4].profile.flags["speculative-config"])
+    assert made[3].profile.flags["tensor-parallel-size"] == 2 and made[3].profile.note == "tune arm of vllm-mtp3"
+    assert [a.status for a in grid_arms(host, "vllm-mtp3", None)] == ["pending"] * 4  # tokens=1,2,3,4
