@@ -16,9 +16,16 @@ import sys
 import time
 from dataclasses import dataclass
 
+import asyncio
+
 import httpx
 import pytest
 
+from mtptui.bench.chunks import StreamRecord
+from mtptui.bench.client import ChatClient
+from mtptui.bench.metrics import request_metrics
+from mtptui.bench.payload import Sampling, build_payload
+from mtptui.bench.prompts import Prompt
 from mtptui.engines.vllm import api
 from mtptui.engines.vllm.flags.lint import lint_words
 from mtptui.engines.vllm.logparse import parse_text
@@ -215,6 +222,48 @@ def test_streamed_chat_with_usage(served) -> None:
                 chunks.append(json.loads(line[6:]))
     assert chunks[-1]["usage"]["completion_tokens"] == 16 and chunks[-1]["choices"] == []
     assert chunks[0]["object"] == "chat.completion.chunk"
+
+
+class _ReadAfterTheServerFinished(httpx.AsyncBaseTransport):
+    """Hands the bench the response only once the server counts the request as finished, so the whole completion
+    is waiting in the socket when its first chunk is read: what a client gets when vLLM's API server falls behind
+    its engine (a busy CPU), and the tune saw as TPOT 0.0."""
+
+    def __init__(self, url: str) -> None:
+        self.url, self.inner = url, httpx.AsyncHTTPTransport()
+        self.before = self._finished()
+
+    def _finished(self) -> float:
+        return parse_metrics(httpx.get(f"{self.url}{api.METRICS}", timeout=60).text).get(api.REQUEST_SUCCESS) or 0
+
+    def _wait(self) -> None:
+        while self._finished() == self.before:
+            time.sleep(0.2)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self.inner.handle_async_request(request)
+        await asyncio.to_thread(self._wait)
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def test_a_completion_that_reaches_the_bench_in_one_burst_has_no_tpot(served) -> None:
+    """The real server's stream, read in one burst after it finished: the bench's TTFT is the whole request and
+    there is no decode time left to divide, so TPOT (and the decode speed) say nothing rather than ~0 ms."""
+    server = served.server
+    payload = build_payload(Prompt("tiny", PROMPT), model=str(server.model), max_tokens=16, sampling=Sampling())
+
+    async def one() -> StreamRecord:
+        async with ChatClient(server.url, transport=_ReadAfterTheServerFinished(server.url)) as client:
+            return await client.stream(payload)
+
+    record = asyncio.run(one())
+    m = request_metrics(record)
+    assert m.ok and m.output_tokens == 16 and m.ttft is not None and m.e2e is not None, m
+    assert sum(1 for chunk in record.chunks if chunk.has_text) > 1  # many chunks, not one
+    assert (m.tpot, m.decode_tok_s) == (None, None), (m.e2e - m.ttft, m)
 
 
 def test_parse_log_recognises_the_real_log_by_itself(served) -> None:

@@ -3,7 +3,10 @@
 Per request (times from the moment just before the POST):
 - TTFT: first chunk with non-empty reasoning or content; TTFC: first chunk with non-empty content.
 - E2E: the `[DONE]` line. N: the server's last `usage.completion_tokens` (else the chunks counted).
-- TPOT = (E2E - TTFT) / (N - 1); decode tok/s = its inverse.
+- TPOT = (E2E - TTFT) / (N - 1); decode tok/s = its inverse. None when the stream cannot show it: one token, or
+  the tokens after the first came faster than BURST_TPOT_S each. No server decodes one request at that pace: the
+  completion had been made by the time its first chunk went out (vLLM's API server behind its engine on a busy
+  CPU sends the rest within a fraction of a millisecond), so the stream holds no decode time to divide.
 - ICL (inter-chunk latency): gaps between chunks that brought tokens after the first text chunk; a chunk
   whose usage did not move (Δ = 0, e.g. the content half of a step that also emitted reasoning) is merged
   with the previous one.
@@ -20,6 +23,8 @@ from dataclasses import dataclass, field
 
 from mtptui.bench.chunks import StreamRecord
 from mtptui.bench.tokens import TokenCounter
+
+BURST_TPOT_S = 0.2e-3  # 5,000 tok/s for a single request: beyond any server's decode, a burst of what was made
 
 
 @dataclass
@@ -111,5 +116,6 @@ def request_metrics(record: StreamRecord) -> RequestMetrics:
     if record.end is not None:
         m.e2e = record.end - record.start
     if m.ttft is not None and m.e2e is not None and tokens > 1 and m.e2e > m.ttft:
-        m.tpot = (m.e2e - m.ttft) / (tokens - 1)
+        tpot = (m.e2e - m.ttft) / (tokens - 1)
+        m.tpot = tpot if tpot >= BURST_TPOT_S else None
     return m
