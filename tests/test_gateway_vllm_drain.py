@@ -122,6 +122,30 @@ class InFlight(threading.Thread):
         self.routed.set()  # never routed to the worker: the test says so
 
 
+class Direct(threading.Thread):
+    """Streams sent straight to the real server, one after another, until the drain has counted one in flight
+    (``counted`` set by the test): two of these overlap, so the server's own count is never 0 before then,
+    however fast the machine; after it, each finishes the stream it holds and the count falls to 0."""
+
+    def __init__(self, server: str, model: str, counted: threading.Event) -> None:
+        super().__init__(daemon=True)
+        self.server, self.model, self.counted = server, model, counted
+        self.outcomes: list[Outcome] = []
+
+    def run(self) -> None:
+        body = {"model": self.model, "messages": [{"role": "user", "content": "Held by the server."}],
+                "max_tokens": IN_FLIGHT_TOKENS, "stream": True, "ignore_eos": True}
+        with httpx.Client(base_url=self.server, timeout=DRAIN_S) as client:
+            while not self.counted.is_set():
+                outcome = Outcome(started=time.monotonic())
+                with client.stream("POST", "/v1/chat/completions", json=body) as response:
+                    outcome.status = response.status_code
+                    for line in response.iter_lines():
+                        _event(line, outcome)
+                outcome.ended = time.monotonic()
+                self.outcomes.append(outcome)
+
+
 def _running(server: VllmServer) -> float:
     text = httpx.get(f"{server.url}/metrics", timeout=30).text
     return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
@@ -149,12 +173,27 @@ async def _drain(fronted: Fronted, root: Path, events: list[tuple[str, str, dict
 def test_a_drain_of_the_real_vllm_waits_for_its_own_count_and_loses_no_request(fronted: Fronted,
                                                                                tmp_path: Path) -> None:
     stream = InFlight(fronted.smg.url, fronted.model, fronted.real.url)
-    events: list[tuple[str, str, dict[str, Any]]] = []
+    counted = threading.Event()
+    direct = [Direct(fronted.real.url, fronted.model, counted) for _ in range(2)]
+
+    class Seen(list[tuple[str, str, dict[str, Any]]]):
+        def append(self, event: tuple[str, str, dict[str, Any]]) -> None:
+            super().append(event)
+            if event[0] == "draining" and (event[2].get("in_flight") or 0) >= 1:
+                counted.set()  # the direct streams stop coming: the server's count may now fall to 0
+
+    events = Seen()
     with StreamLoad(fronted.smg.url, clients=2, max_tokens=16, model=fronted.model, timeout_s=DRAIN_S) as load:
+        for thread in direct:
+            thread.start()
         stream.start()
         assert stream.routed.wait(DRAIN_S) and stream.outcome is None, "no stream was routed to the real server"
-        done = asyncio.run(_drain(fronted, tmp_path, events))
-    stream.join(DRAIN_S)
+        try:
+            done = asyncio.run(_drain(fronted, tmp_path, events))
+        finally:
+            counted.set()
+    for thread in (stream, *direct):
+        thread.join(DRAIN_S)
     tally = load.tally()
 
     assert "vllm:num_requests_running + vllm:num_requests_waiting" in done["plan"]["before_stop"][1]
@@ -163,6 +202,8 @@ def test_a_drain_of_the_real_vllm_waits_for_its_own_count_and_loses_no_request(f
     assert ("test", "out and idle", {"listed": False, "running": 0.0}) in events  # a stop here would cut nothing
     assert done["report"]["in_flight_at_stop"] == 0 and done["report"]["re_added"] and done["report"]["canary"]
     assert stream.outcome is not None and stream.outcome.kind == "whole", stream.outcome
+    held = [outcome for thread in direct for outcome in thread.outcomes]
+    assert held and all(outcome.kind == "whole" for outcome in held), held  # the server's own requests too
     assert tally.sent > 0 and tally.cut == tally.failed == 0, tally.line()
     assert wait_workers(fronted.smg.url, {fronted.real.url: "ready"}, timeout=60)
 
