@@ -7,7 +7,7 @@ through a ProxyJump; host keys are checked against the file ssh_config names, wh
 
 from __future__ import annotations
 
-import socket
+import uuid
 
 import httpx
 import pytest
@@ -17,21 +17,27 @@ from mtptui.ops.connect import open_session
 from mtptui.remote.errors import HostKeyRefused
 from mtptui.remote.shell import Command
 from mtptui.remote.ssh import SSHTransport
+from tests.lab.hosts import ISOLATION_PROBE
 from tests.lab import ALIAS, API_PORT, HOSTNAME
 
 pytestmark = pytest.mark.ssh
 
 
-def operator_port_open(port: int) -> bool:
-    with socket.socket() as sock:
-        sock.settimeout(1)
-        return sock.connect_ex(("127.0.0.1", port)) == 0
+def probe_operator_port(port: int) -> str:
+    """A request to the operator's own 127.0.0.1:PORT, by a path no one else asks for (whatever listens there, if
+    anything: another test's server may); the path, to look for in the lab's log."""
+    path = f"{ISOLATION_PROBE}-{uuid.uuid4().hex}"
+    try:
+        httpx.get(f"http://127.0.0.1:{port}{path}", timeout=5)
+    except httpx.HTTPError:
+        pass
+    return path
 
 
 async def test_the_labs_api_answers_inside_the_lab_and_only_through_ssh_outside(lab_systemd):
     lab_systemd.wait_ready()
     assert lab_systemd.lab.api("/health")[0] == 200  # the host sees its server
-    assert not operator_port_open(API_PORT)  # the operator's own 127.0.0.1:30000 has nothing
+    probe = probe_operator_port(API_PORT)  # before the session's request: its log line would come first
     async with open_session(lab_systemd.config, readonly=True) as session:
         url = await session.api_url()
         async with httpx.AsyncClient(timeout=10) as client:
@@ -40,7 +46,9 @@ async def test_the_labs_api_answers_inside_the_lab_and_only_through_ssh_outside(
     assert url.startswith("http://127.0.0.1:") and not url.endswith(f":{API_PORT}")
     assert info["tp_size"] == 2 and info["speculative_num_steps"] == 1  # the bad redeploy, as the unit runs it
     assert f"{API_PORT:04X}" in where.out  # the host's own table of sockets has the API port listening
-    assert '"GET /server_info HTTP/1.1" 200' in lab_systemd.log_text()
+    log = lab_systemd.log_text()
+    assert '"GET /server_info HTTP/1.1" 200' in log
+    assert probe not in log  # the operator's own 127.0.0.1:30000 is not the lab's server
 
 
 async def test_the_host_file_names_only_an_alias_and_ssh_config_supplies_the_rest(lab_process):

@@ -17,6 +17,7 @@ from mtptui.bench.events import Notice
 from mtptui.ops.bench_run import BenchRequest, bench_config, run_bench, target_of_session
 from mtptui.ops.connect import open_session
 from tests.lab import API_PORT, operator_env
+from tests.lab.hosts import ISOLATION_PROBE
 from tests.sshd import MODEL, ROOT
 from tests.ui_fixtures.support import SIZE, wait_until
 
@@ -24,7 +25,8 @@ pytestmark = pytest.mark.ssh
 
 
 class Decoy:
-    """Something else listening on the operator's 127.0.0.1:30000: it counts who connects, and answers nothing."""
+    """Something else listening on the operator's 127.0.0.1:30000: it counts who connects (but test_lab's isolation
+    probe), and answers nothing."""
 
     def __init__(self, port: int = API_PORT) -> None:
         self.sock = socket.socket()
@@ -40,7 +42,13 @@ class Decoy:
                 conn, _ = self.sock.accept()
             except OSError:
                 return
-            self.connections += 1
+            conn.settimeout(5)
+            try:
+                first = conn.recv(len(ISOLATION_PROBE) + 8)
+            except OSError:
+                first = b""
+            if not first.startswith(f"GET {ISOLATION_PROBE}".encode()):  # test_lab's probe, from another worker
+                self.connections += 1
             conn.close()
 
     def close(self) -> None:

@@ -22,6 +22,9 @@ ALIAS = "gpu-lab"
 OPERATOR_ALIAS = "gpu-lab-ops"  # the same host, as the non-root account
 HOSTNAME = "gpu.lab"
 API_PORT = 30000
+# A request to the operator's own 127.0.0.1:API_PORT that tests send to show it never reaches the lab (another
+# test may listen there: test_lab_bench's decoy, which does not count these).
+ISOLATION_PROBE = "/mtptui-isolation-probe"
 UNIT = "sglang-qwen.service"
 UNIT_DIR = "/etc/systemd/system"
 READY = "The server is fired up and ready to roll!"
