@@ -58,12 +58,13 @@ vllm-venv: $(STAMP_TEST)
 gateway-venvs: $(STAMP_TEST)
 	$(BIN)/python -m tests.smg_venv smg==1.13.0 sglang-router==0.1.9 sglang-router==0.2.4 >/dev/null
 
-# Two workers (this is a 2-core machine; a third made the timing of snapshot and bench tests flaky): tests/conftest.py
-# keeps the tests that share a host (a lab module, "hosts") in one worker.
+# Four workers on this 2-core machine: the suite waits more than it computes (servers pacing tokens, systemd
+# restarts, gateways settling), so four took 18 min 20 s where two took about 25 (JUnit + benchmarks/suite_time.py).
+# tests/conftest.py keeps the tests that share a host (a lab module, "hosts", the session's real vLLM) in one worker.
 # MTPTUI_TEST_NEEDS_ALL: a test that cannot run here (no root, no tool) fails and names what is missing
 # (tests/needs.py); outside make test it skips.
 test: $(STAMP_TEST) sshd vllm-venv gateway-venvs
-	MTPTUI_TEST_NEEDS_ALL=1 $(BIN)/python -m pytest -q -n 2 --dist loadgroup $(PYTEST_ARGS)
+	MTPTUI_TEST_NEEDS_ALL=1 $(BIN)/python -m pytest -q -n 4 --dist loadgroup $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV)
