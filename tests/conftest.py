@@ -130,7 +130,7 @@ def real_logs() -> Path:
     return REAL_LOGS
 
 
-# With pytest-xdist (`make test` runs `-n 4 --dist loadgroup`) the tests that drive a host run in groups, each in
+# With pytest-xdist (`make test` runs `-n 2 --dist loadgroup`) the tests that drive a host run in groups, each in
 # one worker, one test after another: a lab module ("lab:FILE": it shares one booted systemd machine, with a
 # network and a PID namespace of its own, so two modules' labs cannot see each other and may run side by side)
 # and "hosts" (a real sshd on loopback, the demo's stand-in SGLang, tmux terminals: each on ports of its own, but
