@@ -11,7 +11,8 @@ KEYS = {"tokens": "num_speculative_tokens", "steps": "num_speculative_tokens", "
 SPEC = "speculative-config"
 
 
-def _config(value: Any) -> dict[str, Any]:
+def spec_config(value: Any) -> dict[str, Any]:
+    """A profile's --speculative-config (a TOML table or a JSON string) as a dict: {} when it is neither."""
     if isinstance(value, dict):
         return dict(value)
     try:
@@ -23,7 +24,7 @@ def _config(value: Any) -> dict[str, Any]:
 
 def derive(profile: Any, values: list[tuple[str, Any]], auto: str) -> Any:
     """The profile with the grid point's values (``values``: (key as written, value))."""
-    flags, config = dict(profile.flags), _config(profile.flags.get(SPEC))
+    flags, config = dict(profile.flags), spec_config(profile.flags.get(SPEC))
     for key, value in values:
         target, where = (KEYS[key], config) if key in KEYS else (key, flags)
         if value == auto:

@@ -8,19 +8,10 @@ import json
 from typing import Any
 
 from mtptui.engines.ladder import Ladder, batch_ranges
+from mtptui.engines.vllm.flags.grid import SPEC, spec_config
 
 KEY = "num_speculative_tokens_per_batch_size"
 TOP = 1024  # the last range ends at the profile's --max-num-seqs, else here
-
-
-def _config(value: Any) -> dict[str, Any]:
-    if isinstance(value, dict):
-        return dict(value)
-    try:
-        found = json.loads(value) if isinstance(value, str) else None
-    except ValueError:
-        found = None
-    return found if isinstance(found, dict) else {}
 
 
 def vllm_ladder(profile: Any, best: dict[int, int], version: str) -> Ladder:
@@ -28,8 +19,8 @@ def vllm_ladder(profile: Any, best: dict[int, int], version: str) -> Ladder:
     flags = dict(profile.flags)
     seqs = flags.get("max-num-seqs")
     ranges = batch_ranges(best, seqs if isinstance(seqs, int) and not isinstance(seqs, bool) else TOP)
-    config = {**_config(flags.get("speculative-config")), "num_speculative_tokens": max(best.values()),
+    config = {**spec_config(flags.get(SPEC)), "num_speculative_tokens": max(best.values()),
               KEY: [list(entry) for entry in ranges]}
-    flags["speculative-config"] = json.dumps(config)
+    flags[SPEC] = json.dumps(config)
     saved = profile.model_copy(update={"flags": flags, "note": "tune: speculative tokens by batch size"})
     return Ladder(best, saved, f"{KEY} {json.dumps(config[KEY])} in --speculative-config", {KEY: config[KEY]})
