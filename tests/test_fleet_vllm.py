@@ -48,6 +48,18 @@ def _scraped(prom: PrometheusServer, instance: str, drafts: float) -> bool:
     return any(value == drafts for _, value in samples)
 
 
+def _sglang_tokens(server: SimServer) -> float:
+    text = httpx.get(f"{server.url}/metrics", timeout=30).text
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+               if line.startswith("sglang:generation_tokens_total"))
+
+
+def _scraped_tokens(prom: PrometheusServer, instance: str, tokens: float) -> bool:
+    """Prometheus holds a sample of the SGLang server's output-token counter at ``tokens``."""
+    samples = prom.samples(f'sglang:generation_tokens_total{{instance="{instance}"}}', 3600).get(instance, [])
+    return any(value == tokens for _, value in samples)
+
+
 def _address(url: str) -> str:
     return url.removeprefix("http://")
 
@@ -63,6 +75,8 @@ def side(vllm_server: VllmServer, tmp_path_factory: pytest.TempPathFactory) -> I
             real = _address(vllm_server.url)
             before = _metrics(vllm_server)
             prom.wait_until(lambda: _scraped(prom, real, before.get(api.DRAFTS) or 0.0), "the counters before")
+            sim, sim_before = _address(sglang.url), _sglang_tokens(sglang)  # a rate needs a sample before too
+            prom.wait_until(lambda: _scraped_tokens(prom, sim, sim_before), "SGLang's tokens before")
             with httpx.Client(timeout=300) as client:
                 for _ in range(3):
                     client.post(f"{vllm_server.url}{api.COMPLETIONS}", json={
@@ -73,6 +87,8 @@ def side(vllm_server: VllmServer, tmp_path_factory: pytest.TempPathFactory) -> I
                     "messages": [{"role": "user", "content": PROMPT}]}).raise_for_status()
             after = _metrics(vllm_server)
             prom.wait_until(lambda: _scraped(prom, real, after.get(api.DRAFTS) or 0.0), "the counters after")
+            sim_after = _sglang_tokens(sglang)
+            prom.wait_until(lambda: _scraped_tokens(prom, sim, sim_after), "SGLang's tokens after")
             yield Side(prom, vllm_server, sglang, before, after)
     finally:
         sglang.stop()
