@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from mtptui.bench.load import LoadPlan  # noqa: E402
 from mtptui.bench.prompts import load_prompt_set  # noqa: E402
 from mtptui.bench.runner import BenchConfig, BenchRunner  # noqa: E402
-from mtptui.sglang.surface import SUPPORTED  # noqa: E402
+from mtptui.engines.sglang.surface import SUPPORTED  # noqa: E402
 from tests.simserver import profile_argv, profile_env, start_sim, version_args  # noqa: E402
 from tests.test_bench_sim import server_log, truth_accept, truth_of  # noqa: E402
 

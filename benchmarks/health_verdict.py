@@ -27,7 +27,7 @@ from mtptui.bench.fingerprint import class_key, config_key  # noqa: E402
 from mtptui.ops.health import assess as health_assess  # noqa: E402
 from mtptui.ops.health.assess import assess  # noqa: E402
 from mtptui.ops.health.text import health_line  # noqa: E402
-from mtptui.sglang.state.serving import SAMPLES, ServingStats  # noqa: E402
+from mtptui.engines.sglang.state.serving import SAMPLES, ServingStats  # noqa: E402
 from tests.ui_fixtures.support import FIXTURES, demo_host, demo_status  # noqa: E402
 
 

@@ -22,8 +22,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SHAPES = ("busy", "quiet", "ranks", "access", "container")
 CHILD = ("import io, sys\n"
-         "from mtptui.sglang.state import ServerState\n"
-         "from mtptui.sglang.state.scan import summarize_stream\n"
+         "from mtptui.engines.sglang.state import ServerState\n"
+         "from mtptui.engines.sglang.state.scan import summarize_stream\n"
          "data = open(sys.argv[1], 'rb').read() if len(sys.argv) > 1 else b''\n"
          "summarize_stream(io.BytesIO(data), ServerState())\n")
 

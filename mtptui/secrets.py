@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 if TYPE_CHECKING:
-    from mtptui.sglang.flags.flagset import FlagSet
+    from mtptui.engines.sglang.flags.flagset import FlagSet
 
 SECRET_WORDS = ("TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "CREDENTIALS")
 # A flag's words that say "secret" anywhere in its name; "token" only as its last word (--hf-token), because in

@@ -5,7 +5,7 @@ between candidates by how well the drafts are accepted), so "the server runs one
 (configured so) or the engine's own choice (a downshift on a workload of low acceptance). ``LiveSpeculation``
 keeps both sides and the engine's candidates, so the health verdict, the panes and the diff can tell them apart.
 Engines fill it from their own sources (SGLang: the ``server_args=`` log line and the adaptive log lines in
-``mtptui.sglang.state.speculation``, ``/server_info`` in ``mtptui.sglang.live``).
+``mtptui.engines.sglang.state.speculation``, ``/server_info`` in ``mtptui.engines.sglang.live``).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate mtptui/sglang/flags/data/flag_help.json: SGLang's own help text of every flag, per release.
+"""Regenerate mtptui/engines/sglang/flags/data/flag_help.json: SGLang's own help text of every flag, per release.
 
 Kept apart from flags.json (argparse facts the linter needs) because only the diff screen's explanation reads it.
 Each flag maps to its distinct help texts, each with the releases that print it, newest release first.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate mtptui/sglang/flags/data/flags.json from ../shared/reference/sglang-server-flags.json.
+"""Regenerate mtptui/engines/sglang/flags/data/flags.json from ../shared/reference/sglang-server-flags.json.
 
 The package keeps only facts argparse needs (name, aliases, dest, type, default, choices, store_true,
 nargs, flag kind, required, the action of deprecated options and their message), per SGLang version,

@@ -3,7 +3,7 @@
 
     .venv/bin/python scripts/sglang_conformance.py [--version V ...] [--cache DIR] [--out FILE]
 
-For each supported version (mtptui.sglang.surface.SUPPORTED unless --version is given) the wheel is downloaded
+For each supported version (mtptui.engines.sglang.surface.SUPPORTED unless --version is given) the wheel is downloaded
 once without its dependencies (``pip download --no-deps sglang==V`` into ``$XDG_CACHE_HOME/mtptui-test/wheels``)
 and read straight from the zip. Source files are parsed with ``ast``; nothing of SGLang is imported or copied,
 only facts: HTTP routes and their methods, the field names of the response models, the Prometheus metric
@@ -343,7 +343,7 @@ def facts(version: str, wheel_path: Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from mtptui.sglang.surface import SUPPORTED
+    from mtptui.engines.sglang.surface import SUPPORTED
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--version", action="append", help="an SGLang version (default: every supported one)")

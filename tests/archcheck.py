@@ -112,7 +112,7 @@ class Rule:
 def layer_rules(pkg: str) -> list[Rule]:
     """design.md's layers for package ``pkg``: data flows down, Textual only in ui/."""
     below_ops = tuple(f"{pkg}.{name}"
-                      for name in ("remote", "sglang", "engines", "bench", "config", "sim", "fleet", "gateway"))
+                      for name in ("remote", "engines", "bench", "config", "sim", "fleet", "gateway"))
     everything_but_ui = (pkg,)
     return [
         Rule("only ui/ imports Textual", everything_but_ui, ("textual", "textual_plotext"), (f"{pkg}.ui",)),
@@ -124,7 +124,7 @@ def layer_rules(pkg: str) -> list[Rule]:
         Rule("the demo is a host like any other: only cli/ starts it", (pkg,),
              (f"{pkg}.demo",), (f"{pkg}.cli", f"{pkg}.demo")),
         Rule("the engine knowledge reads no file and no host config (bytes and argv in, a FlagSet out)",
-             (f"{pkg}.sglang", f"{pkg}.engines"), (f"{pkg}.config.loader", f"{pkg}.config.files")),
+             (f"{pkg}.engines",), (f"{pkg}.config.loader", f"{pkg}.config.files")),
     ]
 
 
@@ -196,7 +196,7 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def folder_graph(root: Path, under: str) -> dict[str, set[str]]:
-    """Folder -> the folders it imports, for the folders below the dotted package ``under`` (e.g. ``pkg.sglang``).
+    """Folder -> the folders it imports, below the dotted package ``under`` (e.g. ``pkg.engines.sglang``).
 
     A module counts for the folder it sits in; an import between a folder and one of its own sub-folders is not an
     edge (a package's ``__init__`` names its modules), so a circle here is two sibling rooms that lean on each other.

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mtptui.config.loader import load_host_file
-from mtptui.sglang.flags.flagset import profile_argv
+from mtptui.engines.sglang.flags.flagset import profile_argv
 from tests.conftest import CONFIGS
 
 

@@ -1,6 +1,6 @@
 """Compare ``flags lint`` with SGLang's own argument stage on the generated corpus (tests/flags_corpus.py).
 
-``sglang_verdicts`` runs mtptui/sglang/lint/sglang_runner.py in the venv of tests/sglang_standins/venv.py
+``sglang_verdicts`` runs mtptui/engines/sglang/lint/sglang_runner.py in the venv of tests/sglang_standins/venv.py
 (one process per version, the corpus as JSON lines); ``lint_verdict`` is the same question asked of lint.
 ``compare`` gives the disagreements. Run as a script to print them: ``python -m tests.flags_differential 0.5.23``.
 """
@@ -14,9 +14,9 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from mtptui.sglang.flags import FlagError, resolve_effective
-from mtptui.sglang.lint import check_launch
-from mtptui.sglang.lint.check import lint_argv
+from mtptui.engines.sglang.flags import FlagError, resolve_effective
+from mtptui.engines.sglang.lint import check_launch
+from mtptui.engines.sglang.lint.check import lint_argv
 from tests.flags_corpus import Case, arch, corpus, write_models
 from tests.sglang_standins.venv import ensure
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 
-from mtptui.sglang.surface_metrics import ITL_BUCKETS, TTFT_BUCKETS
+from mtptui.engines.sglang.surface_metrics import ITL_BUCKETS, TTFT_BUCKETS
 from tests import fleet_truth as truth
 from tests.fleet_load import Load
 from tests.prometheus import JOB, REEXPORT_JOB, SCRAPE_S, PrometheusServer, start_prometheus

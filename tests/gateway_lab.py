@@ -229,7 +229,7 @@ LAB_MODEL = "/data/models/Qwen3.6-27B"
 
 def start_lab_replica(host) -> None:
     """The second replica: the restored profile started by hand on 127.0.0.1:30001 (a process of the host)."""
-    from mtptui.sglang.flags import FlagSet, render_command
+    from mtptui.engines.sglang.flags import FlagSet, render_command
 
     flagset = FlagSet.from_profile(host.config.profile("restored"), host.config.sglang_version)
     flagset.flags["--port"] = REPLICA_PORT

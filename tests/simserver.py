@@ -44,8 +44,8 @@ def profile_argv(name: str, version: str = "0.5.12.post1") -> list[str]:
     """SGLang arguments of a launch profile of the demo host (``restored``, ``redeploy-1step``), with the
     option names of SGLang ``version`` (0.5.23 renamed --mamba-scheduler-strategy)."""
     from mtptui.config import load_host_file
-    from mtptui.sglang.flags import FlagSet, render_argv
-    from mtptui.sglang.flags.table import renamed
+    from mtptui.engines.sglang.flags import FlagSet, render_argv
+    from mtptui.engines.sglang.flags.table import renamed
 
     host = load_host_file(DEMO_HOST)
     names = renamed(version) if version != host.sglang_version else {}

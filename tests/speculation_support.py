@@ -65,7 +65,7 @@ ADAPTIVE_LOG = "adaptive-downshift.log"  # in tests/ui_fixtures, with its /serve
 
 
 def adaptive_argv(version: str = "0.5.12.post1") -> list[str]:
-    from mtptui.sglang.flags import FlagSet, render_argv
+    from mtptui.engines.sglang.flags import FlagSet, render_argv
 
     host = adaptive_host()
     return render_argv(FlagSet.from_profile(host.profile("adaptive"), version))

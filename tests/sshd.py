@@ -231,7 +231,7 @@ def host_toml(name: str, sshd: SSHD | None, api_port: int, server: dict, log: di
     """
     import tomli_w
 
-    from mtptui.sglang.flags.table import renamed
+    from mtptui.engines.sglang.flags.table import renamed
 
     names = {old.lstrip("-"): new.lstrip("-") for old, new in renamed(version).items()}
     profiles = {}
@@ -293,7 +293,7 @@ def process_host(tmp_path: Path, sshd: SSHD | None, name: str = "gpu") -> TestHo
 
 def nohup_server(sshd: SSHD, host: TestHost, profile: str) -> subprocess.Popen:
     """Start a profile by hand, as the mission's engineer did: nohup python -m sglang.launch_server ... > LOG."""
-    from mtptui.sglang.flags import FlagSet, render_argv
+    from mtptui.engines.sglang.flags import FlagSet, render_argv
 
     flagset = FlagSet.from_profile(host.config.profile(profile), host.config.sglang_version)
     host.log.parent.mkdir(parents=True, exist_ok=True)

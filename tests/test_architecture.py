@@ -41,15 +41,16 @@ def test_the_checker_catches_a_planted_layer_violation(tmp_path):
         "ops/use.py": "def run():\n    from pkg.cli.out import show\n",
         "cli/__init__.py": "",
         "cli/out.py": "def show(): pass\n",
-        "sglang/__init__.py": "",
-        "sglang/rule.py": "import textual\nfrom pkg.ops import use\n",
+        "engines/__init__.py": "",
+        "engines/sglang/__init__.py": "",
+        "engines/sglang/rule.py": "import textual\nfrom pkg.ops import use\n",
         "ui/__init__.py": "",
         "ui/app.py": "import textual\n",
     })
     found = layer_violations(root)
     assert any(line.startswith("pkg.ops.use:2 imports pkg.cli.out") for line in found)
-    assert any(line.startswith("pkg.sglang.rule:1 imports textual") for line in found)
-    assert any(line.startswith("pkg.sglang.rule:2 imports pkg.ops.use") for line in found)
+    assert any(line.startswith("pkg.engines.sglang.rule:1 imports textual") for line in found)
+    assert any(line.startswith("pkg.engines.sglang.rule:2 imports pkg.ops.use") for line in found)
     assert not any(line.startswith("pkg.ui.") for line in found)
 
 
@@ -96,27 +97,29 @@ def test_the_checker_catches_a_circle_through_a_function_level_or_type_only_impo
 
 
 def test_the_knowledge_layers_rooms_point_one_way():
-    """sglang/'s folders (flags, unit, logparse, state, ...) form no circle: the unit reader builds on the flags,
-    never the other way round (the diff's file loader, which read units and host files, lives in ops/)."""
-    assert circles(folder_graph(PACKAGE, "mtptui.sglang")) == []
+    """engines/sglang/'s folders (flags, unit, logparse, state, ...) form no circle: the unit reader builds on the
+    flags, never the other way round (the diff's file loader, which read units and host files, lives in ops/)."""
+    assert circles(folder_graph(PACKAGE, "mtptui.engines.sglang")) == []
 
 
 def test_the_folder_check_catches_two_rooms_leaning_on_each_other(tmp_path):
     root = _plant(tmp_path, {
         "__init__.py": "",
-        "sglang/__init__.py": "from pkg.sglang.flags import parse\n",
-        "sglang/flags/__init__.py": "",
-        "sglang/flags/parse.py": "from pkg.sglang import versions\n",
-        "sglang/flags/sources.py": "def load():\n    from pkg.sglang.unit import read\n"
+        "engines/__init__.py": "",
+        "engines/sglang/__init__.py": "from pkg.engines.sglang.flags import parse\n",
+        "engines/sglang/flags/__init__.py": "",
+        "engines/sglang/flags/parse.py": "from pkg.engines.sglang import versions\n",
+        "engines/sglang/flags/sources.py": "def load():\n    from pkg.engines.sglang.unit import read\n"
                                    "    from pkg.config.loader import find_host\n",
-        "sglang/unit/__init__.py": "",
-        "sglang/unit/read.py": "from pkg.sglang.flags import parse\n",
-        "sglang/versions.py": "",
+        "engines/sglang/unit/__init__.py": "",
+        "engines/sglang/unit/read.py": "from pkg.engines.sglang.flags import parse\n",
+        "engines/sglang/versions.py": "",
         "config/__init__.py": "",
         "config/loader.py": "",
     })
-    assert circles(folder_graph(root, "pkg.sglang")) == [["pkg.sglang.flags", "pkg.sglang.unit"]]
-    assert any(line.startswith("pkg.sglang.flags.sources:3 imports pkg.config.loader")
+    assert circles(folder_graph(root, "pkg.engines.sglang")) == [["pkg.engines.sglang.flags",
+                                                                  "pkg.engines.sglang.unit"]]
+    assert any(line.startswith("pkg.engines.sglang.flags.sources:3 imports pkg.config.loader")
                for line in layer_violations(root))
 
 

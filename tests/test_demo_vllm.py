@@ -21,7 +21,7 @@ from mtptui.engines.registry import launcher
 from mtptui.engines.vllm.flags.command import split_command
 from mtptui.engines.vllm.logparse import parse_text
 from mtptui.ops.feed.items import LogChunk
-from mtptui.sglang.unit import read_unit
+from mtptui.engines.sglang.unit import read_unit
 
 @pytest.fixture
 def vllm_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

@@ -9,7 +9,7 @@ import json
 from mtptui.ops.adaptive_config import adaptive_files, local_reader
 from mtptui.ops.diff_live import LiveDiff
 from mtptui.ops.launches import Side
-from mtptui.sglang.flags import diff_flagsets, parse_argv
+from mtptui.engines.sglang.flags import diff_flagsets, parse_argv
 
 MODEL = "/data/models/Qwen3.6-27B"
 

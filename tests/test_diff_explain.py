@@ -6,9 +6,9 @@ from pathlib import Path
 
 from textual.widgets import DataTable
 
-from mtptui.sglang.flags import DiffRow, diff_flagsets, parse_command
-from mtptui.sglang.lint.explain import explain_env, explain_flag
-from mtptui.sglang.flags.impact import MEMORY, OTHER, SPECULATIVE, env_group, flag_group
+from mtptui.engines.sglang.flags import DiffRow, diff_flagsets, parse_command
+from mtptui.engines.sglang.lint.explain import explain_env, explain_flag
+from mtptui.engines.sglang.flags.impact import MEMORY, OTHER, SPECULATIVE, env_group, flag_group
 from mtptui.ui.screens.diff import DiffScreen
 from mtptui.ui.screens.flag_explain import FlagExplainScreen
 from tests.ui_fixtures.support import SIZE, demo_host_with_unit, make_app, settle, wait_until
@@ -91,7 +91,7 @@ async def test_enter_on_a_diff_row_explains_it_and_s_adds_the_equal_env_vars(tmp
 # Effects, not only syntax -------------------------------------------------------------------------------------
 
 def test_an_effect_line_says_what_each_value_does() -> None:
-    from mtptui.sglang.lint.effects import effect_line
+    from mtptui.engines.sglang.lint.effects import effect_line
 
     assert effect_line("--speculative-num-steps", ("1", "3", "3"), ("running", "unit", "known-good")) == (
         "a verify accepts at most 2 tokens (running) · 4 tokens (unit, known-good)")
@@ -114,7 +114,7 @@ def test_the_explanation_says_what_the_flag_does_on_each_side() -> None:
 
 
 def test_what_was_written_stays_when_sglang_runs_it_as_another() -> None:
-    from mtptui.sglang.flags.diff_text import shown_cell
+    from mtptui.engines.sglang.flags.diff_text import shown_cell
 
     assert shown_cell("NEXTN", "EAGLE") == "NEXTN (runs as EAGLE)"
     assert shown_cell(None, "2 (auto)") == "2 (auto)" and shown_cell("3", "3") == "3"

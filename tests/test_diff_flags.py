@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from mtptui.config.loader import load_host_file
-from mtptui.sglang.flags import FlagError, FlagSet, diff_flagsets, parse_command
-from mtptui.sglang.flags.diff_text import render_diff
-from mtptui.sglang.unit import read_unit, with_launch
+from mtptui.engines.sglang.flags import FlagError, FlagSet, diff_flagsets, parse_command
+from mtptui.engines.sglang.flags.diff_text import render_diff
+from mtptui.engines.sglang.unit import read_unit, with_launch
 from tests.conftest import CONFIGS
 
 MISSION_ROWS = {"--speculative-num-steps", "--speculative-num-draft-tokens", "--mem-fraction-static",

@@ -10,8 +10,8 @@ from mtptui.engines.entry import entry_python, is_python, module_entry, shell_sc
 from mtptui.engines.vllm.flags.command import API_SERVER, split_command
 from mtptui.engines.vllm.flags.launchset import from_profile as vllm_profile
 from mtptui.engines.vllm.flags.render import launch_words
-from mtptui.sglang.flags.command import find_entry, parse_words
-from mtptui.sglang.flags.flagset import FlagSet
+from mtptui.engines.sglang.flags.command import find_entry, parse_words
+from mtptui.engines.sglang.flags.flagset import FlagSet
 
 SGLANG_REST = ["--model-path", "/m"]
 VLLM_REST = ["/m", "--max-num-seqs", "4"]

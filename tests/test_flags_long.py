@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mtptui.sglang.flags import FlagError, parse_command, parse_words
-from mtptui.sglang.lint import lint_argv
-from mtptui.sglang.flags.argv_parts import PART_OPTIONS, parse_in_parts
-from mtptui.sglang.flags.resolve import build_parser
+from mtptui.engines.sglang.flags import FlagError, parse_command, parse_words
+from mtptui.engines.sglang.lint import lint_argv
+from mtptui.engines.sglang.flags.argv_parts import PART_OPTIONS, parse_in_parts
+from mtptui.engines.sglang.flags.resolve import build_parser
 
 MISSION = ["--speculative-algorithm", "NEXTN", "--speculative-num-steps", "3", "--tp-size", "2",
            "--mem-fraction-static", "0.88", "--context-length", "131072"]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from mtptui.errors import UserError
-from mtptui.sglang.flags import FlagError, FlagSet, parse_argv, parse_command, parse_words, render_argv, render_command
+from mtptui.engines.sglang.flags import FlagError, FlagSet, parse_argv, parse_command, parse_words, render_argv, \
+    render_command
 
 MODEL = "/data/models/Qwen3.6-27B"
 

@@ -8,9 +8,9 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mtptui.sglang.flags import FlagSet, parse_argv, parse_command, render_argv, render_command
-from mtptui.sglang.flags.table import load_table
-from mtptui.sglang.unit import read_unit, unit_flagset, with_launch
+from mtptui.engines.sglang.flags import FlagSet, parse_argv, parse_command, render_argv, render_command
+from mtptui.engines.sglang.flags.table import load_table
+from mtptui.engines.sglang.unit import read_unit, unit_flagset, with_launch
 
 NASTY = " \t'\"$`;&|<>()\\#*?~!{}[]%=\n"
 # "--" alone is the one value argparse itself cannot take (it ends the options), so SGLang never sees it.

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from mtptui.config.loader import load_host_file
-from mtptui.sglang.flags import FlagError, FlagSet, parse_argv, parse_command, render_argv, resolve_effective
-from mtptui.sglang.lint import check_launch, lint, lint_argv
-from mtptui.sglang.flags.models import guess_arch, model_info
+from mtptui.engines.sglang.flags import FlagError, FlagSet, parse_argv, parse_command, render_argv, resolve_effective
+from mtptui.engines.sglang.lint import check_launch, lint, lint_argv
+from mtptui.engines.sglang.flags.models import guess_arch, model_info
 from tests.conftest import CONFIGS
 
 MODEL = "/data/models/Qwen3.6-27B"
@@ -187,7 +187,7 @@ def test_renamed_and_ambiguous_options_in_0_5_23_are_reported_with_the_new_name(
 
 
 def test_profile_lint_against_a_newer_release_reports_instead_of_raising(ct129) -> None:
-    from mtptui.sglang.lint import lint_profile
+    from mtptui.engines.sglang.lint import lint_profile
 
     fs, findings = lint_profile(ct129.profile("restored"), "0.5.23")
     assert [f.flag for f in findings if f.severity == "error"] == ["--mamba-scheduler-strategy"]

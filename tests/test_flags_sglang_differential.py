@@ -2,7 +2,7 @@
 
 SGLang runs in a venv per release built from its wheel (tests/sglang_standins/venv.py: built on first use,
 cached outside the repository), with the runner's stand-ins for its GPU dependencies
-(mtptui/sglang/lint/sglang_standins.py). Every generated launch command (tests/flags_corpus.py) must get the
+(mtptui/engines/sglang/lint/sglang_standins.py). Every generated launch command (tests/flags_corpus.py) must get the
 same verdict from lint: accepted or not, the first exception (class and text), and the resolved speculative
 values. What cannot be known offline is counted apart (OFFLINE).
 """
@@ -65,7 +65,7 @@ def test_what_is_unknowable_offline_is_at_least_a_warning(judged) -> None:
         seen.add(prefix)
         assert lint_verdict(case, version)["accepted"], case.name  # lint cannot refuse what it cannot see
         if OFFLINE[prefix] == "warning":
-            from mtptui.sglang.lint.check import lint_argv
+            from mtptui.engines.sglang.lint.check import lint_argv
 
             _, findings = lint_argv(list(case.argv), version, arch(case.model), env=case.env)
             assert any(f.severity == "warning" and f.flag == "--attention-backend" for f in findings), case.name
@@ -98,7 +98,7 @@ def test_runner_gives_one_verdict_for_one_command(models) -> None:
     assert verdict["argv"] == argv and verdict["message"].startswith("Speculative decoding for")
 
 
-# What each algorithm derives when the launch leaves it out (SGLang's handlers; lint's mtptui.sglang.flags).
+# What each algorithm derives when the launch leaves it out (SGLang's handlers; lint's mtptui.engines.sglang.flags).
 DERIVED = {"EAGLE": {"steps", "topk", "draft"}, "EAGLE3": {"steps", "topk", "draft"},
            "STANDALONE": {"steps", "topk", "draft"}, "NGRAM": {"topk", "draft"}, "DFLASH": {"steps", "topk", "draft"},
            "DSPARK": {"steps", "topk", "draft"}, "UNO": {"steps", "topk"}}
@@ -117,8 +117,8 @@ def algorithm_of(case) -> str:
 
 def derived_by_lint(case, version: str) -> set[str]:
     """Which of steps, top-k and draft tokens lint says SGLang chose itself for an accepted case."""
-    from mtptui.sglang.flags import resolve_effective
-    from mtptui.sglang.lint import check_launch
+    from mtptui.engines.sglang.flags import resolve_effective
+    from mtptui.engines.sglang.lint import check_launch
 
     fs = check_launch(list(case.argv), version, model_arch=arch(case.model), env=case.env)
     return {SHORT[flag] for flag, value in resolve_effective(fs, arch(case.model)).items()
@@ -129,7 +129,7 @@ def test_every_algorithm_and_what_it_derives_is_exercised(judged, capsys) -> Non
     """Counts per algorithm go to the test output (``pytest -m sglang``): cases, accepted, values derived."""
     from collections import Counter
 
-    from mtptui.sglang.flags.table import load_table
+    from mtptui.engines.sglang.flags.table import load_table
 
     version, cases, verdicts = judged
     counts, accepted, derived = Counter(), Counter(), {}

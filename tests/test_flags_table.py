@@ -9,7 +9,7 @@ from importlib import resources
 import pytest
 
 from mtptui.errors import UserError
-from mtptui.sglang.flags.table import DEFAULT_VERSION, load_table, renamed, versions
+from mtptui.engines.sglang.flags.table import DEFAULT_VERSION, load_table, renamed, versions
 from tests.conftest import REFERENCE, ROOT
 
 
@@ -22,7 +22,7 @@ def _gen_module():
 
 def test_package_data_is_what_the_script_generates_from_the_reference() -> None:
     source = json.loads((REFERENCE / "sglang-server-flags.json").read_text(encoding="utf-8"))
-    packaged = json.loads(resources.files("mtptui.sglang.flags").joinpath("data/flags.json").read_text())
+    packaged = json.loads(resources.files("mtptui.engines.sglang.flags").joinpath("data/flags.json").read_text())
     assert _gen_module().build(source) == packaged
 
 

@@ -17,8 +17,8 @@ from mtptui.fleet.rows import Row, Snapshot
 from mtptui.fleet.spark import sparkline
 from mtptui.fleet.version import ANCHOR, infer_version, observed_families
 from mtptui.fleet.view import FleetView
-from mtptui.sglang.surface import SUPPORTED, surface_of
-from mtptui.sglang.surface_metrics import STARTUP
+from mtptui.engines.sglang.surface import SUPPORTED, surface_of
+from mtptui.engines.sglang.surface_metrics import STARTUP
 
 
 def test_matchers_parse_like_promql_and_match_anchored() -> None:

@@ -96,8 +96,8 @@ def test_the_figures_follow_the_simulated_servers_load(tmp_path) -> None:
 
 def _logged_avail_gb(log: str) -> list[float]:
     """Memory available per rank at the end of the server's startup, as its log says."""
-    from mtptui.sglang.logparse import LogParser
-    from mtptui.sglang.state import ServerState
+    from mtptui.engines.sglang.logparse import LogParser
+    from mtptui.engines.sglang.state import ServerState
 
     state, events = ServerState(), []
     parser = LogParser()

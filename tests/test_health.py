@@ -17,9 +17,9 @@ from mtptui.ops.health.verdict import BAD, OK, UNKNOWN, WARN, Check, judge, spee
 from mtptui.ops.health.assess import HealthAssessor, assess, running_shape
 from mtptui.ops.health.text import health_line, width_of
 from mtptui.ops.server_up import ServerUp
-from mtptui.sglang.flags import FlagSet
-from mtptui.sglang.logparse import LogParser
-from mtptui.sglang.state.serving import ServingStats
+from mtptui.engines.sglang.flags import FlagSet
+from mtptui.engines.sglang.logparse import LogParser
+from mtptui.engines.sglang.state.serving import ServingStats
 from tests.ui_fixtures.support import FIXTURES, demo_host, demo_status
 
 VERSION = "0.5.12.post1"

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 
 from mtptui.bench.history import append_run
-from mtptui.sglang.flags import FlagSet
-from mtptui.sglang.logparse.timestamps import parse_ts
+from mtptui.engines.sglang.flags import FlagSet
+from mtptui.engines.sglang.logparse.timestamps import parse_ts
 from tests.health_support import health_of
 from tests.ui_fixtures.support import (FIXTURES, SIZE, ControlledFeed, demo_host, demo_status, make_app, wait_handled,
                                       wait_until)

@@ -13,8 +13,8 @@ import pytest
 from mtptui.ops.host_lint import BOOT, HOST_TIMEOUT_S, runner_command, why_not
 from mtptui.remote.gpu_facts import QUERY, GpuFacts, parse_facts
 from mtptui.remote.transport import Completed
-from mtptui.sglang.flags.table import versions
-from mtptui.sglang.lint.verdict import LintSource, offline_verdict, offline_version
+from mtptui.engines.sglang.flags.table import versions
+from mtptui.engines.sglang.lint.verdict import LintSource, offline_verdict, offline_version
 from tests.sshd import NVIDIA_SMI
 
 FACTS = GpuFacts(2, 47.98828125, "8.6", "NVIDIA RTX A6000", "nvidia-smi")

@@ -14,8 +14,8 @@ from mtptui.bench.verdict_text import statistics_line
 from mtptui.config import find_host
 from mtptui.config.loader import parse_host
 from mtptui.errors import ConfigError, UserError
-from mtptui.sglang.flags import DiffRow
-from mtptui.sglang.lint.explain import explain_flag
+from mtptui.engines.sglang.flags import DiffRow
+from mtptui.engines.sglang.lint.explain import explain_flag
 from mtptui.ui.themes import check_theme, load_theme_file
 from tests.test_config import BASE
 

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from mtptui.sglang.unit import read_unit
+from mtptui.engines.sglang.unit import read_unit
 from tests.lab import UNIT, LabHost, operator_env
 from tests.lab.hosts import unit_text
 from tests.sshd import ROOT

@@ -19,7 +19,7 @@ import tomli_w
 import tomllib
 from rich.console import Console
 
-from mtptui.sglang.lint import lint_profile
+from mtptui.engines.sglang.lint import lint_profile
 from tests.flags_corpus import HYBRID, write_models
 from tests.lab import lab_host_file, operator_env, prepare_lab_host
 from tests.sglang_standins.venv import ensure

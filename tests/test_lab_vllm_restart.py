@@ -21,7 +21,7 @@ from mtptui.ops.connect import open_session
 from mtptui.ops.diff_live import live_diff
 from mtptui.ops.restart.plan import plan_restart
 from mtptui.ops.restart.run import Restarter
-from mtptui.sglang.unit import read_unit
+from mtptui.engines.sglang.unit import read_unit
 from tests.lab import ALIAS, API_PORT, LabHost, operator_env
 from tests.sshd import NETGUARD, ROOT
 

@@ -6,7 +6,7 @@ import pytest
 
 from mtptui.ops.launches import flagset_from_argv
 from mtptui.engines.entry import shell_script
-from mtptui.sglang.unit import read_unit, unit_flagset
+from mtptui.engines.sglang.unit import read_unit, unit_flagset
 
 SCRIPT = "exec python3 -m sglang.launch_server --model-path /models/q --tp 2"
 

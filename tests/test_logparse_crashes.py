@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import io
 
-from mtptui.sglang.logparse import LogParser, parse_text
-from mtptui.sglang.logparse.quiet import QuietRelease
-from mtptui.sglang.state import ServerState, state_to_dict
-from mtptui.sglang.state.scan import summarize_stream
+from mtptui.engines.sglang.logparse import LogParser, parse_text
+from mtptui.engines.sglang.logparse.quiet import QuietRelease
+from mtptui.engines.sglang.state import ServerState, state_to_dict
+from mtptui.engines.sglang.state.scan import summarize_stream
 from tests.logparse_contract import ev
 
 TS = "2026-05-11 23:49:09"
@@ -144,7 +144,7 @@ def test_a_complete_prefixed_traceback_is_one_error_ending_in_its_exception() ->
 
 
 def test_the_summary_and_the_dashboard_state_show_the_prefixed_cut_off_crash() -> None:
-    from mtptui.sglang.state.errors import headline
+    from mtptui.engines.sglang.state.errors import headline
 
     fast = state_to_dict(summarize_stream(io.BytesIO(PREFIXED.encode()), ServerState()))
     reduced = ServerState()

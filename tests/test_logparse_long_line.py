@@ -11,8 +11,8 @@ import subprocess
 import sys
 import tracemalloc
 
-from mtptui.sglang.logparse import LogParser
-from mtptui.sglang.logparse.splitter import MAX_LINE_CHARS, LineSplitter, cut
+from mtptui.engines.sglang.logparse import LogParser
+from mtptui.engines.sglang.logparse.splitter import MAX_LINE_CHARS, LineSplitter, cut
 from mtptui.ui.logbuffer import MAX_LINE_CHARS as VIEW_CHARS
 from mtptui.ui.logbuffer import LogBuffer, LogLine
 from mtptui.ui.pump import LineParser

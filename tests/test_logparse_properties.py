@@ -8,11 +8,11 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mtptui.sglang.logparse import LogParser, parse_text
-from mtptui.sglang.logparse.splitter import MAX_LINE_CHARS, cut
-from mtptui.sglang.state import ServerState
-from mtptui.sglang.state.scan import summarize_stream
-from mtptui.sglang.state.summary import state_to_dict
+from mtptui.engines.sglang.logparse import LogParser, parse_text
+from mtptui.engines.sglang.logparse.splitter import MAX_LINE_CHARS, cut
+from mtptui.engines.sglang.state import ServerState
+from mtptui.engines.sglang.state.scan import summarize_stream
+from mtptui.engines.sglang.state.summary import state_to_dict
 
 SETTINGS = settings(max_examples=100, deadline=None)
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from mtptui.sglang.logparse import LogParser, parse_text
-from mtptui.sglang.state import ServerState, state_to_dict
-from mtptui.sglang.state.scan import summarize_stream
+from mtptui.engines.sglang.logparse import LogParser, parse_text
+from mtptui.engines.sglang.state import ServerState, state_to_dict
+from mtptui.engines.sglang.state.scan import summarize_stream
 from tests.conftest import REAL_LOGS
 from tests.logparse_contract import ev
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import io
 import json
 
-from mtptui.sglang.logparse import parse_text
-from mtptui.sglang.state import ServerState, state_to_dict
-from mtptui.sglang.state.scan import summarize_stream
+from mtptui.engines.sglang.logparse import parse_text
+from mtptui.engines.sglang.state import ServerState, state_to_dict
+from mtptui.engines.sglang.state.scan import summarize_stream
 from tests.logparse_contract import ev
 
 TS = "2026-05-11 23:50:12"

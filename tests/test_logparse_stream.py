@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from mtptui.sglang.logparse import LogParser, parse_text
-from mtptui.sglang.logparse.splitter import MAX_LINE_CHARS, cut
-from mtptui.sglang.logparse.stream import MAX_TRACEBACK_LINES
+from mtptui.engines.sglang.logparse import LogParser, parse_text
+from mtptui.engines.sglang.logparse.splitter import MAX_LINE_CHARS, cut
+from mtptui.engines.sglang.logparse.stream import MAX_TRACEBACK_LINES
 from tests.logparse_contract import ev
 
 TS = "2026-05-11 23:49:07"

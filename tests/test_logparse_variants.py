@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mtptui.sglang.logparse import FIELDS, parse_text
+from mtptui.engines.sglang.logparse import FIELDS, parse_text
 from tests.logparse_contract import CONTRACT, ev
 
 TS = "2026-05-11 23:49:07"

@@ -25,7 +25,7 @@ from mtptui.remote.local import LocalTransport
 from mtptui.remote.process import ProcessManager
 from mtptui.remote.service_state import ServiceState
 from mtptui.remote.systemd import SystemdManager
-from mtptui.sglang.flags import FlagSet
+from mtptui.engines.sglang.flags import FlagSet
 from mtptui.ui.restart_text import RestartView, plan_body
 
 

@@ -49,7 +49,7 @@ def test_the_names_that_look_secret() -> None:
 def test_sglangs_own_secret_flags_are_exactly_the_keys_and_the_password() -> None:
     from mtptui.secrets import is_secret_name
 
-    names = set(re.findall(r'"(--[a-z0-9-]+)"', (ROOT / "mtptui/sglang/flags/data/flags.json").read_text()))
+    names = set(re.findall(r'"(--[a-z0-9-]+)"', (ROOT / "mtptui/engines/sglang/flags/data/flags.json").read_text()))
     assert {n for n in names if is_secret_name(n)} == {"--api-key", "--admin-api-key", "--ssl-keyfile-password"}
 
 

@@ -16,8 +16,8 @@ from mtptui.remote.local import LocalTransport
 from mtptui.remote.process import ProcessManager
 from mtptui.remote.service_state import ServiceState
 from mtptui.remote.systemd_state import service_state
-from mtptui.sglang.logparse import parse_text
-from mtptui.sglang.state import ServerState
+from mtptui.engines.sglang.logparse import parse_text
+from mtptui.engines.sglang.state import ServerState
 
 CONNECTED = ConnectionStatus("connected")
 REFUSED = "cannot connect to gpu: Connection refused"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from mtptui.ops.metrics_feed import FAMILIES, exported, parse
-from mtptui.sglang.state.serving import ServingStats
-from mtptui.sglang.surface import surface_of
+from mtptui.engines.sglang.state.serving import ServingStats
+from mtptui.engines.sglang.surface import surface_of
 from mtptui.sim.metrics import SimMetrics
 
 VERSIONS = ("0.5.12.post1", "0.5.23")
@@ -51,7 +51,7 @@ def test_one_reader_of_the_exposition_serves_the_feed_and_the_bench() -> None:
     """Either prefix, every label set, no _created time; the feed sums and the bench sums the same samples."""
     from mtptui.bench.metrics_poll import parse_metrics
     from mtptui.ops.metrics_feed import FAMILIES, parse
-    from mtptui.sglang.exposition import family_values
+    from mtptui.engines.sglang.exposition import family_values
 
     text = ("# TYPE sglang:num_running_reqs gauge\n"
             'sglang:num_running_reqs{tp_rank="0"} 3\n'

@@ -1,8 +1,8 @@
-"""The SGLang API rules every client shares (mtptui.sglang.api): which path first, what counts as an answer."""
+"""The SGLang API rules every client shares (mtptui.engines.sglang.api): which path first, what counts as an answer."""
 
 from __future__ import annotations
 
-from mtptui.sglang.api import served_models, server_info
+from mtptui.engines.sglang.api import served_models, server_info
 
 
 def recording(answers: dict[str, tuple[int, object]]):

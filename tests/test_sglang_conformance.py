@@ -1,4 +1,4 @@
-"""The per-version description of SGLang (mtptui.sglang.surface) against the facts read from the real wheels.
+"""The per-version description of SGLang (mtptui.engines.sglang.surface) against the facts read from the real wheels.
 
 ``tests/fixtures/sglang-conformance.json`` is written by ``scripts/sglang_conformance.py`` from the published
 wheels (routes, response model fields, metric families, /server_info keys, text templates); nothing is
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from mtptui.sglang.surface import SUPPORTED, surface_of
+from mtptui.engines.sglang.surface import SUPPORTED, surface_of
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "sglang-conformance.json"
 FACTS = json.loads(FIXTURE.read_text())["versions"]
@@ -117,7 +117,7 @@ def test_release_only_adaptive_texts() -> None:
 
 
 def test_adaptive_tuning_defaults_are_the_releases(version: str) -> None:
-    from mtptui.sglang.adaptive import DEFAULT_CANDIDATES, DEFAULT_TIERS, Tuning
+    from mtptui.engines.sglang.adaptive import DEFAULT_CANDIDATES, DEFAULT_TIERS, Tuning
 
     facts = FACTS[version]["adaptive"]
     defaults = {k: v for k, v in facts["defaults"].items() if k != "candidate_steps"}
@@ -132,7 +132,7 @@ def test_adaptive_tuning_defaults_are_the_releases(version: str) -> None:
 
 
 def test_adaptive_is_turned_off_for_the_releases_reasons(version: str) -> None:
-    from mtptui.sglang.adaptive import REASONS
+    from mtptui.engines.sglang.adaptive import REASONS
 
     reasons = FACTS[version]["adaptive"]["reasons"]
     for text in REASONS[version].values():

@@ -10,9 +10,9 @@ import random
 
 import pytest
 
-from mtptui.sglang.adaptive import DEFAULT_TIERS, Tier, Tuning
-from mtptui.sglang.logparse import parse_text
-from mtptui.sglang.state import ServerState, state_to_dict
+from mtptui.engines.sglang.adaptive import DEFAULT_TIERS, Tier, Tuning
+from mtptui.engines.sglang.logparse import parse_text
+from mtptui.engines.sglang.state import ServerState, state_to_dict
 from mtptui.sim.adaptive import Slot
 from mtptui.sim.boot import build_boot
 from mtptui.sim.decode import DecodeModel
@@ -141,7 +141,7 @@ def test_0_5_23_probes_up_from_zero_steps_and_does_not_rise_in_the_update_it_mov
 
 
 def test_the_summary_fast_path_reads_the_speculation_lines_as_the_parser_does() -> None:
-    from mtptui.sglang.state.scan import summarize_stream
+    from mtptui.engines.sglang.state.scan import summarize_stream
     from tests.speculation_support import ADAPTIVE_LOG
     from tests.ui_fixtures.support import FIXTURES
 
@@ -155,7 +155,7 @@ def test_the_summary_fast_path_reads_the_speculation_lines_as_the_parser_does() 
 def test_the_knobs_take_positive_numbers_only(capsys) -> None:
     from mtptui.cli.main import main
     from mtptui.errors import UserError
-    from mtptui.sglang.flags import parse_argv
+    from mtptui.engines.sglang.flags import parse_argv
     from mtptui.sim.settings import from_flagset
 
     assert main(["sim", "--sim-acceptance", "0", "--", "--model-path", MISSION_MODEL]) == 1

@@ -11,7 +11,7 @@ import pytest
 from httpx_sse import connect_sse
 from prometheus_client.parser import text_string_to_metric_families
 
-from mtptui.sglang.surface import surface_of
+from mtptui.engines.sglang.surface import surface_of
 
 PROMPT = [{"role": "user", "content": "Write a red-black tree in Python."}]
 SHORT_THINKER = [{"role": "user", "content": "Write a trie."}]  # its simulated reasoning is 86 tokens

@@ -82,7 +82,7 @@ def test_second_instance_on_a_taken_port_fails_with_one_sentence(tmp_path) -> No
 @pytest.mark.parametrize("version, status", [("0.5.12.post1", -signal.SIGKILL), ("0.5.23", 0)])
 def test_sigterm_stops_an_idle_server_as_its_release_does_and_frees_the_port(tmp_path, version, status) -> None:
     """An idle server drains at once: 0.5.12.post1 then kills itself (SIGKILL), 0.5.23 lets uvicorn finish
-    (mtptui.sglang.surface_shutdown; tests/test_sim_shutdown.py drains a busy one)."""
+    (mtptui.engines.sglang.surface_shutdown; tests/test_sim_shutdown.py drains a busy one)."""
     sim = launch_sim(tmp_path, profile_argv("redeploy-1step", version), sim_args=["--sim-version", version])
     assert sim.wait_for(READY_LINE)
     sim.proc.send_signal(signal.SIGTERM)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from mtptui.sglang.logparse import parse_text
-from mtptui.sglang.state import ServerState
-from mtptui.sglang.state.phases import CRASHED, READY
+from mtptui.engines.sglang.logparse import parse_text
+from mtptui.engines.sglang.state import ServerState
+from mtptui.engines.sglang.state.phases import CRASHED, READY
 from tests.simserver import MISSION_MODEL, launch_sim, profile_argv, profile_env, start_sim
 
 PROMPT = [{"role": "user", "content": "Write a red-black tree in Python."}]

@@ -1,4 +1,4 @@
-"""The simulated server stops as its SGLang release does (mtptui.sglang.surface_shutdown), seen by real streamed
+"""The simulated server stops as its SGLang release does (mtptui.engines.sglang.surface_shutdown), seen by real streamed
 clients: SIGTERM to the server drains it (every stream runs to its finish_reason, a new request is still served,
 /health answers 503), with no bound even when SGLANG_GRACEFUL_SHUTDOWN_TIMEOUT is set; SIGTERM to its process
 group (systemd's default KillMode, a kill of the group) cuts every stream."""
@@ -12,7 +12,7 @@ import time
 import httpx
 import pytest
 
-from mtptui.sglang.surface_shutdown import shutdown_of
+from mtptui.engines.sglang.surface_shutdown import shutdown_of
 from tests.simserver import launch_sim, profile_argv, version_args, READY_LINE
 from tests.stream_load import StreamLoad
 from tests.test_sglang_conformance import matches_some_template

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from mtptui.sglang.logparse import parse_text
-from mtptui.sglang.state import PHASES, ServerState, state_to_dict
-from mtptui.sglang.state.scan import summarize_stream
+from mtptui.engines.sglang.logparse import parse_text
+from mtptui.engines.sglang.state import PHASES, ServerState, state_to_dict
+from mtptui.engines.sglang.state.scan import summarize_stream
 
 ROOT = Path(__file__).resolve().parents[1]
 

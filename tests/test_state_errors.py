@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from mtptui.sglang.logparse import parse_text
-from mtptui.sglang.state import ServerState
-from mtptui.sglang.state.errors import headline
+from mtptui.engines.sglang.logparse import parse_text
+from mtptui.engines.sglang.state import ServerState
+from mtptui.engines.sglang.state.errors import headline
 
 CRASH = """[2026-05-11 23:50:01 TP0] Scheduler hit an exception: Traceback (most recent call last):
   File "/sglang/srt/managers/scheduler.py", line 2300, in run_scheduler_process

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from mtptui.ops.tune.adaptive import NAME, adaptive_arms, best_steps, propose
 from mtptui.ops.tune.report import render_run
-from mtptui.sglang.lint import lint_profile
+from mtptui.engines.sglang.lint import lint_profile
 from tests.test_tune import BASE, HOST, MISSION, measured_grid, tune_run
 
 # At c=16 the verify of deep drafts costs more than they bring: one step is the best there.

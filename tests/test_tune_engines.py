@@ -170,7 +170,7 @@ def test_when_the_best_tokens_change_with_load_the_winning_engines_ladder_is_rea
 
 
 def test_sglangs_ladder_is_adaptive_speculation_over_the_best_steps(tmp_path) -> None:
-    from mtptui.sglang.ladder import sglang_ladder
+    from mtptui.engines.sglang.ladder import sglang_ladder
 
     host = load_host_file(host_file(tmp_path))
     ladder = sglang_ladder(host.profile("restored"), {1: 3, 16: 1}, "0.5.12.post1")

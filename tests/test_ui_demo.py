@@ -11,8 +11,8 @@ from mtptui.config import load_host_file
 from mtptui.errors import UserError
 from mtptui.demo.run import BAD_PROFILE, DemoRun, demo_speed
 from mtptui.ops.feed.items import HostStatus, LogChunk
-from mtptui.sglang.flags import FlagSet, diff_flagsets
-from mtptui.sglang.unit import read_unit, unit_flagset
+from mtptui.engines.sglang.flags import FlagSet, diff_flagsets
+from mtptui.engines.sglang.unit import read_unit, unit_flagset
 
 READY = b"The server is fired up and ready to roll!"
 

@@ -8,13 +8,13 @@ import itertools
 from mtptui.ops.feed.items import Connection, FollowerFeed, HostStatus, LogChunk, merge_feeds
 from tests.recorded_feed import RecordedFeed
 from mtptui.ops.feed.host import with_server_info
-from mtptui.sglang.host_polls import info_of
+from mtptui.engines.sglang.host_polls import info_of
 from mtptui.ui import messages
 from mtptui.ui.logbuffer import ERROR, INFO, WARNING
 from mtptui.ui.pump import RESET_LINE, FeedPump, clean
-from mtptui.sglang.logparse.timestamps import parse_ts
+from mtptui.engines.sglang.logparse.timestamps import parse_ts
 from mtptui.ui.live_host import LiveHost
-from mtptui.sglang.spec_rows import launch_rows
+from mtptui.engines.sglang.spec_rows import launch_rows
 from tests.ui_fixtures.support import DEMO_LOG, decode_line, demo_host
 
 PREFIX = "[2026-05-11 23:49:07 TP0] "
@@ -67,7 +67,7 @@ def test_server_info_gives_the_version_and_0523s_launch_command_but_never_the_st
 
 
 def test_known_good_profile_resolves_without_auto_values() -> None:
-    from mtptui.sglang.flags import FlagSet
+    from mtptui.engines.sglang.flags import FlagSet
 
     host = demo_host()
     launch = FlagSet.from_profile(host.profile("restored"), host.sglang_version)

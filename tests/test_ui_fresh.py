@@ -10,8 +10,8 @@ import asyncio
 import pytest
 
 from mtptui.ops.feed.items import GpuReading, GpuStat
-from mtptui.sglang.logparse import Event
-from mtptui.sglang.state.serving import ServingStats
+from mtptui.engines.sglang.logparse import Event
+from mtptui.engines.sglang.state.serving import ServingStats
 from mtptui.ui import messages
 from mtptui.ui.widgets.gpu_pane import GpuPane
 from mtptui.ui.widgets.health_line import HealthLine

@@ -15,7 +15,7 @@ from mtptui.ops.restart.handback import HandBackPlan, host_file_advice, offers_h
 from mtptui.remote.local import LocalTransport
 from mtptui.remote.process import ProcessManager
 from mtptui.remote.systemd import SystemdManager
-from mtptui.sglang.flags import FlagSet
+from mtptui.engines.sglang.flags import FlagSet
 from mtptui.ui.screens.restart_confirm import RestartConfirmScreen
 from tests.ui_fixtures.support import SIZE, demo_host, make_app, settle
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from mtptui.bench.history import append_run
-from mtptui.sglang.flags import FlagSet
+from mtptui.engines.sglang.flags import FlagSet
 from tests.ui_fixtures.support import FIXTURES, SIZE, demo_host, demo_status, make_app, settle, wait_until
 
 

@@ -14,8 +14,8 @@ from mtptui.ops.restart.plan import Previous, RestartPlan, Step
 from mtptui.ops.restart.run import RestartResult
 from mtptui.remote.local import LocalTransport
 from mtptui.remote.process import ProcessManager, stop_group_command
-from mtptui.sglang.flags import FlagSet, diff_flagsets, render_argv
-from mtptui.sglang.lint import lint_flagset
+from mtptui.engines.sglang.flags import FlagSet, diff_flagsets, render_argv
+from mtptui.engines.sglang.lint import lint_flagset
 from tests.ui_fixtures.support import SIZE, demo_host, demo_host_with_unit, demo_status, make_app, settle
 
 

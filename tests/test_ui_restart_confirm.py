@@ -10,7 +10,7 @@ from mtptui.config.models import SystemdServer
 from mtptui.ops.restart.plan import Previous, RestartPlan, Step
 from mtptui.remote.local import LocalTransport
 from mtptui.remote.systemd import SystemdManager
-from mtptui.sglang.flags import FlagSet
+from mtptui.engines.sglang.flags import FlagSet
 from mtptui.ui.screens.restart_confirm import RestartConfirmScreen
 from tests.ui_fixtures.support import SIZE, make_app, settle
 

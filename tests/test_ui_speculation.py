@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from mtptui.sglang.flags import FlagSet
-from mtptui.sglang.live import live_from_server_info
+from mtptui.engines.sglang.flags import FlagSet
+from mtptui.engines.sglang.live import live_from_server_info
 from mtptui.ui.widgets.speculation_pane import SpeculationPane
 from mtptui.ui.widgets.throughput_pane import ThroughputPane
 from tests.health_support import health_of, line_of

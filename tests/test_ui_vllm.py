@@ -108,7 +108,7 @@ def test_a_stats_line_waits_for_its_speculation_line_or_a_quiet_stream() -> None
     assert (decode.fields["running_req"], decode.fields["queue_req"], decode.fields["token_usage"]) == (1, 2, 0.04)
     assert decode.fields["per_position"] == [0.9, 0.6] and not parser.holding
     list(parser.feed_lines(STATS + "\n"))
-    released = parser.flush_pending([])  # the stream went quiet (mtptui.sglang.logparse.quiet)
+    released = parser.flush_pending([])  # the stream went quiet (mtptui.engines.sglang.logparse.quiet)
     assert [(e.kind, e.fields["accept_len"], e.fields["gen_throughput"]) for e in released] == [("decode", None, 78.1)]
 
 

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from mtptui.sglang.flags import FlagError, FlagSet
-from mtptui.sglang.unit import read_unit, unit_flagset, with_launch
-from mtptui.sglang.unit.syntax import quote_word
-from mtptui.sglang.unit.write import environment_lines
+from mtptui.engines.sglang.flags import FlagError, FlagSet
+from mtptui.engines.sglang.unit import read_unit, unit_flagset, with_launch
+from mtptui.engines.sglang.unit.syntax import quote_word
+from mtptui.engines.sglang.unit.write import environment_lines
 from tests.systemd_parse import parse_unit, systemd_missing
 
 needs_systemd = pytest.mark.needs(systemd_missing())

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from mtptui.config.loader import load_host_file
-from mtptui.sglang.flags import FlagError, FlagSet
-from mtptui.sglang.unit import read_unit, unit_flagset, with_launch
+from mtptui.engines.sglang.flags import FlagError, FlagSet
+from mtptui.engines.sglang.unit import read_unit, unit_flagset, with_launch
 from tests.conftest import CONFIGS
 
 PY = sys.executable

@@ -32,7 +32,7 @@ from mtptui.ops.feed.host import feed_for_host, with_server_info
 from mtptui.ops.health.assess import assess, running_shape
 from mtptui.ops.health.verdict import speed_check
 from mtptui.ops.metrics_feed import ServerMetrics
-from mtptui.sglang.state.serving import ServingStats
+from mtptui.engines.sglang.state.serving import ServingStats
 from tests.vllm_real.server import NGRAM, VllmServer, server_env
 
 PROMPT = "the server decodes tokens the server decodes tokens the server decodes"

@@ -14,7 +14,7 @@ import pytest
 from mtptui.config import LaunchProfile
 from mtptui.engines.registry import launches
 from mtptui.errors import UserError
-from mtptui.sglang.unit import read_unit
+from mtptui.engines.sglang.unit import read_unit
 
 VLLM = launches("vllm")
 SPEC = '{"method": "ngram", "num_speculative_tokens": 3}'

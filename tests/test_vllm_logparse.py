@@ -14,8 +14,8 @@ from mtptui.engines.vllm.logparse import FIELDS, parse_text
 from mtptui.engines.vllm.logparse.prefix import ranks_of
 from mtptui.engines.vllm.logparse.recognise import looks_like_vllm
 from mtptui.engines.vllm.state import VllmState, state_to_dict
-from mtptui.sglang.state.summary import state_to_dict as sglang_summary
-from mtptui.sglang.state import ServerState
+from mtptui.engines.sglang.state.summary import state_to_dict as sglang_summary
+from mtptui.engines.sglang.state import ServerState
 
 STATS = ("Engine 000: Avg prompt throughput: 7.6 tokens/s, Avg generation throughput: 66.4 tokens/s, Running: 2 reqs, "
          "Waiting: 1 reqs, GPU KV cache usage: 1.0%, Prefix cache hit rate: 50.0%")

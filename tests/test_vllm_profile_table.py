@@ -11,7 +11,7 @@ from pathlib import Path
 from mtptui.config import load_host_file
 from mtptui.engines.vllm.flags.launchset import from_profile
 from mtptui.engines.vllm.flags.render import launch_words
-from mtptui.sglang.flags.flagset import profile_argv
+from mtptui.engines.sglang.flags.flagset import profile_argv
 
 HOST = """name = "t"
 engine = "vllm"

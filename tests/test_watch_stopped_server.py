@@ -5,7 +5,7 @@ has loaded anything is."""
 from __future__ import annotations
 
 from mtptui.ops.progress import StartupTracker
-from mtptui.sglang.logparse import LogParser
+from mtptui.engines.sglang.logparse import LogParser
 
 OLD_SERVER_GOING = (
     "[2026-12-01 22:18:40] SIGTERM received. signum=None frame=None. Draining requests and shutting down...\n"

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Final, Literal, TypedDict
 
-from mtptui.sglang.surface import known_surface
+from mtptui.engines.sglang.surface import known_surface
 
 AcceptSource = Literal["sglext", "metrics", "server log", "spec_accept_length gauge", "server_info average"]
 SGLEXT: Final = "sglext"

@@ -11,7 +11,7 @@ approaches Σ accepted tokens / Σ verify steps over the window; lines are serve
 server decodes meanwhile is in them too.
 
 The lines also give the run's *log rate*: each steady line's gen throughput per running request
-(``mtptui.sglang.state.steady``), the very figure the dashboard's health line reads live, so a live figure is
+(``mtptui.engines.sglang.state.steady``), the very figure the dashboard's health line reads live, so a live figure is
 compared with a bench baseline measured the same way.
 """
 
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import Any
 
-from mtptui.sglang.state.steady import SteadyLines, per_request
+from mtptui.engines.sglang.state.steady import SteadyLines, per_request
 
 DRAIN_S = 0.6  # after the window: lines written before its end are still on their way (file readers poll 0.1-0.2 s)
 
@@ -51,7 +51,7 @@ class DecodeLog:
         self._task = asyncio.create_task(self._read())
 
     async def _read(self) -> None:
-        from mtptui.sglang.logparse import LogParser
+        from mtptui.engines.sglang.logparse import LogParser
 
         parser, steady = LogParser(), SteadyLines()
         async for chunk in self.follower.chunks():

@@ -19,7 +19,7 @@ from time import perf_counter
 from typing import Any, Protocol
 
 from mtptui.engines.registry import accept_counters
-from mtptui.sglang.exposition import family_values
+from mtptui.engines.sglang.exposition import family_values
 
 GEN_TOKENS = "sglang:generation_tokens_total"
 VERIFY_CALLS = "sglang:spec_verify_calls_total"

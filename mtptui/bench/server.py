@@ -11,7 +11,7 @@ import httpx
 from mtptui.bench.bounds import COMMAND_CHARS, bounded_value, model_name, text_or_none
 from mtptui.bench.client import ChatClient, ResponseTooLarge, describe_http_error
 from mtptui.errors import UserError
-from mtptui.sglang.api import GetJson, first_model_id, served_models, server_info
+from mtptui.engines.sglang.api import GetJson, first_model_id, served_models, server_info
 
 # Resolved server args that decide speed; recorded in the fingerprint and shown when two runs differ.
 KEY_ARGS = (
@@ -33,7 +33,7 @@ class ServerInfo:
     launch_command: str | None = None
     request_model: str = "default"
     notes: list[str] = field(default_factory=list)
-    spec_v2: bool | None = None  # SGLang's speculative workers v2 (mtptui.sglang.spec_v2), None: no such switch
+    spec_v2: bool | None = None  # SGLang's speculative workers v2 (mtptui.engines.sglang.spec_v2), None: no such switch
     engine: str | None = None  # the engine the server is (mtptui.engines.registry), None when none recognised it
 
     @property
@@ -70,7 +70,7 @@ def _once(get_json: GetJson) -> GetJson:
 
 
 def _info_from(raw: dict[str, Any]) -> ServerInfo:
-    from mtptui.sglang.spec_v2 import from_server_args
+    from mtptui.engines.sglang.spec_v2 import from_server_args
 
     flags = {key: bounded_value(raw[key]) for key in KEY_ARGS if key in raw}
     version = text_or_none(raw.get("version"))

@@ -9,7 +9,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 
 from mtptui.engines.names import DEFAULT as DEFAULT_ENGINE, NAMES as ENGINE_NAMES
 from mtptui.config.names import host_name, user_name
-from mtptui.sglang.versions import DEFAULT_VERSION
+from mtptui.engines.sglang.versions import DEFAULT_VERSION
 
 FlagValue = Union[bool, int, float, str, list[str], dict[str, Any]]
 """A flag's value in a profile; a table is a JSON-object flag written as TOML (vLLM's speculative-config)."""

@@ -1,1 +1,1 @@
-"""Engine knowledge: one package per inference engine beside mtptui/sglang/ (vLLM in engines/vllm/)."""
+"""Engine knowledge: one package per inference engine beside mtptui/engines/sglang/ (vLLM in engines/vllm/)."""

@@ -11,9 +11,9 @@ from typing import Any, Awaitable, BinaryIO, Callable, Iterable, Iterator, Mappi
 from mtptui.engines import names
 from mtptui.engines.polls import GetJson, GetText, HeldCount, MetricsReader, ServerInfo
 from mtptui.engines.vllm.flags.table import DEFAULT_VERSION as VLLM_DEFAULT
-from mtptui.sglang.api import HELD_SOURCE as SGLANG_HELD, POLL_PATHS as SGLANG_POLLS, \
+from mtptui.engines.sglang.api import HELD_SOURCE as SGLANG_HELD, POLL_PATHS as SGLANG_POLLS, \
     SERVER_INFO_PATHS as SGLANG_INFO
-from mtptui.sglang.versions import DEFAULT_VERSION as SGLANG_DEFAULT
+from mtptui.engines.sglang.versions import DEFAULT_VERSION as SGLANG_DEFAULT
 
 
 class Parser(Protocol):
@@ -60,14 +60,14 @@ class Engine:
 
 
 def _sglang_parser() -> Parser:
-    from mtptui.sglang.logparse import LogParser
+    from mtptui.engines.sglang.logparse import LogParser
 
     return LogParser()
 
 
 def _sglang_summary(streams: Iterable[tuple[str, BinaryIO]], read: Callable[..., None]) -> dict[str, Any]:
-    from mtptui.sglang.state import ServerState, state_to_dict
-    from mtptui.sglang.state.scan import summarize_stream
+    from mtptui.engines.sglang.state import ServerState, state_to_dict
+    from mtptui.engines.sglang.state.scan import summarize_stream
 
     state = ServerState()
     for name, stream in streams:
@@ -115,15 +115,15 @@ def _vllm_sim(argv: list[str], **options: Any) -> int:
 
 
 def _sglang_words(host: Any, profile: Any) -> list[str]:
-    from mtptui.sglang.flags import FlagSet, render_argv
+    from mtptui.engines.sglang.flags import FlagSet, render_argv
 
     flagset = FlagSet.from_profile(profile, host.sglang_version)
     return [*flagset.entry_argv, *render_argv(flagset)]
 
 
 def _sglang_unit(skeleton: str, name: str, host: Any, profile: Any) -> str:
-    from mtptui.sglang.flags import FlagSet
-    from mtptui.sglang.unit import read_unit, with_launch
+    from mtptui.engines.sglang.flags import FlagSet
+    from mtptui.engines.sglang.unit import read_unit, with_launch
 
     return with_launch(read_unit(skeleton, name), FlagSet.from_profile(profile, host.sglang_version))
 
@@ -287,37 +287,37 @@ def _sglang_version(host: Any) -> str:
 
 
 def _sglang_profile(profile: Any, version: str) -> Any:
-    from mtptui.sglang.flags import FlagSet
+    from mtptui.engines.sglang.flags import FlagSet
 
     return FlagSet.from_profile(profile, version)
 
 
 def _sglang_argv(words: list[str], version: str) -> Any:
-    from mtptui.sglang.flags.command import parse_launch_argv
+    from mtptui.engines.sglang.flags.command import parse_launch_argv
 
     return parse_launch_argv(words, version, require_model=False)
 
 
 def _sglang_command(text: str, version: str) -> Any:
-    from mtptui.sglang.flags import parse_command
+    from mtptui.engines.sglang.flags import parse_command
 
     return parse_command(text, version, require_model=False)
 
 
 def _sglang_unit_launch(parsed: Any, version: str) -> Any:
-    from mtptui.sglang.unit import unit_flagset
+    from mtptui.engines.sglang.unit import unit_flagset
 
     return unit_flagset(parsed, version)
 
 
 def _sglang_diff(sides: list[tuple[str, Any]], show_all: bool) -> Any:
-    from mtptui.sglang.flags import diff_flagsets
+    from mtptui.engines.sglang.flags import diff_flagsets
 
     return diff_flagsets(sides, show_all=show_all)
 
 
 def _sglang_launch_words(launch: Any) -> list[str]:
-    from mtptui.sglang.flags import render_argv
+    from mtptui.engines.sglang.flags import render_argv
 
     return [*launch.entry_argv, *render_argv(launch)]
 
@@ -325,7 +325,7 @@ def _sglang_launch_words(launch: Any) -> list[str]:
 def _sglang_entry(words: list[str]) -> str | None:
     import shlex
 
-    from mtptui.sglang.flags.command import find_entry
+    from mtptui.engines.sglang.flags.command import find_entry
 
     found = find_entry(words)
     return shlex.join(words[found[0]:found[1]]) if found else None
@@ -340,20 +340,20 @@ def _with_entry(launch: Any, entry: str) -> Any:
 
 
 def _sglang_write_unit(parsed: Any, launch: Any) -> str:
-    from mtptui.sglang.unit import with_launch
+    from mtptui.engines.sglang.unit import with_launch
 
     return with_launch(parsed, launch)
 
 
 def _sglang_watch() -> tuple[Parser, StartupState]:
-    from mtptui.sglang.logparse import LogParser
-    from mtptui.sglang.state import ServerState
+    from mtptui.engines.sglang.logparse import LogParser
+    from mtptui.engines.sglang.state import ServerState
 
     return LogParser(), ServerState()
 
 
 def _sglang_default_port() -> int:
-    from mtptui.sglang.flags.table import load_table
+    from mtptui.engines.sglang.flags.table import load_table
 
     return int(load_table(SGLANG_DEFAULT).by_name["--port"].default)
 
@@ -419,7 +419,7 @@ def _vllm_with_entry(launch: Any, entry: str) -> Any:
 
 
 def _vllm_write_unit(parsed: Any, launch: Any) -> str:
-    from mtptui.sglang.unit.write import with_launch
+    from mtptui.engines.sglang.unit.write import with_launch
 
     return with_launch(parsed, launch, groups=launch.groups())
 
@@ -470,7 +470,7 @@ SPEC_FLAGS = ("--speculative-num-steps", "--speculative-num-draft-tokens", "--sp
 
 
 def _sglang_shape(launch: Any) -> tuple[str, ...] | None:
-    from mtptui.sglang.flags import resolve_effective
+    from mtptui.engines.sglang.flags import resolve_effective
 
     if launch is None or launch.get("--speculative-algorithm") is None:
         return None
@@ -480,7 +480,7 @@ def _sglang_shape(launch: Any) -> tuple[str, ...] | None:
 
 
 def _sglang_ladder(profile: Any, best: dict[int, int], version: str) -> Any:
-    from mtptui.sglang.ladder import sglang_ladder
+    from mtptui.engines.sglang.ladder import sglang_ladder
 
     return sglang_ladder(profile, best, version)
 
@@ -567,9 +567,9 @@ def launches(name: str | None) -> Launches:
 # The dashboard's view of an engine (mtptui.ui and mtptui.ops read an engine through it, never by its name) -----
 
 class DashboardParser(Parser, Protocol):
-    """A log parser whose events are the dashboard state's (mtptui.sglang.state.ServerState reads SGLang's contract
-    kinds), line by line for the log view: ``in_error`` while an error is held back for its traceback, ``holding``
-    while anything is (a quiet stream releases it through ``flush_pending``)."""
+    """A log parser whose events are the dashboard state's (engines.sglang.state.ServerState reads SGLang's
+    contract kinds), line by line for the log view: ``in_error`` while an error is held back for its traceback,
+    ``holding`` while anything is (a quiet stream releases it through ``flush_pending``)."""
 
     @property
     def holding(self) -> bool: ...
@@ -604,7 +604,7 @@ class Dashboard:
 
 
 def _sglang_dashboard_parser() -> DashboardParser:
-    from mtptui.sglang.logparse import LogParser
+    from mtptui.engines.sglang.logparse import LogParser
 
     return LogParser()
 
@@ -624,13 +624,13 @@ def _no_host_version(host: Any) -> str | None:
 
 
 def _sglang_launch_speculation(launch: Any) -> Any:
-    from mtptui.sglang.live import live_from_launch
+    from mtptui.engines.sglang.live import live_from_launch
 
     return live_from_launch(launch)
 
 
 def _sglang_launch_rows(launch: Any, unknown: str) -> list[tuple[str, str]] | None:
-    from mtptui.sglang.spec_rows import launch_rows
+    from mtptui.engines.sglang.spec_rows import launch_rows
 
     return launch_rows(launch, unknown)
 
@@ -646,13 +646,13 @@ def _vllm_launch_speculation(launch: Any) -> Any:
 
 
 async def _sglang_server_info(get_json: GetJson, version: str | None) -> ServerInfo | None:
-    from mtptui.sglang.host_polls import server_status
+    from mtptui.engines.sglang.host_polls import server_status
 
     return await server_status(get_json, version)
 
 
 def _sglang_metrics(version: str | None) -> MetricsReader:
-    from mtptui.sglang.host_polls import metrics_reader
+    from mtptui.engines.sglang.host_polls import metrics_reader
 
     return metrics_reader(version)
 
@@ -699,7 +699,7 @@ def dashboard(name: str | None) -> Dashboard:
 # --- The drain: the requests a server holds by its own count (mtptui.ops.restart.drain waits for 0) -----------
 
 async def _sglang_held(get_text: GetText, label: str) -> int:
-    from mtptui.sglang.api import held_requests
+    from mtptui.engines.sglang.api import held_requests
 
     return await held_requests(get_text, label)
 
@@ -787,7 +787,7 @@ def family_engine(name: str) -> str | None:
 @dataclass(frozen=True)
 class FlagForm:
     """What the flags form needs of an engine's flag model. A launch is the engine's own (as in Launches);
-    findings are mtptui.sglang.flags.Finding (severity, flag, message, fix)."""
+    findings are mtptui.engines.sglang.flags.Finding (severity, flag, message, fix)."""
 
     label: str  # the engine's display name ("vLLM"), for the form's words
     model_flag: str  # the option naming the model (SGLang's --model-path, vLLM's --model)
@@ -818,7 +818,7 @@ SGLANG_FIELDS: tuple[tuple[str, str, bool], ...] = (
 
 
 def _sglang_choices(flag: str, version: str) -> tuple[str, ...]:
-    from mtptui.sglang.flags import load_table
+    from mtptui.engines.sglang.flags import load_table
 
     table = load_table(version)
     spec = table.get(flag)
@@ -828,15 +828,15 @@ def _sglang_choices(flag: str, version: str) -> tuple[str, ...]:
 
 
 def _sglang_resolve(word: str, version: str) -> str | None:
-    from mtptui.sglang.flags import load_table
-    from mtptui.sglang.flags.resolve import match_option
+    from mtptui.engines.sglang.flags import load_table
+    from mtptui.engines.sglang.flags.resolve import match_option
 
     spec = match_option(word, load_table(version)).spec
     return spec.name if spec is not None else None
 
 
 def _sglang_pairs(launch: Any) -> list[tuple[str, str]]:
-    from mtptui.sglang.flags.command import value_text
+    from mtptui.engines.sglang.flags.command import value_text
 
     return [(name, "" if value is True else " ".join(map(value_text, value)) if isinstance(value, list)
              else value_text(value)) for name, value in launch.flags.items()]
@@ -845,8 +845,8 @@ def _sglang_pairs(launch: Any) -> list[tuple[str, str]]:
 def _sglang_form_lint(args: list[str], env: dict[str, str], python: str, version: str) -> tuple[Any | None,
                                                                                                  list[Any]]:
     from mtptui.engines.entry import module_entry
-    from mtptui.sglang.lint import lint_argv
-    from mtptui.sglang.flags.flagset import LAUNCH_MODULE
+    from mtptui.engines.sglang.lint import lint_argv
+    from mtptui.engines.sglang.flags.flagset import LAUNCH_MODULE
 
     flagset, findings = lint_argv(args, version, env=env)
     if flagset is not None:
@@ -855,7 +855,7 @@ def _sglang_form_lint(args: list[str], env: dict[str, str], python: str, version
 
 
 def _sglang_form_command(launch: Any) -> str:
-    from mtptui.sglang.flags import render_command
+    from mtptui.engines.sglang.flags import render_command
 
     return render_command(launch, multiline=True)
 

@@ -16,7 +16,7 @@ from mtptui.fleet.hosts import HostEntry
 from mtptui.fleet.rows import Row
 from mtptui.fleet.targets import Key, Target
 from mtptui.fleet.version import infer_version, observed_families
-from mtptui.sglang.surface import known_surface
+from mtptui.engines.sglang.surface import known_surface
 
 VERIFY = "sglang:spec_verify_calls_total"
 VERSION_LABELS = ("sglang_version", "version")

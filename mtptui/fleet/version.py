@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from mtptui.sglang.surface import SUPPORTED, metric_name, surface_of
+from mtptui.engines.sglang.surface import SUPPORTED, metric_name, surface_of
 
 STREAMING = "is_streaming"
 ANCHOR = "sglang:max_total_num_tokens"  # set at startup by every release: an instance that exports anything

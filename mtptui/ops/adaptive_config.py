@@ -3,7 +3,7 @@
 A side with ``--speculative-adaptive`` moves between candidate steps that its config file names
 (``--speculative-adaptive-config FILE.json``; SGLang's defaults without one). The flags alone do not show them,
 so the diff reads each named file on the host (read-only, bounded) and shows its content and the candidates the
-side's release takes from it (mtptui.sglang.adaptive).
+side's release takes from it (mtptui.engines.sglang.adaptive).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable
 
 from mtptui.remote.errors import RemoteError
 from mtptui.remote.shell import Command
-from mtptui.sglang.adaptive import (
+from mtptui.engines.sglang.adaptive import (
     CONFIG_FLAG, FLAG, TIERED, AdaptiveConfigError, candidates_of, read_config, start, tiers,
 )
 

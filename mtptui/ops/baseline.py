@@ -2,7 +2,7 @@
 
 A run is this host's when the bench filed it under the host's name and it measured the host's model. Like is
 compared with like: the live figure is the log's steady decode lines (gen throughput per running request,
-``mtptui.sglang.state.steady``), so a speed baseline is the same figure read from the server's log during bench
+``mtptui.engines.sglang.state.steady``), so a speed baseline is the same figure read from the server's log during bench
 runs (their ``log_rates``); a run that did not read the log (``bench --url``, or one recorded before the bench
 kept log rates) was measured another way and is no baseline. Only runs at the concurrency the server runs at now
 are comparable. A baseline recorded on another SGLang version is *stale*: it is named, never used

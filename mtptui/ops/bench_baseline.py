@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mtptui.errors import UserError
-from mtptui.sglang.flags import FlagSet
-from mtptui.sglang.flags.effective import show_value
+from mtptui.engines.sglang.flags import FlagSet
+from mtptui.engines.sglang.flags.effective import show_value
 
 if TYPE_CHECKING:
     from mtptui.config.models import HostConfig
-    from mtptui.sglang.flags.table import FlagSpec
+    from mtptui.engines.sglang.flags.table import FlagSpec
 
 RESOLVED_AS = {"NEXTN": "EAGLE"}  # SGLang reports NEXTN (MTP heads) as the EAGLE algorithm it runs
 

@@ -14,8 +14,8 @@ from mtptui.errors import UserError
 from mtptui.ops import diff_sides
 from mtptui.ops.adaptive_config import AdaptiveFile
 from mtptui.ops.launches import Running
-from mtptui.sglang.flags import Diff
-from mtptui.sglang.flags.diff_text import render_diff
+from mtptui.engines.sglang.flags import Diff
+from mtptui.engines.sglang.flags.diff_text import render_diff
 
 if TYPE_CHECKING:
     from mtptui.config.models import HostConfig

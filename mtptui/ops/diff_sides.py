@@ -19,7 +19,7 @@ from mtptui.ops.host_files import file_reader, with_launch_files
 from mtptui.ops.launches import (Running, Side, configured_side, profile_side, reference_side, running_side,
                                  with_server_word)
 from mtptui.remote.unitfile import UnitFile
-from mtptui.sglang.flags import Diff, DiffRow
+from mtptui.engines.sglang.flags import Diff, DiffRow
 
 if TYPE_CHECKING:
     from mtptui.ops.connect import HostSession

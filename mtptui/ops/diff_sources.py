@@ -1,8 +1,8 @@
 """Load a launch configuration to compare: a unit file, a TOML profile, a command-line file, or HOST:PROFILE.
 
 ``--left``/``--right`` of `mtptui diff` go through ``load_source``; every failure is one sentence. This module
-reads the files and the host config; what the bytes say is SGLang's knowledge (mtptui.sglang.flags.command:
-an argv or a command line; mtptui.sglang.unit: a unit's ExecStart=; ``FlagSet.from_profile``: a launch profile).
+reads the files and the host config; what the bytes say is SGLang's knowledge (mtptui.engines.sglang.flags.command:
+an argv or a command line; mtptui.engines.sglang.unit: a unit's ExecStart=; ``FlagSet.from_profile``: a launch profile).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from mtptui.config.files import INPUT_FILE_LIMIT, read_bounded
 from mtptui.config.loader import find_host, parse_host
 from mtptui.config.models import LaunchProfile
 from mtptui.errors import ConfigError, UserError
-from mtptui.sglang.flags.command import parse_cmdline, parse_command
-from mtptui.sglang.flags.errors import FlagError
-from mtptui.sglang.flags.flagset import FlagSet
-from mtptui.sglang.flags.table import DEFAULT_VERSION
-from mtptui.sglang.unit import read_unit, unit_flagset
+from mtptui.engines.sglang.flags.command import parse_cmdline, parse_command
+from mtptui.engines.sglang.flags.errors import FlagError
+from mtptui.engines.sglang.flags.flagset import FlagSet
+from mtptui.engines.sglang.flags.table import DEFAULT_VERSION
+from mtptui.engines.sglang.unit import read_unit, unit_flagset
 
 
 def load_source(spec: str, version: str | None = None, config_file: str | None = None) -> tuple[str, FlagSet]:

@@ -2,7 +2,7 @@
 
 One read-only command over the host's session, bounded by ``timeout``:
 ``timeout 60 env [-u PYTHONPATH] PYTHON -B -c BOOT GPU-FACTS --batch``, with the runner and its stand-ins
-(mtptui/sglang/lint/sglang_runner.py and sglang_standins.py) and the launch on stdin. Nothing is written on the
+(mtptui/engines/sglang/lint/sglang_runner.py and sglang_standins.py) and the launch on stdin. Nothing is written on the
 host: the sources run from memory, ``-B`` keeps Python from writing bytecode, the runner reads model configs
 offline. No GPU is touched: torch is a stand-in answering the facts nvidia-smi gave (mtptui.remote.gpu_facts).
 A systemd unit does not inherit the login session's PYTHONPATH, so the check runs without it there (the
@@ -27,7 +27,7 @@ from mtptui.remote.errors import RemoteError
 from mtptui.remote.gpu_facts import GpuFacts, query_gpu_facts
 from mtptui.remote.shell import Command
 from mtptui.remote.transport import Completed
-from mtptui.sglang.lint.verdict import LintSource, LintVerdict, host_verdict, offline_verdict, offline_version
+from mtptui.engines.sglang.lint.verdict import LintSource, LintVerdict, host_verdict, offline_verdict, offline_version
 
 if TYPE_CHECKING:
     from mtptui.config.models import HostConfig
@@ -44,7 +44,7 @@ BOOT = ("import json, sys, types\n"
 
 
 def _sources() -> dict[str, str]:
-    folder = resources.files("mtptui.sglang.lint")
+    folder = resources.files("mtptui.engines.sglang.lint")
     return {name: folder.joinpath(f"{name}.py").read_text(encoding="utf-8") for name in MODULES}
 
 

@@ -73,6 +73,6 @@ async def read_end_state(session: HostSession, plan: RestartPlan) -> EndState:
 
 
 def _exec_argv(text: str | None, name: str | None) -> list[str] | None:
-    from mtptui.sglang.unit import read_unit
+    from mtptui.engines.sglang.unit import read_unit
 
     return read_unit(text, name=name).exec_argv if text else None

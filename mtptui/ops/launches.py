@@ -17,7 +17,7 @@ from mtptui.remote.logsource import JournalLog
 from mtptui.remote.procinfo import ProcessInfo
 from mtptui.remote.shell import PIPE, Command, Op
 from mtptui.remote.unitfile import ConfiguredLaunch, UnitFile
-from mtptui.sglang.flags import FlagError, FlagSet
+from mtptui.engines.sglang.flags import FlagError, FlagSet
 
 if TYPE_CHECKING:
     from mtptui.ops.connect import HostSession

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable
 
 from mtptui.engines.registry import dashboard
 from mtptui.errors import UserError
-from mtptui.sglang.host_polls import FAMILIES, exported, figures
+from mtptui.engines.sglang.host_polls import FAMILIES, exported, figures
 
 if TYPE_CHECKING:
     import httpx
@@ -41,7 +41,7 @@ class ServerMetrics:
 
 
 def parse(text: str, families: dict[str, str], t: float) -> ServerMetrics:
-    """SGLang's figures of a Prometheus text exposition (mtptui.sglang.host_polls.figures) as one scrape."""
+    """SGLang's figures of a Prometheus text exposition (mtptui.engines.sglang.host_polls.figures) as one scrape."""
     return ServerMetrics(t, figures(text, families))
 
 

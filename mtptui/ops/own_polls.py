@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from mtptui.sglang.api import POLL_PATHS
-from mtptui.sglang.logparse.lines import ACCESS
-from mtptui.sglang.logparse.prefix import split_line
+from mtptui.engines.sglang.api import POLL_PATHS
+from mtptui.engines.sglang.logparse.lines import ACCESS
+from mtptui.engines.sglang.logparse.prefix import split_line
 
 EXCLUDE_FLAG = "--uvicorn-access-log-exclude-prefixes"
 

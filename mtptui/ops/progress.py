@@ -14,9 +14,9 @@ from typing import Any, Callable
 
 from mtptui.engines.registry import StartupState
 from mtptui.remote.steps import RestartStep
-from mtptui.sglang.logparse import Event
-from mtptui.sglang.state import ServerState
-from mtptui.sglang.state import phases
+from mtptui.engines.sglang.logparse import Event
+from mtptui.engines.sglang.state import ServerState
+from mtptui.engines.sglang.state import phases
 
 
 @dataclass(frozen=True)

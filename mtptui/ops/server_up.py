@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from mtptui.remote.service_state import DOWN, ServicePhase
-from mtptui.sglang.state import phases
+from mtptui.engines.sglang.state import phases
 
 if TYPE_CHECKING:
     from mtptui.ops.feed.items import HostStatus
     from mtptui.remote.follow import ConnectionStatus
-    from mtptui.sglang.state import ServerState
+    from mtptui.engines.sglang.state import ServerState
 
 #: ``offline``: the host does not answer; ``down``: its manager says no server runs; ``stopping``/``starting``:
 #: on its way; ``up``: the log shows it serving and its manager does not say otherwise; ``unknown``: neither says.

@@ -25,7 +25,7 @@ from mtptui.remote.unitfile import ConfiguredLaunch, UnitFile
 if TYPE_CHECKING:
     from mtptui.remote.service_work import ByManager, T
     from mtptui.remote.steps import LaunchRequest
-    from mtptui.sglang.flags.flagset import FlagSet
+    from mtptui.engines.sglang.flags.flagset import FlagSet
 
 STOP_TIMEOUT_S = 30.0  # TERM, then KILL this much later (a hand-started server, or one outside its unit)
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from mtptui.remote.procinfo import ProcessInfo
     from mtptui.remote.unitenv import EnvChange
     from mtptui.remote.unitfile import ConfiguredLaunch
-    from mtptui.sglang.flags.flagset import FlagSet
+    from mtptui.engines.sglang.flags.flagset import FlagSet
 
 
 # The progress steps of a restart (mtptui.ops.progress reports them; a manager's steps are some of them).

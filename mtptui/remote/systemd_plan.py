@@ -23,7 +23,7 @@ from mtptui.secrets import mask_flagset
 if TYPE_CHECKING:
     from mtptui.remote.steps import LaunchRequest
     from mtptui.remote.unitfile import UnitFile
-    from mtptui.sglang.flags.flagset import FlagSet
+    from mtptui.engines.sglang.flags.flagset import FlagSet
 
 
 class UnitManager(Protocol):
@@ -130,7 +130,7 @@ def _stop_policy(timeout: str, kill_mode: str) -> StopPolicy:
 
 async def plan_unit_launch(manager: UnitManager, request: LaunchRequest) -> ServicePlan:
     """Rewrite the unit's launch (backed up first), daemon-reload, reset-failed, restart; enable once ready."""
-    from mtptui.sglang.unit import read_unit
+    from mtptui.engines.sglang.unit import read_unit
 
     configured = request.configured
     unit = configured.unit if configured is not None and configured.unit is not None else await manager.read()

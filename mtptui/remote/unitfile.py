@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mtptui.sglang.unit.unit import Unit
+    from mtptui.engines.sglang.unit.unit import Unit
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class UnitFile:
         return [(self.path, self.text), *self.drop_ins]
 
     def parsed(self, text: str | None = None) -> Unit:
-        from mtptui.sglang.unit import read_unit
+        from mtptui.engines.sglang.unit import read_unit
 
         return read_unit(self.effective if text is None else text, name=self.name)
 
@@ -56,7 +56,7 @@ class UnitFile:
 
     def file_environment(self) -> dict[str, tuple[str, str]]:
         """Name -> (value, file) of what the EnvironmentFile=s set (later files win)."""
-        from mtptui.sglang.unit.envfile import parse_environment_file
+        from mtptui.engines.sglang.unit.envfile import parse_environment_file
 
         env: dict[str, tuple[str, str]] = {}
         for path, text in self.env_files:

@@ -7,7 +7,7 @@ has one slot; 0.5.23 one per batch-size tier (the batch padded to a captured gra
 not above it), where steps 0 (no drafting) may be a candidate, a slot that moved down does not move up in the
 same update, and an optional ceiling caps downward moves. A switch changes the decode model (draft tokens =
 steps + 1) and writes SGLang's log lines; /server_info's internal state then shows the live steps.
-(Facts: mtptui.sglang.adaptive; ``speculative/adaptive_spec_params.py`` of each wheel.)
+(Facts: mtptui.engines.sglang.adaptive; ``speculative/adaptive_spec_params.py`` of each wheel.)
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import bisect
 import math
 from dataclasses import replace
 
-from mtptui.sglang.adaptive import TIERED, AdaptiveStart, Tier
+from mtptui.engines.sglang.adaptive import TIERED, AdaptiveStart, Tier
 from mtptui.sim.boot import Boot
 from mtptui.sim.logfmt import LogWriter
 

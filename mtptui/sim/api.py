@@ -17,8 +17,8 @@ from starlette.requests import Request as HttpRequest
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from mtptui.sglang.surface import METRICS_CONTENT_TYPE
-from mtptui.sglang.surface_shutdown import shutdown_of
+from mtptui.engines.sglang.surface import METRICS_CONTENT_TYPE
+from mtptui.engines.sglang.surface_shutdown import shutdown_of
 from mtptui.sim import admin, info
 from mtptui.sim.chat import complete_chat, parse_chat, start_chat, stream_chat
 from mtptui.sim.completions import complete_completion, parse_completion, start_completion, stream_completion

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 
-from mtptui.sglang.surface import Surface, surface_of
+from mtptui.engines.sglang.surface import Surface, surface_of
 from mtptui.sim.decode import DecodeModel
 from mtptui.sim.memory import MemoryInputs, MemoryPlan, auto_mem_fraction, plan_memory
 from mtptui.sim.model import ModelSpec, lookup
@@ -50,7 +50,7 @@ class Boot:
 
     @property
     def surface(self) -> Surface:
-        """What this SGLang version exposes (mtptui.sglang.surface): the server serves exactly that."""
+        """What this SGLang version exposes (mtptui.engines.sglang.surface): the server serves exactly that."""
         return surface_of(self.settings.version)
 
     @property

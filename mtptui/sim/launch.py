@@ -13,10 +13,10 @@ import signal
 import sys
 
 from mtptui.errors import UserError
-from mtptui.sglang.adaptive import TIERED
-from mtptui.sglang.flags import FlagError, FlagSet, parse_argv
-from mtptui.sglang.lint import check_launch
-from mtptui.sglang.versions import DEFAULT_VERSION
+from mtptui.engines.sglang.adaptive import TIERED
+from mtptui.engines.sglang.flags import FlagError, FlagSet, parse_argv
+from mtptui.engines.sglang.lint import check_launch
+from mtptui.engines.sglang.versions import DEFAULT_VERSION
 from mtptui.sim import crash
 from mtptui.sim.boot import ContextTooLong, build_boot
 from mtptui.sim.messages import VERSIONS
@@ -27,7 +27,7 @@ DEFERRED = "ValueError: Speculative decoding for"  # raised by a scheduler after
 
 
 def _usage(version: str) -> str:
-    from mtptui.sglang.flags.resolve import build_parser
+    from mtptui.engines.sglang.flags.resolve import build_parser
 
     return build_parser(version).format_usage()
 

@@ -5,7 +5,7 @@ Only two formats are written: the mission's 0.5.12.post1 (default) and 0.5.23.
 
 from __future__ import annotations
 
-from mtptui.sglang.surface import SUPPORTED
+from mtptui.engines.sglang.surface import SUPPORTED
 from mtptui.sim.memory import MambaPool
 
 VERSIONS = SUPPORTED

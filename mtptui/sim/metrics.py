@@ -1,6 +1,6 @@
 """Prometheus metrics of the simulated server (``/metrics`` with --enable-metrics), the release's own families.
 
-The families, kinds, labels and buckets come from the version's surface (mtptui.sglang.surface), so a
+The families, kinds, labels and buckets come from the version's surface (mtptui.engines.sglang.surface), so a
 0.5.12.post1 server has no ``sglang:spec_verify_calls_total`` and no ``is_streaming`` label. As in SGLang:
 scheduler gauges change when a batch-stats line is logged (and every 30 s while idle), token and request
 counters only when a request finishes, and the exposition is the multiprocess one (no ``*_created`` series,
@@ -14,8 +14,8 @@ from typing import TypeVar
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disable_created_metrics, generate_latest
 from prometheus_client.metrics_core import Metric as Family
 
-from mtptui.sglang.surface import Surface
-from mtptui.sglang.surface_metrics import Metric
+from mtptui.engines.sglang.surface import Surface
+from mtptui.engines.sglang.surface_metrics import Metric
 
 _DOCS = {
     "num_running_reqs": "The number of running requests.",

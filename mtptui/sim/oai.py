@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 
-from mtptui.sglang.surface import Surface
+from mtptui.engines.sglang.surface import Surface
 from mtptui.sim.jsonbody import Json
 from mtptui.sim.request import Request
 

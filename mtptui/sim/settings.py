@@ -1,6 +1,6 @@
 """The launch as the simulated server runs it: SGLang's flags after validation and auto-resolution.
 
-Validation and speculative resolution come from ``mtptui.sglang.flags`` (the same rules the real server
+Validation and speculative resolution come from ``mtptui.engines.sglang.flags`` (the same rules the real server
 applies); this module only reads the resolved values into one typed record.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from mtptui.sglang.adaptive import CONFIG_FLAG as ADAPTIVE_CONFIG, FLAG as ADAPTIVE, AdaptiveStart
-from mtptui.sglang.flags import Effective, FlagSet, resolve_effective
-from mtptui.sglang.flags.effective import resolve_spec
+from mtptui.engines.sglang.adaptive import CONFIG_FLAG as ADAPTIVE_CONFIG, FLAG as ADAPTIVE, AdaptiveStart
+from mtptui.engines.sglang.flags import Effective, FlagSet, resolve_effective
+from mtptui.engines.sglang.flags.effective import resolve_spec
 from mtptui.sim.decode import env_knobs
 
 _DEST_RENAMES = {"tensor_parallel_size": "tp_size", "data_parallel_size": "dp_size",

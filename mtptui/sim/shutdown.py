@@ -1,4 +1,4 @@
-"""How the simulated server stops while it serves, as its SGLang release does (mtptui.sglang.surface_shutdown).
+"""How the simulated server stops while it serves, as its SGLang release does (mtptui.engines.sglang.surface_shutdown).
 
 SIGTERM to the server alone drains: the requests it holds run to their end (new ones are still accepted, as
 SGLang accepts them), ``/health`` answers 503, and the release's watchdog lines are logged until none is left;
@@ -19,7 +19,7 @@ import subprocess
 import sys
 from typing import Callable
 
-from mtptui.sglang.surface_shutdown import CHILD_WATCH_S, WATCHDOG_S, Shutdown, shutdown_of
+from mtptui.engines.sglang.surface_shutdown import CHILD_WATCH_S, WATCHDOG_S, Shutdown, shutdown_of
 from mtptui.sim.runtime import Runtime
 
 MIN_WATCHDOG_S = 0.25

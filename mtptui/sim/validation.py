@@ -12,7 +12,7 @@ from typing import overload
 
 from starlette.requests import Request as HttpRequest
 
-from mtptui.sglang.surface import Surface
+from mtptui.engines.sglang.surface import Surface
 from mtptui.sim.jsonbody import Json, json_object
 
 

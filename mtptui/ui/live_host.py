@@ -15,11 +15,11 @@ from mtptui.engines.registry import Dashboard, dashboard
 from mtptui.ops.feed.items import Connection, GatewayReading, HostStatus
 from mtptui.ops.server_up import ServerUp, server_up
 from mtptui.ops.speculation_view import current
-from mtptui.sglang.logparse import Event
-from mtptui.sglang.logparse.timestamps import parse_ts
-from mtptui.sglang.state import ServerState
-from mtptui.sglang.state.decode import decoded
-from mtptui.sglang.state.serving import ServingStats
+from mtptui.engines.sglang.logparse import Event
+from mtptui.engines.sglang.logparse.timestamps import parse_ts
+from mtptui.engines.sglang.state import ServerState
+from mtptui.engines.sglang.state.decode import decoded
+from mtptui.engines.sglang.state.serving import ServingStats
 from mtptui.speculation import LiveSpeculation
 from mtptui.ui.gpu_history import GpuHistory
 

@@ -12,8 +12,8 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass
 from typing import Callable, Iterable, NamedTuple
 
-from mtptui.sglang.logparse.levels import ERROR, INFO, WARNING
-from mtptui.sglang.logparse.splitter import cut
+from mtptui.engines.sglang.logparse.levels import ERROR, INFO, WARNING
+from mtptui.engines.sglang.logparse.splitter import cut
 
 __all__ = ["ERROR", "INFO", "MAX_LINE_CHARS", "WARNING", "LineFilter", "LogBuffer", "LogLine"]
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from textual.message import Message
 
 from mtptui.ops.feed.items import Connection, GatewayReading, GpuReading, HostStatus
-from mtptui.sglang.logparse import Event
+from mtptui.engines.sglang.logparse import Event
 from mtptui.ui.logbuffer import LogLine
 
 if TYPE_CHECKING:

@@ -19,11 +19,11 @@ from textual.message import Message
 
 from mtptui.engines.registry import DashboardParser as Parser
 from mtptui.ops.feed.items import Connection, Feed, FeedItem, GatewayReading, GpuReading, HostStatus, LogChunk, Reread
-from mtptui.sglang.logparse import QUIET_S, Event, LogParser, QuietRelease
-from mtptui.sglang.logparse.prefix import strip_ansi
+from mtptui.engines.sglang.logparse import QUIET_S, Event, LogParser, QuietRelease
+from mtptui.engines.sglang.logparse.prefix import strip_ansi
 from mtptui.text import visible
 from mtptui.ops.metrics_feed import ServerMetrics
-from mtptui.sglang.logparse.levels import line_level
+from mtptui.engines.sglang.logparse.levels import line_level
 from mtptui.ui.logbuffer import WARNING, LogLine
 from mtptui.ui.messages import (ConnectionChanged, FeedEnded, GatewayRead, GpusRead, HostChanged, LogBatch,
                                 LogReread, MetricsChanged)

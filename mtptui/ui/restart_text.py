@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mtptui.engines.registry import engine
-from mtptui.sglang.flags.diff_text import shown_cell
+from mtptui.engines.sglang.flags.diff_text import shown_cell
 from mtptui.text import visible
 from mtptui.ops.restart.text import service_facts
 from mtptui.remote.unitenv import shown_changes
@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from mtptui.ops.progress import RestartEvent
     from mtptui.ops.restart.plan import RestartPlan
     from mtptui.ops.restart.result import RestartResult
-    from mtptui.sglang.flags import Diff
-    from mtptui.sglang.lint import Finding
+    from mtptui.engines.sglang.flags import Diff
+    from mtptui.engines.sglang.lint import Finding
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 STEPS = (("stopping", "stopping"), ("starting", "starting"), ("loading", "loading"),

@@ -128,8 +128,8 @@ def lab_host_file(lab: Lab, path: Path, manager: str, model: str = MODEL) -> Lab
 
 def unit_text(host: LabHost, profile: str, template: str = UNIT_TEMPLATE) -> str:
     """The lab's unit running ``profile`` of the host file (its ExecStart= and Environment=)."""
-    from mtptui.sglang.flags import FlagSet
-    from mtptui.sglang.unit import read_unit, with_launch
+    from mtptui.engines.sglang.flags import FlagSet
+    from mtptui.engines.sglang.unit import read_unit, with_launch
 
     flagset = FlagSet.from_profile(host.config.profile(profile), host.config.sglang_version)
     return with_launch(read_unit(template, name=UNIT), flagset)
@@ -137,7 +137,7 @@ def unit_text(host: LabHost, profile: str, template: str = UNIT_TEMPLATE) -> str
 
 def start_server(host: LabHost, profile: str) -> None:
     """Start ``profile`` on the lab host: as its systemd unit (written for it), or by hand with nohup."""
-    from mtptui.sglang.flags import FlagSet, render_argv, render_command
+    from mtptui.engines.sglang.flags import FlagSet, render_argv, render_command
 
     if host.manager == "systemd":
         host.unit_file.write_text(unit_text(host, profile))

@@ -2,7 +2,7 @@
 
 The wheel is installed with ``--no-deps``; next to it only the light packages its argument stage imports
 (found by trying), with transformers at the wheel's own pin. torch, triton, flashinfer, sgl_kernel and the
-other GPU packages are the stand-ins of mtptui/sglang/lint/sglang_standins.py. Venvs and wheels live outside
+other GPU packages are the stand-ins of mtptui/engines/sglang/lint/sglang_standins.py. Venvs and wheels live outside
 the repository, under ``${MTPTUI_TEST_CACHE:-${XDG_CACHE_HOME:-~/.cache}/mtptui-test}``; a stamp file marks a
 finished build, so a second call costs nothing and an interrupted one is redone. Run as a script to build ahead
 of the tests: ``python tests/sglang_standins/venv.py 0.5.23``.

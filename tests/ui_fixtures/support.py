@@ -16,7 +16,7 @@ from typing import AsyncIterator, Callable, Iterable
 from mtptui.config import load_host_file
 from mtptui.ops.feed.items import Connection, FeedItem, HostStatus, LogChunk
 from tests.recorded_feed import RecordedFeed
-from mtptui.sglang.flags import FlagSet
+from mtptui.engines.sglang.flags import FlagSet
 
 FIXTURES = Path(__file__).resolve().parent
 ROOT = FIXTURES.parents[1]

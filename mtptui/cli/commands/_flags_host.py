@@ -13,7 +13,7 @@ from mtptui.errors import ConfigError, UserError
 
 if TYPE_CHECKING:
     from mtptui.config.models import HostConfig
-    from mtptui.sglang.lint.verdict import LintVerdict
+    from mtptui.engines.sglang.lint.verdict import LintVerdict
 
 USAGE = "mtptui flags lint HOST [--profile P] [--json]"
 
@@ -54,8 +54,8 @@ def gpus_text(gpus: dict[str, Any] | None) -> str:
 def run_host(args: argparse.Namespace, words: list[str]) -> int:
     from mtptui.cli.commands._flags_report import report
     from mtptui.ops.diff_live import default_profile
-    from mtptui.sglang.flags.flagset import profile_argv
-    from mtptui.sglang.lint.verdict import offline_version
+    from mtptui.engines.sglang.flags.flagset import profile_argv
+    from mtptui.engines.sglang.lint.verdict import offline_version
     from mtptui.text import visible
 
     options, extra = _options(words)

@@ -9,8 +9,8 @@ from mtptui.secrets import (display_value, is_secret_name, mask_flagset, mask_te
                             secret_values)
 
 if TYPE_CHECKING:
-    from mtptui.sglang.lint.finding import Finding
-    from mtptui.sglang.lint.verdict import LintVerdict
+    from mtptui.engines.sglang.lint.finding import Finding
+    from mtptui.engines.sglang.lint.verdict import LintVerdict
 
 USAGE_HINT = ("give a host or the SGLang arguments after --, e.g. mtptui flags lint ct129 --profile restored or "
               "mtptui flags lint -- --model-path /models/x --tp 2")
@@ -18,7 +18,7 @@ USAGE_HINT = ("give a host or the SGLang arguments after --, e.g. mtptui flags l
 
 def report(verdict: LintVerdict, as_json: bool, judged_by: str) -> int:
     """Print a verdict (findings and summary, or JSON); exit 1 on errors."""
-    from mtptui.sglang.flags import render_command
+    from mtptui.engines.sglang.flags import render_command
 
     errors = verdict.count("error")
     flagset = verdict.flagset

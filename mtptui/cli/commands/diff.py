@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 
 from mtptui.cli.commands._common import Subparsers, add, print_json
 from mtptui.errors import UserError
-from mtptui.sglang.versions import DEFAULT_VERSION
+from mtptui.engines.sglang.versions import DEFAULT_VERSION
 
 if TYPE_CHECKING:
-    from mtptui.sglang.flags.diff import Diff
+    from mtptui.engines.sglang.flags.diff import Diff
 
 NAME = "diff"
 
@@ -64,10 +64,10 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _offline(args: argparse.Namespace) -> int:
-    from mtptui.sglang.flags.diff import diff_flagsets
-    from mtptui.sglang.flags.diff_text import render_diff
+    from mtptui.engines.sglang.flags.diff import diff_flagsets
+    from mtptui.engines.sglang.flags.diff_text import render_diff
     from mtptui.ops.diff_sources import load_source
-    from mtptui.sglang.flags.table import load_table
+    from mtptui.engines.sglang.flags.table import load_table
 
     if args.sglang_version:
         load_table(args.sglang_version)

@@ -9,12 +9,12 @@ from mtptui.cli.commands._common import Subparsers, add
 from mtptui.cli.commands._flags_report import USAGE_HINT, report
 from mtptui.engines.registry import NAMES
 from mtptui.errors import UserError
-from mtptui.sglang.versions import DEFAULT_VERSION
+from mtptui.engines.sglang.versions import DEFAULT_VERSION
 
 if TYPE_CHECKING:
     from mtptui.engines.registry import Engine, Report
-    from mtptui.sglang.lint.finding import Finding
-    from mtptui.sglang.flags.flagset import FlagSet
+    from mtptui.engines.sglang.lint.finding import Finding
+    from mtptui.engines.sglang.flags.flagset import FlagSet
 
 NAME = "flags"
 
@@ -48,9 +48,9 @@ def register(sub: Subparsers, parent: argparse.ArgumentParser) -> None:
 
 def _lint(words: list[str], version: str, model_arch: str | None) -> tuple[FlagSet | None, list[Finding]]:
     """Lint SGLang arguments, or a whole command (program, env prefixes) given as words."""
-    from mtptui.sglang.lint.check import lint_argv
-    from mtptui.sglang.flags.command import split_launch
-    from mtptui.sglang.flags.shellwords import Token
+    from mtptui.engines.sglang.lint.check import lint_argv
+    from mtptui.engines.sglang.flags.command import split_launch
+    from mtptui.engines.sglang.flags.shellwords import Token
 
     env: dict[str, str] = {}
     if not words[0].startswith("-"):
@@ -83,8 +83,8 @@ def _engine_lint(args: argparse.Namespace, engine: Engine, lint: Callable[[list[
 
 def run(args: argparse.Namespace) -> int:
     from mtptui.engines.registry import engine as engine_named
-    from mtptui.sglang.flags.table import load_table
-    from mtptui.sglang.lint.verdict import LintSource, LintVerdict, resolved_json
+    from mtptui.engines.sglang.flags.table import load_table
+    from mtptui.engines.sglang.lint.verdict import LintSource, LintVerdict, resolved_json
 
     engine = engine_named(args.engine)
     if engine.offline_lint is not None:
@@ -108,8 +108,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _is_command(words: list[str]) -> bool:
     """SGLang options, or a whole launch command (``python3 -m sglang.launch_server ...``), rather than a host."""
-    from mtptui.sglang.flags.command import split_launch
-    from mtptui.sglang.flags.shellwords import Token
+    from mtptui.engines.sglang.flags.command import split_launch
+    from mtptui.engines.sglang.flags.shellwords import Token
 
     if words[0].startswith("-"):
         return True

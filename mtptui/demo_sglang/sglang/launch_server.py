@@ -9,7 +9,7 @@ import os
 import sys
 
 from mtptui.cli.main import main
-from mtptui.sglang.versions import DEFAULT_VERSION
+from mtptui.engines.sglang.versions import DEFAULT_VERSION
 
 
 def _flag(name: str, default: str) -> str:

@@ -1,4 +1,4 @@
-"""vLLM's log read into the dashboard's events: the shared state (mtptui.sglang.state.ServerState) and the panes
+"""vLLM's log read into the dashboard's events: the shared state (mtptui.engines.sglang.state.ServerState) and the panes
 read SGLang's contract kinds, so a vLLM line becomes the kind that means the same thing there.
 
 - `Engine 000: ...` and the `SpecDecoding metrics: ...` line vLLM prints right after it (one interval) become
@@ -30,7 +30,7 @@ from typing import Any, Iterator
 
 from mtptui.engines.vllm.logparse import LogParser, VllmEvent
 from mtptui.engines.vllm.state.model import is_fatal
-from mtptui.sglang.logparse.events import Event, blank_fields
+from mtptui.engines.sglang.logparse.events import Event, blank_fields
 
 PASSED = frozenset({"shard_progress", "weight_load_begin", "graph_capture_progress", "graph_capture_end",
                     "server_ready", "http_access", "warning"})

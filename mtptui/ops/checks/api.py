@@ -10,7 +10,7 @@ from mtptui.errors import UserError
 from mtptui.ops.checks import FAIL, OK, WARN, Context, Result
 from mtptui.ops.checks.polls import polls_note
 from mtptui.engines.registry import dashboard
-from mtptui.sglang.api import MODELS_PATH, first_model_id
+from mtptui.engines.sglang.api import MODELS_PATH, first_model_id
 
 if TYPE_CHECKING:
     import httpx

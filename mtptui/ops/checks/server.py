@@ -19,7 +19,7 @@ from mtptui.remote.service_work import UnitView
 from mtptui.remote.service_state import ServiceState
 from mtptui.remote.shell import Command
 from mtptui.secrets import mask_argv
-from mtptui.sglang.surface_shutdown import shutdown_of
+from mtptui.engines.sglang.surface_shutdown import shutdown_of
 
 NAME = "server"
 
@@ -93,7 +93,7 @@ async def check_unit(ctx: Context, server: UnitView) -> Result:
 
 async def _unit_launch(ctx: Context, server: UnitView) -> tuple[Launch, list[str]]:
     """What the unit's ExecStart= (with drop-ins, as `systemctl cat` shows it) launches, and its words."""
-    from mtptui.sglang.unit import read_unit
+    from mtptui.engines.sglang.unit import read_unit
 
     cat = server.systemctl("cat", "--no-pager", server.unit)
     unit = read_unit((await ctx.run(cat)).check(cat.what).out, name=server.unit)

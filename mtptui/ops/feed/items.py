@@ -36,7 +36,7 @@ __all__ = ["Connection", "Feed", "FeedItem", "FollowerFeed", "GatewayReading", "
 
 if TYPE_CHECKING:
     from mtptui.remote.follow import LogFollower
-    from mtptui.sglang.flags import FlagSet
+    from mtptui.engines.sglang.flags import FlagSet
     from mtptui.speculation import LiveSpeculation
 
 
@@ -46,7 +46,7 @@ class HostStatus:
 
     ``launch`` is the command line that runs (the process's, else /server_info's launch_command, else the profile
     that was started); ``started_at`` is the server process's start in epoch seconds, from /proc (the uptime);
-    ``speculation`` the configured and live speculation the server's API reports (mtptui.sglang.live).
+    ``speculation`` the configured and live speculation the server's API reports (mtptui.engines.sglang.live).
     ``service_state`` is the manager's own words for its service, ``service_phase`` the same in the one
     vocabulary every manager shares (mtptui.remote.service.ServicePhase). The GPUs are not here: the one
     nvidia-smi poll (``GpuReading``) feeds every pane that shows them.

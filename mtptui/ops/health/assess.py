@@ -20,7 +20,7 @@ from mtptui.ops.feed.items import HostStatus
 from mtptui.ops.server_up import ServerUp
 from mtptui.ops.health.verdict import (LASTS_S, Adjust, Evidence, Health, judge_evidence, not_connected, restarting,
                                        server_down)
-from mtptui.sglang.state.serving import ServingStats
+from mtptui.engines.sglang.state.serving import ServingStats
 from mtptui.speculation import LiveSpeculation
 
 

@@ -11,8 +11,8 @@ from mtptui.ops.drift import Drift
 from mtptui.ops.health.verdict import Check
 from mtptui.ops.health.speculation import adjust_for
 from mtptui.ops.health.step_cost import step_baselines, step_cost_check
-from mtptui.sglang.flags import FlagSet
-from mtptui.sglang.state.serving import ServingStats
+from mtptui.engines.sglang.flags import FlagSet
+from mtptui.engines.sglang.state.serving import ServingStats
 from mtptui.speculation import LiveSpeculation
 
 Bases = tuple[Baseline | None, Baseline | None]
@@ -35,7 +35,7 @@ def more_checks(view: LiveSpeculation | None, drift: Drift | None, serving: Serv
 
 def _bases(runs: Sequence[dict[str, Any]], host: HostConfig | None, version: str | None, load: int | None,
            shape: tuple[str, ...], launch: FlagSet) -> Bases:
-    from mtptui.sglang.spec_v2 import from_launch
+    from mtptui.engines.sglang.spec_v2 import from_launch
 
     v2 = from_launch(version, launch.get("--speculative-algorithm"), launch.get("--speculative-eagle-topk"),
                      bool(launch.get("--disable-overlap-schedule")), launch.env)

@@ -2,7 +2,7 @@
 
 Live: each decode line's step cost (``1000 × accept length / per-request tok/s``, mtptui.bench.step_cost) and its
 accept length. Baseline: this host's bench runs at the load the server runs at now, on the same engine version,
-with the same speculative shape and the same spec v2 setting (mtptui.sglang.spec_v2); said only when it is
+with the same speculative shape and the same spec v2 setting (mtptui.engines.sglang.spec_v2); said only when it is
 worse, and never while adaptive speculation runs another shape than configured.
 """
 

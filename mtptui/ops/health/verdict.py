@@ -28,8 +28,8 @@ from mtptui.ops.baseline import Baseline
 from mtptui.ops.drift import Drift
 
 if TYPE_CHECKING:
-    from mtptui.sglang.flags import FlagSet
-    from mtptui.sglang.state.serving import ServingStats
+    from mtptui.engines.sglang.flags import FlagSet
+    from mtptui.engines.sglang.state.serving import ServingStats
 
 OK, WARN, BAD, UNKNOWN = "ok", "warn", "bad", "unknown"
 COLLAPSE_AT = 1.2  # accept length: the drafts are almost never accepted (as the fleet's health flag)

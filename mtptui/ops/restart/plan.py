@@ -25,9 +25,9 @@ from mtptui.ops.restart.drain import DrainOptions, DrainPlan, plan_drain
 from mtptui.ops.restart.stop import stop_notes
 from mtptui.remote.steps import LaunchRequest, PreviousRun, ServiceStep, StopPolicy
 from mtptui.remote.unitenv import EnvChange
-from mtptui.sglang.flags import Diff, FlagSet, render_argv
-from mtptui.sglang.lint import Finding
-from mtptui.sglang.lint.verdict import LintSource, LintVerdict
+from mtptui.engines.sglang.flags import Diff, FlagSet, render_argv
+from mtptui.engines.sglang.lint import Finding
+from mtptui.engines.sglang.lint.verdict import LintSource, LintVerdict
 
 if TYPE_CHECKING:
     from mtptui.ops.connect import HostSession

@@ -1,6 +1,6 @@
 """What stopping the running server does to the requests in flight, said in the plan before anything changes.
 
-Facts of the supported SGLang releases (mtptui.sglang.surface_shutdown): a SIGTERM to the whole process group
+Facts of the supported SGLang releases (mtptui.engines.sglang.surface_shutdown): a SIGTERM to the whole process group
 (systemd's default ``KillMode=control-group``, mtptui's process manager) kills SGLang's scheduler at once and
 cuts every request in flight; a SIGTERM to the main process alone (``KillMode=mixed`` or ``process``) drains,
 but keeps accepting new requests meanwhile and has no bound of its own (``SGLANG_GRACEFUL_SHUTDOWN_TIMEOUT`` is
@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mtptui.sglang.surface_shutdown import DRAIN_BOUND_VAR, shutdown_of
+from mtptui.engines.sglang.surface_shutdown import DRAIN_BOUND_VAR, shutdown_of
 
 if TYPE_CHECKING:
     from mtptui.ops.launches import Running
     from mtptui.remote.steps import StopPolicy
-    from mtptui.sglang.surface_shutdown import Shutdown
+    from mtptui.engines.sglang.surface_shutdown import Shutdown
 
 DRAIN = DRAIN_BOUND_VAR
 

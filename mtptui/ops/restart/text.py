@@ -6,7 +6,7 @@ import textwrap
 from typing import TYPE_CHECKING
 
 from mtptui.remote.unitenv import ENV_HEADING, shown_changes
-from mtptui.sglang.flags.diff_text import render_diff
+from mtptui.engines.sglang.flags.diff_text import render_diff
 
 if TYPE_CHECKING:
     from mtptui.ops.restart.plan import RestartPlan, Step

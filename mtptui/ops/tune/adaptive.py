@@ -4,7 +4,7 @@ After the grid's arms ran, the best arm at each concurrency (the verdict's rule,
 its draft steps. When they differ (steps 3 at c=1, steps 1 at c=16: deeper drafts cost more verify work in a big
 batch), an adaptive profile is proposed: the base profile with ``--speculative-adaptive``, starting at the best
 steps of the first concurrency, its candidate steps the measured ladder (the steps of every arm that ran). It
-runs as one more arm (``--adaptive``) when the release's own candidates (mtptui.sglang.adaptive) hold the best
+runs as one more arm (``--adaptive``) when the release's own candidates (mtptui.engines.sglang.adaptive) hold the best
 steps of every concurrency, so no config file must be written on the host; otherwise the proposal says which
 config file it needs.
 """
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from mtptui.config.models import LaunchProfile
 from mtptui.ops.tune.arms import Arm
 from mtptui.ops.tune.proposal import STEPS, Proposal
-from mtptui.sglang.adaptive import DEFAULT_CANDIDATES, DEFAULT_TIERS, TIERED
+from mtptui.engines.sglang.adaptive import DEFAULT_CANDIDATES, DEFAULT_TIERS, TIERED
 
 if TYPE_CHECKING:
     from mtptui.ops.tune.plan import TunePlan

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any, Iterable, Literal
 
 from mtptui.config.models import LaunchProfile
 from mtptui.ops.tune.grid import AUTO, SHORT, GridPoint
-from mtptui.sglang.lint.verdict import offline_version
+from mtptui.engines.sglang.lint.verdict import offline_version
 
 if TYPE_CHECKING:
-    from mtptui.sglang.flags import FlagSet
+    from mtptui.engines.sglang.flags import FlagSet
 
 ArmStatus = Literal["pending", "running", "done", "refused", "failed", "aborted"]
 CanaryVerdict = Literal["pass", "fail", "skipped"]
@@ -109,7 +109,7 @@ def derive_profile(base: LaunchProfile, point: GridPoint, base_name: str) -> Lau
 
 def _resolved(profile: LaunchProfile, point: GridPoint, version: str) -> tuple[dict[str, Any], list[str]]:
     """(the grid's flags as SGLang resolves them, the lint's blocking findings as sentences)."""
-    from mtptui.sglang.lint import lint_profile
+    from mtptui.engines.sglang.lint import lint_profile
 
     flagset, findings = lint_profile(profile, offline_version(version))
     blocking = [f.sglang_message or f.message for f in findings if f.stops_server]
@@ -122,7 +122,7 @@ def _resolved(profile: LaunchProfile, point: GridPoint, version: str) -> tuple[d
 def _spec_values(flagset: FlagSet, flags: Iterable[str]) -> dict[str, Any]:
     """The values SGLang resolves for ``flags`` (profile names) in a flag set: steps, topk and draft tokens through
     its speculative handler (draft tokens auto), the others as written."""
-    from mtptui.sglang.flags.effective import resolve_spec
+    from mtptui.engines.sglang.flags.effective import resolve_spec
 
     spec = resolve_spec(flagset).values
     out: dict[str, Any] = {}
@@ -137,7 +137,7 @@ def _spec_values(flagset: FlagSet, flags: Iterable[str]) -> dict[str, Any]:
 def resolved_values(profile: LaunchProfile, flags: Iterable[str], version: str) -> dict[str, Any]:
     """What SGLang resolves for ``flags`` in ``profile`` (e.g. the base's or the original's speculative settings);
     empty when the profile does not parse."""
-    from mtptui.sglang.flags import FlagError, FlagSet
+    from mtptui.engines.sglang.flags import FlagError, FlagSet
 
     try:
         return _spec_values(FlagSet.from_profile(profile, offline_version(version)), flags)

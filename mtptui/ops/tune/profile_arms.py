@@ -52,7 +52,7 @@ def _flags(shape: SpecShape | None) -> dict[str, Any]:
 
 def _read(host: HostConfig, engine: str, profile: LaunchProfile) -> tuple[Any, str | None]:
     """(the profile's launch as its engine reads it, or None; the engine's refusal in one sentence, or None)."""
-    from mtptui.sglang.flags import FlagError
+    from mtptui.engines.sglang.flags import FlagError
 
     model = launches(engine)
     try:

@@ -20,12 +20,12 @@ from textual.worker import Worker, WorkerState
 from mtptui.ops.feed.items import Connection, Feed
 from mtptui.ops.health.assess import HealthAssessor
 from mtptui.ops.own_polls import own_poll_test
-from mtptui.sglang.state import phases
+from mtptui.engines.sglang.state import phases
 from mtptui.ui import messages
 from mtptui.ui.format import duration, offline_text
 from mtptui.ui.paint_throttle import PaintThrottle
 from mtptui.ui.pump import FeedPump
-from mtptui.sglang.logparse.timestamps import parse_ts
+from mtptui.engines.sglang.logparse.timestamps import parse_ts
 from mtptui.ui.live_host import Changes, LiveHost
 from mtptui.ui.widgets.gateway_pane import GatewayPane
 from mtptui.ui.widgets.gpu_pane import GpuPane

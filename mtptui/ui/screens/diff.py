@@ -23,7 +23,7 @@ from textual.worker import Worker, WorkerState
 
 from mtptui.engines.registry import engine
 from mtptui.errors import UserError
-from mtptui.sglang.flags.diff_text import shown_cell
+from mtptui.engines.sglang.flags.diff_text import shown_cell
 from mtptui.text import visible
 from mtptui.ui import messages
 from mtptui.ui.context import host_app
@@ -33,7 +33,7 @@ from mtptui.ui.plain import PlainStatic as Static, PlainTable as DataTable, plai
 
 if TYPE_CHECKING:
     from mtptui.ops.launches import Side
-    from mtptui.sglang.flags import Diff, DiffRow, EnvRow
+    from mtptui.engines.sglang.flags import Diff, DiffRow, EnvRow
     from mtptui.ui.context import HostApp
 
 DIFFER_STYLE = "bold yellow"
@@ -153,8 +153,8 @@ class DiffScreen(Screen[None]):
         """(flag, line) for every differing speculative or capacity flag: what each side's value does."""
         from mtptui.ops.diff_sides import differs
         from mtptui.ops.drift import SHORT_NAMES
-        from mtptui.sglang.flags import DiffRow
-        from mtptui.sglang.lint.effects import effect_line
+        from mtptui.engines.sglang.flags import DiffRow
+        from mtptui.engines.sglang.lint.effects import effect_line
 
         sides = ["known-good" if "★" in self._title(label) else side_title(label).split(" ")[0]
                  for label in self.shown_sides]
@@ -222,9 +222,9 @@ class DiffScreen(Screen[None]):
         self.explain(self.query_one(DataTable).cursor_row)
 
     def explain(self, index: int) -> None:
-        """Open the explanation of the row at ``index`` (mtptui.sglang.lint.explain)."""
-        from mtptui.sglang.flags import DiffRow
-        from mtptui.sglang.lint.explain import explain_env, explain_flag
+        """Open the explanation of the row at ``index`` (mtptui.engines.sglang.lint.explain)."""
+        from mtptui.engines.sglang.flags import DiffRow
+        from mtptui.engines.sglang.lint.explain import explain_env, explain_flag
         from mtptui.ui.screens.flag_explain import FlagExplainScreen
 
         if not 0 <= index < len(self.shown_rows) or not self.sides:

@@ -11,13 +11,13 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 
-from mtptui.sglang.lint.explain import Explanation
+from mtptui.engines.sglang.lint.explain import Explanation
 from mtptui.text import visible
 from mtptui.ui.plain import PlainStatic as Static
 
 
 class FlagExplainScreen(ModalScreen[None]):
-    """Shows an Explanation (mtptui.sglang.lint.explain); Escape, Enter or q closes it."""
+    """Shows an Explanation (mtptui.engines.sglang.lint.explain); Escape, Enter or q closes it."""
 
     CSS_PATH = Path(__file__).resolve().parent.parent / "flag_explain.tcss"
     BINDINGS = [Binding("escape,enter,q", "dismiss", "Close", id="explain.close")]

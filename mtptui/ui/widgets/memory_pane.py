@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mtptui.ops.feed.items import GpuStat
-from mtptui.sglang.state import RankMemory
+from mtptui.engines.sglang.state import RankMemory
 from mtptui.text import visible
 from mtptui.ui.format import gb, number
 from mtptui.ui.live_host import LiveHost

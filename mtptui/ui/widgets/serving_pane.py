@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mtptui.fleet.spark import sparkline
-from mtptui.sglang.state.serving import ServingStats, bucket_label
+from mtptui.engines.sglang.state.serving import ServingStats, bucket_label
 from mtptui.ui.format import NONE
 from mtptui.ui.live_host import LiveHost
 from mtptui.ui.widgets.render_pane import RenderPane

@@ -7,11 +7,11 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from mtptui.sglang.state import phases
-from mtptui.sglang.state.errors import headline
+from mtptui.engines.sglang.state import phases
+from mtptui.engines.sglang.state.errors import headline
 from mtptui.text import visible
 from mtptui.ui.format import NONE, bar, duration, number
-from mtptui.sglang.logparse.timestamps import parse_ts
+from mtptui.engines.sglang.logparse.timestamps import parse_ts
 from mtptui.ui.live_host import LiveHost
 from mtptui.ui.widgets.render_pane import RenderPane
 

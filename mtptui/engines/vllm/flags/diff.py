@@ -15,8 +15,8 @@ from typing import Any
 from mtptui.engines.vllm.flags.launchset import MODEL, VllmFlagSet, show
 from mtptui.engines.vllm.flags.table import FlagTable, load_table
 from mtptui.secrets import display_values
-from mtptui.sglang.flags.diff import Diff, DiffRow, EnvRow
-from mtptui.sglang.flags.impact import env_group
+from mtptui.engines.sglang.flags.diff import Diff, DiffRow, EnvRow
+from mtptui.engines.sglang.flags.impact import env_group
 
 SPECULATIVE = ("--speculative-config", "--spec-")
 MEMORY = frozenset({"--gpu-memory-utilization", "--max-model-len", "--max-num-seqs", "--max-num-batched-tokens",

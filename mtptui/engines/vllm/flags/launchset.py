@@ -245,7 +245,7 @@ def lint_verdict(launch: VllmFlagSet) -> Any:
     """A restart's lint of a vLLM launch: what reading it checked (vLLM's argparse stage and the
     `--speculative-config` fields; a refusal there stops the plan already), said as a verdict; the model itself
     is on the host and is not judged here."""
-    from mtptui.sglang.lint.verdict import LintSource, LintVerdict
+    from mtptui.engines.sglang.lint.verdict import LintSource, LintVerdict
 
     note = (f"judged offline by vLLM {launch.version}'s argument parser and its --speculative-config fields; the "
             f"model and the memory checks need the host")

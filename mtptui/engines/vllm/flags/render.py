@@ -16,8 +16,8 @@ from typing import Any, Mapping, Protocol, Sequence
 from mtptui.engines.entry import module_words
 from mtptui.engines.vllm.flags.command import API_SERVER
 from mtptui.engines.vllm.flags.table import DEFAULT_VERSION, load_table
-from mtptui.sglang.unit.syntax import quote_word
-from mtptui.sglang.unit.write import environment_lines
+from mtptui.engines.sglang.unit.syntax import quote_word
+from mtptui.engines.sglang.unit.write import environment_lines
 
 FlagValue = bool | int | float | str | Sequence[str] | Mapping[str, Any]
 

@@ -41,8 +41,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mtptui.sglang.logparse.events import FIELDS as SGLANG_FIELDS
-from mtptui.sglang.logparse.events import Event
+from mtptui.engines.sglang.logparse.events import FIELDS as SGLANG_FIELDS
+from mtptui.engines.sglang.logparse.events import Event
 
 SHARED = ("shard_progress", "weight_load_begin", "weight_load_end", "graph_capture_progress", "graph_capture_end",
           "server_ready", "http_access", "warning")

@@ -6,7 +6,7 @@ import re
 from typing import Any, Callable
 
 from mtptui.engines.vllm.logparse import serving, startup
-from mtptui.sglang.logparse.lines import http_access
+from mtptui.engines.sglang.logparse.lines import http_access
 
 Parsed = tuple[str, dict[str, Any]] | None
 Matcher = Callable[[str], Parsed]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from mtptui.sglang.logparse.prefix import ANSI, CONTAINER, JOURNAL
+from mtptui.engines.sglang.logparse.prefix import ANSI, CONTAINER, JOURNAL
 
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 PREFIX = re.compile(

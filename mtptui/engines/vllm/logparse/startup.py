@@ -6,7 +6,7 @@ import ast
 import re
 from typing import Any
 
-from mtptui.sglang.logparse.values import to_float, to_int
+from mtptui.engines.sglang.logparse.values import to_float, to_int
 
 Parsed = tuple[str, dict[str, Any]] | None
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from mtptui.engines.vllm.logparse.events import VllmEvent
 from mtptui.engines.vllm.logparse.lines import classify, classify_bare
 from mtptui.engines.vllm.logparse.prefix import Split, ranks_of, split_line
-from mtptui.sglang.logparse.problems import EXCEPTION_LINE, bare_error
-from mtptui.sglang.logparse.events import Event
-from mtptui.sglang.logparse.stream import LogParser as SglangLogParser
-from mtptui.sglang.logparse.tracebacks import HEADER, PendingError
+from mtptui.engines.sglang.logparse.problems import EXCEPTION_LINE, bare_error
+from mtptui.engines.sglang.logparse.events import Event
+from mtptui.engines.sglang.logparse.stream import LogParser as SglangLogParser
+from mtptui.engines.sglang.logparse.tracebacks import HEADER, PendingError
 
 __all__ = ["LogParser", "parse_text", "root_cause"]
 

@@ -3,7 +3,7 @@
 from typing import BinaryIO
 
 from mtptui.engines.vllm.logparse import LogParser, VllmEvent
-from mtptui.sglang.logparse.events import Event
+from mtptui.engines.sglang.logparse.events import Event
 from mtptui.engines.vllm.state.model import VllmState
 from mtptui.engines.vllm.state.summary import state_to_dict
 

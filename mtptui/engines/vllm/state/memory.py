@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mtptui.engines.vllm.logparse.events import VllmEvent
-from mtptui.sglang.state.memory import RankMemory as SglangRankMemory
-from mtptui.sglang.state.memory import rank_label
+from mtptui.engines.sglang.state.memory import RankMemory as SglangRankMemory
+from mtptui.engines.sglang.state.memory import rank_label
 
 
 @dataclass(slots=True)

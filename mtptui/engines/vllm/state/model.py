@@ -1,6 +1,6 @@
 """The state of a vLLM server after its log: a reducer over the vLLM `parse-log` events.
 
-Startup phases are SGLang's words (mtptui.sglang.state.phases): the banner or the `non-default args` line opens
+Startup phases are SGLang's words (mtptui.engines.sglang.state.phases): the banner or the `non-default args` line opens
 a startup, weight loading, KV cache allocation, graph capture, the engine's init and the listen line step
 through them, `Application startup complete.` makes it ready, and a fatal error (EngineCore or a worker failed
 to start, a dead engine) makes it crashed. Serving figures come from the periodic engine-stats and
@@ -15,7 +15,7 @@ from typing import Any
 
 from mtptui.engines.vllm.logparse.events import VllmEvent
 from mtptui.engines.vllm.state.memory import MemoryTable
-from mtptui.sglang.state import phases
+from mtptui.engines.sglang.state import phases
 
 FATAL = ("EngineCore failed to start", "WorkerProc failed", "EngineCore encountered a fatal error",
          "Engine core initialization failed", "EngineDeadError", "vllm.v1.engine.exceptions.EngineDeadError",

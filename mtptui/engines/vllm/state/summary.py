@@ -1,6 +1,6 @@
 """`parse-log --summary` for a vLLM log: SGLang's top-level keys with vLLM's meaning, and vLLM's own.
 
-Same keys as SGLang's summary (mtptui.sglang.state.summary), so a reader of one reads the other:
+Same keys as SGLang's summary (mtptui.engines.sglang.state.summary), so a reader of one reads the other:
 `steady_gen_throughput` is the mean generation throughput of the busy stats intervals (vLLM logs one every
 ~10 s; an idle one is not printed), `last_decode` the last engine-stats line, `series` one sample per stats
 line (with that interval's accept length and rate), `capacity` the KV tokens, the model length and the

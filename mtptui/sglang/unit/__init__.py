@@ -1,6 +1,0 @@
-"""systemd units that run SGLang: read ExecStart=/Environment=/EnvironmentFile=, write a new launch back."""
-
-from mtptui.sglang.unit.unit import Unit, read_unit, unit_flagset
-from mtptui.sglang.unit.write import with_launch
-
-__all__ = ["Unit", "read_unit", "unit_flagset", "with_launch"]
