@@ -102,6 +102,12 @@ def test_the_knowledge_layers_rooms_point_one_way():
     assert circles(folder_graph(PACKAGE, "mtptui.engines.sglang")) == []
 
 
+def test_the_use_cases_rooms_point_one_way():
+    """ops/'s rooms (restart, tune, feed, health, checks, ...) form no circle: a tune runs restarts, and the
+    restart forgets a tune's marker through ops/tune_marker.py, a room of its own, not through the tune."""
+    assert circles(folder_graph(PACKAGE, "mtptui.ops")) == []
+
+
 def test_the_folder_check_catches_two_rooms_leaning_on_each_other(tmp_path):
     root = _plant(tmp_path, {
         "__init__.py": "",

@@ -20,7 +20,7 @@ def run_host(args: argparse.Namespace) -> int:
         host = host.model_copy(update={"sglang_version": args.sglang_version})
 
     async def compare() -> tuple[LiveDiff, str | None]:
-        from mtptui.ops.tune.hold import read_marker
+        from mtptui.ops.tune_marker import read_marker
 
         async with open_session(host, readonly=args.readonly, accept_host_key=ask_on_terminal) as session:
             return await live_diff(session, args.profile), await read_marker(session)
@@ -29,7 +29,7 @@ def run_host(args: argparse.Namespace) -> int:
     if marker is not None:  # a tune that did not finish: the running side may be an experimental arm
         import sys
 
-        from mtptui.ops.tune.hold import interrupted_sentence
+        from mtptui.ops.tune_marker import interrupted_sentence
         from mtptui.text import visible
 
         print(visible(f"note: {interrupted_sentence(marker, host.name)}"), file=sys.stderr)

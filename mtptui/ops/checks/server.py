@@ -25,7 +25,7 @@ NAME = "server"
 
 
 async def check_server(ctx: Context) -> Result:
-    from mtptui.ops.tune.hold import interrupted_sentence, read_marker
+    from mtptui.ops.tune_marker import interrupted_sentence, read_marker
 
     marker = await read_marker(ctx.session)
     if marker is not None:  # a tune that did not finish may have left an experimental arm running

@@ -74,7 +74,7 @@ class Restarter:
 
     async def _forget_tune_marker(self) -> None:
         """An interrupted tune's marker goes once the operator restarted the host (CLI, dashboard, hand-back)."""
-        from mtptui.ops.tune.hold import forget_marker
+        from mtptui.ops.tune_marker import forget_marker
 
         await forget_marker(self.session)
 

@@ -9,7 +9,7 @@ restarted before ``run()`` returns (the connection is reopened for it). The rest
 cancel while it runs does not stop it. Each arm's restart rolls back by itself when the arm's server crashes or
 never becomes ready; that arm is ``failed`` and the tune goes on.
 
-The tune holds the host's restart lock from its first arm to its restore (mtptui.ops.tune.hold), with a marker
+The tune holds the host's restart lock from its first arm to its restore (mtptui.ops.tune_marker), with a marker
 beside it naming the original while an arm may run; before each measurement it checks that the server is still
 the one its arm's restart started (someone's ``systemctl restart`` would otherwise be measured).
 """
@@ -126,7 +126,7 @@ class Tuner:
         """The restart lock of every engine's server for the whole tune (HostLocked when another restart has
         one: nothing changed), and the marker naming the original beside the lock of the host's own engine."""
         from mtptui.ops.restart.link import holder_name
-        from mtptui.ops.tune.hold import marker_path, marker_text, write_marker
+        from mtptui.ops.tune_marker import marker_path, marker_text, write_marker
         from mtptui.remote.hostlock import HostLock
 
         holder = holder_name(self.plan.original.name).replace("mtptui restart with profile", "mtptui tune, original")
@@ -155,7 +155,7 @@ class Tuner:
 
     async def _let_go(self) -> None:
         """The lock released; the marker removed once the host runs the original (or the kept arm) again."""
-        from mtptui.ops.tune.hold import clear_marker
+        from mtptui.ops.tune_marker import clear_marker
 
         try:
             if self.marker is not None and self.state.kept is not None:

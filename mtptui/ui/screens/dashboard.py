@@ -151,7 +151,7 @@ class DashboardScreen(Screen[None]):
     @work(exclusive=True, group="tune-marker", exit_on_error=False)
     async def look_for_tune_marker(self, session: HostSession) -> None:
         """A tune that did not finish on this host: say so, and offer the restart (r) with its original."""
-        from mtptui.ops.tune.hold import interrupted_sentence, read_marker
+        from mtptui.ops.tune_marker import interrupted_sentence, read_marker
 
         marker = await read_marker(session)
         if marker is not None:
