@@ -80,7 +80,7 @@ def disagreement(case: Case, version: str, sglang: dict) -> str | None:
     if not sglang["accepted"]:
         if mine["sglang_message"] != sglang["sglang_message"]:
             return f"first error: lint {mine['sglang_message']!r}, SGLang {sglang['sglang_message']!r}"
-        first = errors[0].sglang_message if errors else None
+        first = errors[0].engine_message if errors else None
         return None if first == sglang["sglang_message"] else \
             f"lint's first error {first!r}, SGLang {sglang['sglang_message']!r}"
     if errors:

@@ -55,7 +55,7 @@ def test_redeploy_lints_without_errors_and_shows_the_auto_draft_tokens(ct129) ->
     assert _severities(findings)["warning"] == ["--speculative-num-steps", "--max-running-requests"]
     steps, running = (f for f in findings if f.severity == "warning")
     assert "accepts at most 2" in steps.message and "mtptui's judgment" in steps.message
-    assert "turns batching off" in running.message and steps.sglang_message is running.sglang_message is None
+    assert "turns batching off" in running.message and steps.engine_message is running.engine_message is None
     draft = [f for f in findings if f.flag == "--speculative-num-draft-tokens"]
     assert draft and "resolves to 2" in draft[0].message
     effective = resolve_effective(fs)
@@ -77,7 +77,7 @@ def test_draft_tokens_without_an_algorithm_are_a_warning_naming_num_steps() -> N
 def test_draft_tokens_without_steps_fails_like_sglang() -> None:
     argv = SPEC + ["--speculative-num-draft-tokens", "4"]
     finding = next(f for f in lint(parse_argv(argv)) if f.severity == "error")
-    assert finding.flag == "--speculative-num-draft-tokens" and finding.sglang_message == "AssertionError"
+    assert finding.flag == "--speculative-num-draft-tokens" and finding.engine_message == "AssertionError"
     assert "--speculative-num-steps" in finding.message and "--speculative-num-steps 3" in finding.fix
     with pytest.raises(FlagError) as caught:
         check_launch(argv)
@@ -101,7 +101,7 @@ def test_topk_one_forces_draft_tokens_to_steps_plus_one() -> None:
                             "--speculative-num-draft-tokens", "8", "--max-running-requests", "8"])
     warnings = [f for f in lint(fs) if f.severity == "warning"]
     assert [w.flag for w in warnings] == ["--speculative-num-draft-tokens"]
-    assert warnings[0].sglang_message == ("speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 "
+    assert warnings[0].engine_message == ("speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 "
                                           "when speculative_eagle_topk == 1")
     assert str(resolve_effective(fs)["--speculative-num-draft-tokens"]) == "4 (auto)"
     assert check_launch(render_argv(fs)).flags == fs.flags  # a warning does not stop the server
@@ -155,7 +155,7 @@ def test_extra_buffer_on_a_model_without_mamba_layers() -> None:
     assert "ignores" in findings[0].message
     fs = parse_argv(["--model-path", "/m/x", "--mamba-radix-cache-strategy", "extra_buffer"], "0.5.23")
     errors = [f for f in lint(fs, model_arch="LlamaForCausalLM") if f.severity == "error"]
-    assert errors[0].sglang_message == ("ValueError: --mamba-radix-cache-strategy extra_buffer needs mamba state, "
+    assert errors[0].engine_message == ("ValueError: --mamba-radix-cache-strategy extra_buffer needs mamba state, "
                                         "got LlamaForCausalLM.")
 
 
@@ -176,14 +176,14 @@ def test_renamed_and_ambiguous_options_in_0_5_23_are_reported_with_the_new_name(
     old = by_flag["--mamba-scheduler-strategy"]
     assert old.severity == "error" and "--mamba-radix-cache-strategy" in old.message
     assert old.fix == "use --mamba-radix-cache-strategy extra_buffer"
-    assert old.sglang_message == "sglang serve: error: unrecognized arguments: --mamba-scheduler-strategy extra_buffer"
+    assert old.engine_message == "sglang serve: error: unrecognized arguments: --mamba-scheduler-strategy extra_buffer"
     bs = by_flag["--cuda-graph-max-bs"]
     assert "ambiguous" in bs.message and bs.fix == "use --cuda-graph-max-bs-decode 8"
-    assert bs.sglang_message.endswith("could match --cuda-graph-max-bs-decode, --cuda-graph-max-bs-prefill")
+    assert bs.engine_message.endswith("could match --cuda-graph-max-bs-decode, --cuda-graph-max-bs-prefill")
     assert fs is not None and fs.model_path == MODEL
     _, findings = lint_argv(["--model", MODEL, "--mamba-scheduler-strategy=extra_buffer"], "0.5.23")
     assert findings[0].fix == "use --mamba-radix-cache-strategy extra_buffer"
-    assert findings[0].sglang_message.endswith("unrecognized arguments: --mamba-scheduler-strategy=extra_buffer")
+    assert findings[0].engine_message.endswith("unrecognized arguments: --mamba-scheduler-strategy=extra_buffer")
 
 
 def test_profile_lint_against_a_newer_release_reports_instead_of_raising(ct129) -> None:
@@ -223,7 +223,7 @@ def test_backend_and_range_checks() -> None:
     fs = parse_argv(["--model", "/m/llama", "--speculative-algorithm", "EAGLE", "--speculative-num-steps", "3",
                      "--speculative-eagle-topk", "4", "--speculative-num-draft-tokens", "8",
                      "--attention-backend", "trtllm_mha", "--mem-fraction-static", "1.5"])
-    messages = {f.sglang_message for f in lint(fs) if f.severity == "error"}
+    messages = {f.engine_message for f in lint(fs) if f.severity == "error"}
     assert "ValueError: trtllm_mha backend only supports topk = 1 for speculative decoding." in messages
     assert any(f.flag == "--mem-fraction-static" for f in lint(fs))
 

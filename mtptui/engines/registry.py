@@ -787,7 +787,7 @@ def family_engine(name: str) -> str | None:
 @dataclass(frozen=True)
 class FlagForm:
     """What the flags form needs of an engine's flag model. A launch is the engine's own (as in Launches);
-    findings are mtptui.engines.sglang.flags.Finding (severity, flag, message, fix)."""
+    findings are mtptui.engines.finding.Finding (severity, flag, message, fix, engine_message)."""
 
     label: str  # the engine's display name ("vLLM"), for the form's words
     model_flag: str  # the option naming the model (SGLang's --model-path, vLLM's --model)

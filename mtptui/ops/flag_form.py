@@ -17,7 +17,7 @@ from typing import Any
 
 from mtptui.config.models import ENV_NAME, LaunchProfile
 from mtptui.engines.registry import flag_form
-from mtptui.engines.sglang.lint import Finding
+from mtptui.engines.finding import Finding
 
 
 @dataclass(frozen=True)

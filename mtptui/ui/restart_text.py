@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from mtptui.ops.restart.plan import RestartPlan
     from mtptui.ops.restart.result import RestartResult
     from mtptui.engines.sglang.flags import Diff
-    from mtptui.engines.sglang.lint import Finding
+    from mtptui.engines.finding import Finding
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 STEPS = (("stopping", "stopping"), ("starting", "starting"), ("loading", "loading"),

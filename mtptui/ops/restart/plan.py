@@ -26,7 +26,7 @@ from mtptui.ops.restart.stop import stop_notes
 from mtptui.remote.steps import LaunchRequest, PreviousRun, ServiceStep, StopPolicy
 from mtptui.remote.unitenv import EnvChange
 from mtptui.engines.sglang.flags import Diff, FlagSet, render_argv
-from mtptui.engines.sglang.lint import Finding
+from mtptui.engines.finding import Finding
 from mtptui.engines.sglang.lint.verdict import LintSource, LintVerdict
 
 if TYPE_CHECKING:
@@ -114,7 +114,7 @@ async def _lint(session: HostSession, target: FlagSet, model: Launches) -> LintV
 
 
 def _with_lint(plan: RestartPlan, verdict: LintVerdict) -> RestartPlan:
-    plan.findings, plan.lint_source, plan.lint_notes = verdict.findings, verdict.source, verdict.notes
+    plan.findings, plan.lint_source, plan.lint_notes = list(verdict.findings), verdict.source, verdict.notes
     return plan
 
 

@@ -112,7 +112,7 @@ def _resolved(profile: LaunchProfile, point: GridPoint, version: str) -> tuple[d
     from mtptui.engines.sglang.lint import lint_profile
 
     flagset, findings = lint_profile(profile, offline_version(version))
-    blocking = [f.sglang_message or f.message for f in findings if f.stops_server]
+    blocking = [f.engine_message or f.message for f in findings if f.stops_server]
     values = {flag: value for flag, value in point.values}
     if flagset is not None and not blocking:
         values.update(_spec_values(flagset, values))

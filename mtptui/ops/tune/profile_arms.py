@@ -61,7 +61,7 @@ def _read(host: HostConfig, engine: str, profile: LaunchProfile) -> tuple[Any, s
         return None, str(exc)
     if model.lint is not None:
         verdict = model.lint(launch)
-        blocking = [f.sglang_message or f.message for f in verdict.findings if f.stops_server]
+        blocking = [f.engine_message or f.message for f in verdict.findings if f.stops_server]
         if blocking:
             return launch, blocking[0]
     return launch, None

@@ -34,7 +34,7 @@ from mtptui.ui.widgets.key_footer import KeyFooter
 from mtptui.ui.plain import PlainLabel as Label, PlainSelect as Select, PlainStatic as Static, plain
 
 if TYPE_CHECKING:
-    from mtptui.engines.sglang.lint import Finding
+    from mtptui.engines.finding import Finding
     from mtptui.ui.context import HostApp
 
 LINT_DELAY_S = 0.3

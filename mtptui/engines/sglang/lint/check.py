@@ -31,7 +31,7 @@ def check_launch(argv: list[str], version: str = DEFAULT_VERSION, model_arch: st
     flagset.env = dict(env or {})
     for finding in lint(flagset, model_arch):
         if finding.stops_server:
-            raise FlagError(finding.sglang_message or finding.message, flag=finding.flag, fix=finding.fix)
+            raise FlagError(finding.engine_message or finding.message, flag=finding.flag, fix=finding.fix)
     return flagset
 
 

@@ -1,8 +1,8 @@
 """Lint a FlagSet with SGLang's own rules: what it rejects, what it silently changes, what crashed the mission.
 
 Each Finding says, in one sentence, what is wrong or what SGLang will do, how to fix it, and
-``sglang_message``: the exact text SGLang itself prints or raises for that case (None when SGLang says
-nothing and the rule is ours). An error with an SGLang message stops the server at start.
+``engine_message`` (``sglang_message`` in the JSON): the exact text SGLang itself prints or raises for that case
+(None when SGLang says nothing and the rule is ours). An error with an SGLang message stops the server at start.
 """
 
 from __future__ import annotations

@@ -115,7 +115,7 @@ def host_verdict(answer: dict[str, Any], argv: list[str], env: dict[str, str], h
 def _host_error(answer: dict[str, Any], offline: list[Finding]) -> Finding:
     """SGLang's own error, explained by lint when lint knows the very same failure."""
     message = answer.get("sglang_message") or answer.get("error_class") or "an error"
-    same = next((f for f in offline if f.stops_server and f.sglang_message == message), None)
+    same = next((f for f in offline if f.stops_server and f.engine_message == message), None)
     if same is not None:
         return same
     return Finding("error", None, f"SGLang refuses this launch (at its {answer.get('stage') or 'argument'} stage).",
@@ -144,7 +144,7 @@ def _notes(verdict: LintVerdict, offline: LintVerdict, file_version: str, known:
     if not known:
         notes.append(f"mtptui has no offline table for SGLang {version}: only SGLang's own verdict is shown")
     mine, theirs = offline.first_error, verdict.first_error
-    if (mine is None) != (theirs is None) or (mine and theirs and mine.sglang_message != theirs.sglang_message):
-        said = f"refuses it ({mine.sglang_message})" if mine else "accepts it"
+    if (mine is None) != (theirs is None) or (mine and theirs and mine.engine_message != theirs.engine_message):
+        said = f"refuses it ({mine.engine_message})" if mine else "accepts it"
         notes.append(f"{offline.source.phrase} {said}")
     return notes

@@ -16,7 +16,7 @@ from mtptui.engines.entry import module_words
 from mtptui.engines.vllm.flags.command import API_SERVER
 from mtptui.engines.vllm.flags.table import load_table
 from mtptui.errors import UserError
-from mtptui.engines.sglang.lint.finding import Finding
+from mtptui.engines.vllm.flags.lint import Finding
 
 FIELDS: tuple[tuple[str, str, bool], ...] = (
     ("--speculative-config", "speculative config (JSON)", False),

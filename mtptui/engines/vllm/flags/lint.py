@@ -8,9 +8,10 @@ are explained with the `--speculative-config` they meant. What vLLM logs while c
 from __future__ import annotations
 
 import shlex
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
+from mtptui.engines.finding import Finding as _Finding
 from mtptui.engines.vllm.flags.command import split_command
 from mtptui.engines.vllm.flags.errors import Verdict
 from mtptui.engines.vllm.flags.judge import judge
@@ -23,22 +24,11 @@ USAGE = ("give the model and vLLM's flags after --, e.g. "
 
 
 @dataclass(frozen=True)
-class Finding:
-    """One lint result; ``vllm_message`` is what vLLM itself says (null for mtptui's own words)."""
+class Finding(_Finding):
+    """A finding vLLM's lint says; ``engine_message`` is what vLLM itself says (``vllm_message`` in the JSON; null
+    for mtptui's own words)."""
 
-    severity: str
-    flag: str | None
-    message: str
-    fix: str | None = None
-    vllm_message: str | None = None
-
-    def __str__(self) -> str:
-        text = f"{self.severity}: {self.flag + ': ' if self.flag else ''}{self.message}"
-        if self.fix:
-            text += f" Fix: {self.fix}."
-        if self.vllm_message and self.vllm_message != self.message:
-            text += f" (vLLM: {self.vllm_message})"
-        return text
+    engine_label: ClassVar[str] = "vLLM"
 
 
 @dataclass
@@ -56,7 +46,7 @@ class LintReport:
     def to_json(self) -> dict[str, Any]:
         return {"engine": self.engine, "version": self.version, "ok": self.count("error") == 0,
                 "errors": self.count("error"), "warnings": self.count("warning"),
-                "findings": [asdict(f) for f in self.findings], "command": self.command,
+                "findings": [f.to_dict() for f in self.findings], "command": self.command,
                 "resolved": self.verdict.resolved,
                 "source": self.source or {"kind": "offline", "vllm_version": self.version},
                 "refusal": None if self.verdict.accepted else {"stage": self.verdict.stage,
