@@ -114,3 +114,26 @@ def test_without_a_session_only_a_local_hosts_file_is_read_here(tmp_path: Path, 
     sides = asyncio.run(gather_sides(_host(tmp_path, ssh), "p"))  # type: ignore[arg-type]
     assert sides.profile.flagset.get("--max-num-seqs") == expected  # a remote host's path is no file of this machine
     assert sides.profile.flagset.get("--config") == str(tmp_path / "serve.yaml")
+
+
+def test_restart_planning_compares_the_files_content_read_through_the_session(tmp_path: Path) -> None:
+    from mtptui.ops.restart.plan import _diff, _resolved
+
+    host = load_host_file(CONFIGS / "demo-vllm.toml")
+    session, model, config = open_session(host), launches("vllm"), tmp_path / "serve.yaml"
+    wanted = Side("profile:p", from_words(["vllm", "serve", "/m", "--config", str(config), "--max-num-seqs", "8"]))
+
+    def rows(text: str | None) -> set[str]:
+        if text is not None:
+            config.write_text(text)
+        unit = Side("unit:v.service", from_words(["vllm", "serve", "/m", "--config", str(config)]))
+        diff = _diff(asyncio.run(_resolved([None, unit, wanted], session, model)), model)
+        assert diff is not None and unit.flagset.get("--max-num-seqs") is None  # the request keeps the path
+        return {row.flag for row in diff.rows}
+
+    assert "--max-num-seqs" not in rows("max-num-seqs: 8\n")  # same path, same content: nothing to change
+    assert "--max-num-seqs" in rows("max-num-seqs: 16\n")  # same path, the file changed: a restart changes it
+    config.unlink()
+    with pytest.raises(HostFileError) as raised:
+        rows(None)
+    assert str(raised.value) == f"unit:v.service: the file {config} does not exist on demo-vllm"

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Collection
 
 from mtptui.engines.registry import Launches, engine, launches
 from mtptui.ops.diff_live import default_profile
+from mtptui.ops.host_files import file_reader, with_launch_files
 from mtptui.ops.launches import Running, Side, configured_side, profile_side, running_side
 from mtptui.ops.restart.drain import DrainOptions, DrainPlan, plan_drain
 from mtptui.ops.restart.stop import stop_notes
@@ -124,6 +125,14 @@ def _diff(sides: list[Side | None], model: Launches) -> Diff | None:
     return model.diff([(s.label, s.flagset) for s in present], False) if len(present) > 1 else None
 
 
+async def _resolved(sides: list[Side | None], session: HostSession, model: Launches) -> list[Side | None]:
+    """Copies of the sides with the files their launches read at start (vLLM's `--config`) read on the host and
+    applied, as `mtptui diff` does (mtptui.ops.host_files), so a changed file under the same path is a difference;
+    the request keeps the path. A file that cannot be read is one sentence (HostFileError), never "no change"."""
+    read = file_reader(session)
+    return [None if s is None else await with_launch_files(replace(s), model, read) for s in sides]
+
+
 def _side(running: Running | None) -> Side | None:
     return running.side if running else None
 
@@ -157,8 +166,9 @@ async def plan_restart(session: HostSession, profile_name: str | None = None, st
     stopping = stop_notes(service.stop, running, session.host.sglang_version, bool(gateway and gateway.active)) \
         if model.stop_facts else []
     notes = _notes(session, running) + service.notes + gateway_notes + stopping
+    compared = await _resolved([_side(running), configured, profile_s], session, model)
     plan = RestartPlan(session.host.name, name, session.manager.kind, service.target,
-                       _diff([_side(running), configured, profile_s], model), [], service.steps, service.finish,
+                       _diff(compared, model), [], service.steps, service.finish,
                        service.previous, service.backup, service.new_unit, notes, shown_unit=service.shown_unit,
                        lock=service.lock, env=service.env, rollback=service.rollback,
                        enable_offer=service.enable_offer, stop=service.stop, facts=service.facts,
