@@ -15,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT.parent / "shared" / "reference" / "sglang-server-flags.json"
-OUTPUT = ROOT / "mtptui" / "sglang" / "flags" / "data" / "flag_help.json"
+OUTPUT = ROOT / "mtptui" / "engines" / "sglang" / "flags" / "data" / "flag_help.json"
 
 
 def build(source: dict) -> dict[str, list[dict]]:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT.parent / "shared" / "reference" / "sglang-server-flags.json"
-OUTPUT = ROOT / "mtptui" / "sglang" / "flags" / "data" / "flags.json"
+OUTPUT = ROOT / "mtptui" / "engines" / "sglang" / "flags" / "data" / "flags.json"
 
 DEFAULT_VERSION = "0.5.12.post1"
 

@@ -21,7 +21,7 @@ from tests.flags_corpus import Case, arch, corpus, write_models
 from tests.sglang_standins.venv import ensure
 
 ROOT = Path(__file__).resolve().parents[1]
-RUNNER = ROOT / "mtptui" / "sglang" / "lint" / "sglang_runner.py"
+RUNNER = ROOT / "mtptui" / "engines" / "sglang" / "lint" / "sglang_runner.py"
 SPEC_FIELDS = {"speculative_algorithm": "--speculative-algorithm", "speculative_num_steps": "--speculative-num-steps",
                "speculative_eagle_topk": "--speculative-eagle-topk",
                "speculative_num_draft_tokens": "--speculative-num-draft-tokens",
