@@ -15,6 +15,7 @@ from typing import Iterator
 import httpx
 import pytest
 
+from mtptui.bench.metrics_poll import parse_metrics as parse_sglang_metrics
 from mtptui.engines.vllm import api
 from mtptui.engines.vllm.metrics import VllmMetrics, parse_metrics
 from tests.fleet_lab import fleet_json
@@ -49,9 +50,8 @@ def _scraped(prom: PrometheusServer, instance: str, drafts: float) -> bool:
 
 
 def _sglang_tokens(server: SimServer) -> float:
-    text = httpx.get(f"{server.url}/metrics", timeout=30).text
-    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
-               if line.startswith("sglang:generation_tokens_total"))
+    """The SGLang server's output-token counter, as the bench reads it (summed over its label sets)."""
+    return parse_sglang_metrics(httpx.get(f"{server.url}/metrics", timeout=30).text).gen_tokens or 0.0
 
 
 def _scraped_tokens(prom: PrometheusServer, instance: str, tokens: float) -> bool:
