@@ -3,10 +3,12 @@
 The log comes from the session's follower (SSH or local, reconnecting with backoff); the status from the
 session's service manager (systemd state or the nohup process), the running server's process (its command
 line is the launch that actually runs, its /proc start time gives the uptime, and what its log says it resolved
-where the engine logs that: vLLM's ``non-default args``) and nvidia-smi; the server's API is asked through the
-session (over an SSH tunnel for a remote host) what it says of itself, as the host's engine reads it
-(``dashboard(engine).server_info``: SGLang's /server_info, vLLM's /version). It is never where the uptime comes
-from; a launch it reports (SGLang 0.5.23's ``launch_command``) stands in only while the process cannot be read.
+where the engine logs that: vLLM's ``non-default args``), the files it and the known-good profile read at start
+(vLLM's `--config`, read on the host for the drift line: mtptui.ops.feed.files) and nvidia-smi; the server's
+API is asked through the session (over an SSH tunnel for a remote host) what it says of itself, as the host's
+engine reads it (``dashboard(engine).server_info``: SGLang's /server_info, vLLM's /version). It is never where
+the uptime comes from; a launch it reports (SGLang 0.5.23's ``launch_command``) stands in only while the process
+cannot be read.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
 from mtptui.engines.polls import ServerInfo
 from mtptui.engines.registry import dashboard
 from mtptui.errors import UserError
+from mtptui.ops.feed.files import LaunchFileReader
 from mtptui.ops.feed.items import Feed, FeedItem, FollowerFeed, HostStatus, Source, merge_feeds
 from mtptui.ops.gateway_poll import GatewayPoll
 from mtptui.ops.gpu_poll import GpuPoll
@@ -84,6 +87,7 @@ class SessionStatus:
         self._poked = asyncio.Event()
         self._api_answered = False
         self._resolved: tuple[int, Any] | None = None  # (pid, its launch with what its log said it resolved)
+        self._files = LaunchFileReader(session)
 
     def poke(self) -> None:
         """Look again now, as after a restart: a new process, a new start time, a new launch."""
@@ -162,7 +166,8 @@ class SessionStatus:
         if running is not None:  # the process's own command line and start time: the only sources of both
             status = replace(status, launch=running.side.flagset, launch_source=f"running pid {running.info.pid}",
                              service=self.session.manager.service_label(running.info.pid),
-                             started_at=running.info.started_at or status.started_at)
+                             started_at=running.info.started_at or status.started_at,
+                             launch_files=await self._files(running))
         return status
 
 
