@@ -141,6 +141,13 @@ class SessionStatus:
         except UserError as exc:
             return ServiceState("unknown", f"unknown ({exc})")
 
+    def _compared_env(self) -> set[str]:
+        """The variables the drift compares beside the engine's own: the known-good profile's (its HOME or
+        PYTHONPATH, read from the process as the diff reads them, not "unset" because no prefix names them)."""
+        host = self.session.host
+        good = host.profiles.get(host.known_good) if host.known_good else None
+        return set(good.env) if good is not None else set()
+
     async def _running(self, status: HostStatus) -> HostStatus:
         """The server's word about itself and the command line of the running server, with what its log says it
         resolved (each kept when unreadable)."""
@@ -150,7 +157,7 @@ class SessionStatus:
         self._api_answered = info is not None
         status = with_server_info(status, info) if info else status
         try:
-            running = await running_side(self.session, set())
+            running = await running_side(self.session, self._compared_env())
         except UserError:
             return status
         if running is not None and self._resolved is not None and self._resolved[0] == running.info.pid:
