@@ -16,6 +16,8 @@ operator's mtptui does, over SSH:
   counters' (1 + Δaccepted / Δdrafts of `vllm:spec_decode_*` in /metrics, read on the host around the run);
 - the dashboard follows the unit's journal and shows the real startup (vLLM's banner, the engine's launch,
   the KV cache, ready) and the unit's process in its header;
+- the drift line compares the host's `--config` file's content on both sides (the same path saying another
+  max-num-seqs is a drift, the file gone a warning in one sentence), reading it only when it changed;
 - last, the one restart: to ``ngram4`` (num_speculative_tokens 4), back ready, the new process with 4.
 
 The server's environment keeps it offline, on the host's loopback, small (one OpenMP thread, 1 GiB of KV
@@ -287,6 +289,96 @@ async def test_the_dashboard_follows_the_units_journal_through_the_real_startup(
     assert "ctx 1,024 · max run 8" in text
     for row in ("algorithm    ngram", "steps        3", "draft tokens 3"):
         assert row in text, row
+
+
+def write_host_config(real: RealVllm, text: str | None) -> None:
+    """The host's `--config` file says ``text`` (None: it is gone); this machine's of the same path stays."""
+    command = ("rm", "-f", str(CONFIG)) if text is None else ("sh", "-c", 'cat > "$1"', "sh", str(CONFIG))
+    done = real.lab.run(*command, input=text)
+    assert done.returncode == 0, done.stderr
+    assert CONFIG.read_text() == LOCAL_YAML
+
+
+async def test_the_drift_line_compares_the_config_files_content_read_on_the_host(real_vllm: RealVllm) -> None:
+    """The dashboard's status poll over SSH (fast: every 0.2 s) reads the running ngram3's and the known-good
+    ngram4's `--config` file on the host, and the drift line compares what they say: the same path whose
+    content changed is a drift naming the option, a file gone its own warning in one sentence. The running
+    launch's file is read once for its process, the known-good's again only when its stamp changed."""
+    import asyncio
+
+    from mtptui.engines.sglang.state.serving import ServingStats
+    from mtptui.ops.drift import known_good_drift
+    from mtptui.ops.feed.host import SessionStatus, host_status
+    from mtptui.ops.feed.items import HostStatus
+    from mtptui.ops.health.assess import HealthAssessor
+    from mtptui.ops.health.text import health_line
+    from mtptui.ops.health.verdict import Check
+
+    config = real_vllm.host.config
+    session = open_session(config, readonly=True)
+    ran: list[str] = []  # what each command the session runs says it does
+    run = session.transport.run
+
+    async def spied(command, timeout=None):  # type: ignore[no-untyped-def]
+        ran.append(command.what)
+        return await run(command, timeout)
+
+    session.transport.run = spied  # type: ignore[method-assign]
+    statuses: list[HostStatus] = []
+
+    async def emit(item: object) -> None:
+        assert isinstance(item, HostStatus)
+        statuses.append(item)
+
+    poll = asyncio.create_task(SessionStatus(session, host_status(session), tunnel=True, every_s=0.2,
+                                             slow_every_s=0.2)(emit))
+    assessor = HealthAssessor()
+    reads, stats = f"read {CONFIG}", f"stat {CONFIG}"
+
+    def drift_check() -> Check:
+        health = assessor.assess(config, statuses[-1], ServingStats(), [])
+        return next(check for check in health.checks if check.name == "drift")
+
+    async def polled(more_stats: int) -> None:
+        """``more_stats`` more polls stat'ed the known-good's file (each stat is one poll's)."""
+        wanted = ran.count(stats) + more_stats
+        while ran.count(stats) < wanted:
+            assert not poll.done(), poll
+            await asyncio.sleep(0.1)
+
+    try:
+        await asyncio.wait_for(polled(3), 120)
+        status = statuses[-1]
+        assert status.launch_files is not None and status.launch_source == f"running pid {real_vllm.main_pid()}"
+        assert ran.count(reads) == 2  # once for the running process, once for the known-good: not once a poll
+        check = drift_check()  # the host's file (8) on both sides: only the draft tokens differ
+        assert (check.state, check.items) == ("bad", ("spec ngram:3≠ngram:4",))
+        path_only = known_good_drift(config, status.launch)  # the server said 8; the path alone says nothing
+        assert path_only is not None and "max-seqs 8≠unset" in [str(item) for item in path_only.items]
+
+        write_host_config(real_vllm, "max-num-seqs: 16\n")  # the same path says otherwise
+        await asyncio.wait_for(polled(2), 120)
+        assert ran.count(reads) == 3  # the known-good's again (its stamp changed), not the running process's
+        check = drift_check()
+        assert (check.state, check.items) == ("bad", ("spec ngram:3≠ngram:4", "max-seqs 8≠16"))
+        assert check.text == "running ≠ known-good: 2 flags"
+
+        write_host_config(real_vllm, None)  # gone on the host, still here
+        await asyncio.wait_for(polled(3), 120)
+        assert ran.count(reads) == 4  # read once to learn it is gone, then only stat'ed
+        sentence = f"profile:ngram4: the file {CONFIG} does not exist on lab-vllm"
+        check = drift_check()
+        assert (check.state, check.text, check.items) == ("warn", "running vs known-good not compared (ngram4)",
+                                                          (sentence,))
+        health = assessor.assess(config, statuses[-1], ServingStats(), [])
+        line = "".join(text for text, _ in health_line(health, 300))
+        assert line.startswith(f"▲ warning │ running vs known-good not compared (ngram4) — {sentence} │ ")
+        assert "diff why" in line
+    finally:
+        poll.cancel()
+        await asyncio.gather(poll, return_exceptions=True)
+        await session.close()
+        write_host_config(real_vllm, HOST_YAML)  # the restart, next, reads it
 
 
 def health_within(real: "RealVllm", seconds: float) -> int:

@@ -137,3 +137,91 @@ def test_restart_planning_compares_the_files_content_read_through_the_session(tm
     with pytest.raises(HostFileError) as raised:
         rows(None)
     assert str(raised.value) == f"unit:v.service: the file {config} does not exist on demo-vllm"
+
+
+def test_the_drift_line_compares_the_files_content_read_once_until_it_changes(tmp_path: Path) -> None:
+    """The host feed's reader (mtptui.ops.feed.files) through a real session (its scripts run for real, here the
+    local transport; tests/test_lab_vllm_real.py drives the whole status poll over SSH on a real vLLM): the
+    running process's file is read once for that process, the known-good's again only when its stamp changed,
+    and the drift compares what they say."""
+    from mtptui.ops.drift import known_good_drift
+    from mtptui.ops.feed.files import LaunchFileReader
+    from mtptui.ops.launches import Running
+    from mtptui.remote.procinfo import ProcessInfo
+
+    host = _host(tmp_path, False)  # known-good "p": /m with --config serve.yaml (max-num-seqs: 8)
+    config = tmp_path / "serve.yaml"
+    session = open_session(host)  # type: ignore[arg-type]
+    ran: list[str] = []
+    run = session.transport.run
+
+    async def spied(command, timeout=None):  # type: ignore[no-untyped-def]
+        ran.append(command.what)
+        return await run(command, timeout)
+
+    session.transport.run = spied  # type: ignore[method-assign]
+    reader = LaunchFileReader(session)
+
+    def process(pid: int) -> Running:
+        info = ProcessInfo(pid, ["vllm", "serve", "/m", "--config", str(config)], {}, "S", 1, pid, started_at=pid)
+        return Running(info, Side(f"running:pid {pid}", from_words(info.argv)))
+
+    def drift(running: Running) -> tuple[str | None, list[str]]:
+        files = asyncio.run(reader(running))
+        found = known_good_drift(host, running.side.flagset, files)  # type: ignore[arg-type]
+        assert found is not None
+        return found.unreadable, [str(item) for item in found.items]
+
+    first = process(7)
+    assert drift(first) == (None, []) and ran.count(f"read {config}") == 2  # both sides say 8
+    held = reader.last
+    assert drift(first) == (None, []) and ran.count(f"read {config}") == 2 and ran.count(f"stat {config}") == 2
+    assert reader.last is held  # nothing changed: the same result, nothing computed again from it
+    config.write_text("max-num-seqs: 16\n")  # the same path says otherwise; the running process read 8
+    assert drift(first) == (None, ["max-seqs 8≠16"]) and ran.count(f"read {config}") == 3
+    assert known_good_drift(host, first.side.flagset).count == 0  # type: ignore[arg-type, union-attr]  # the path
+    assert drift(process(8)) == (None, []) and ran.count(f"read {config}") == 4  # a new process read 16
+    config.unlink()
+    sentence = f"profile:p: the file {config} does not exist on h"
+    assert drift(process(8)) == (sentence, []) and ran.count(f"read {config}") == 5
+    assert drift(process(8)) == (sentence, []) and ran.count(f"read {config}") == 5  # gone: only stat'ed again
+    config.write_text("max-num-seqs: [\n")
+    assert drift(process(8))[0] == f"profile:p: the --config file {config} is not YAML (while parsing a flow node)"
+
+
+def test_files_read_for_another_profile_or_launch_are_not_the_drifts() -> None:
+    from mtptui.ops.drift import LaunchFiles, known_good_drift
+
+    host = load_host_file(CONFIGS / "demo-vllm.toml")
+    model = launches("vllm")
+    running = model.argv(["vllm", "serve", "/data/models/Qwen3.6-27B", "--max-num-seqs", "1"], model.version(host))
+    good = model.profile(host.profile("restored"), model.version(host))
+    gone = LaunchFiles("restored", host.profile("restored"), running, unreadable="profile:restored: gone")
+    drift = known_good_drift(host, running, gone)
+    assert drift is not None and (drift.unreadable, drift.items) == ("profile:restored: gone", ())
+    for other in (LaunchFiles("redeploy-1step", host.profile("redeploy-1step"), running, running, good),
+                  LaunchFiles("restored", host.profile("restored"), good, good, good)):  # another launch ran
+        drift = known_good_drift(host, running, other)
+        assert drift is not None and drift.unreadable is None and "max-seqs 1≠16" in map(str, drift.items)
+    assert known_good_drift(host, running, LaunchFiles("restored", host.profile("restored"), running, good,
+                                                       good)).count == 0  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("width, text", [
+    (200, "▲ warning │ running vs known-good not compared (restored) — profile:restored: the file /etc/v.yaml "
+          "does not exist on demo-vllm │ no baseline on this host yet │ d why · b bench"),
+    (120, "▲ warning │ known-good ?: profile:restored: the file /etc/v.yaml does not exist on demo-vllm │ d why · b "
+          "bench"),
+    (60, "▲ warning │ known-good ? │ d why · b bench"),
+    (25, "▲ warning │ known-good ?"),
+])
+def test_the_drift_line_of_a_file_that_cannot_be_read_says_so(width: int, text: str) -> None:
+    from mtptui.ops.drift import Drift
+    from mtptui.ops.health.text import health_line
+    from mtptui.ops.health.verdict import judge
+
+    health = judge(Drift("restored", (), "profile:restored: the file /etc/v.yaml does not exist on demo-vllm"), [],
+                   [], speed_base=None)
+    assert health.state == "warn" and health.actions == ("diff", "bench")  # the diff says why, not "restore"
+    keys = {"diff": "d", "bench": "b"}
+    assert "".join(segment for segment, _ in health_line(health, width, keys.__getitem__)) == text

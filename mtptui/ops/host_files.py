@@ -3,7 +3,9 @@
 A launch on a host names a path on the host, so its file is read through the host's session (one read-only,
 bounded command), never from this machine's disk, where a file of the same name may say something else.
 Without a session (a recorded feed, a local host) the file is read here. Each failure is one sentence: the file
-is missing, is no regular file, cannot be read, or is bigger than MAX_BYTES.
+is missing, is no regular file, cannot be read, or is bigger than MAX_BYTES. A caller that asks again and again (the
+host feed) asks the file's stamp first (``session_file_stamp``: one `stat`, no content) and reads it again only
+when that changed.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ READ = ('[ -e "$1" ] || exit 3\n'
         '[ -f "$1" ] || exit 4\n'
         '[ -r "$1" ] || exit 5\n'
         'exec head -c "$2" -- "$1"\n')
+# the file's device and inode, size, modification and change times (ns), or "-" when there is nothing to stat
+STAMP = ('stat -L -c "%d:%i %s %.9Y %.9Z" -- "$1" 2>/dev/null && exit 0\n'
+         'stat -L -c "%d:%i %s %Y %Z" -- "$1" 2>/dev/null || echo -\n')  # a stat without sub-second times
 PROBLEMS = {3: "does not exist", 4: "is not a regular file", 5: "cannot be read (permission denied)"}
 
 
@@ -58,6 +63,22 @@ def session_file_reader(session: HostSession) -> FileReader:
         return done.out
 
     return read
+
+
+def session_file_stamp(session: HostSession) -> FileReader:
+    """The stamp of a file on the session's host (device, inode, size, modification and change times; "-" when it
+    cannot be stat'ed): the same stamp, the same content. A connection that fails is one sentence."""
+    where = session.host.name
+
+    async def stamp(path: str) -> str:
+        try:
+            done = await session.transport.run(Command.of(script(STAMP, path), f"stat {path}", output_limit=4096),
+                                               timeout=15)
+        except RemoteError as exc:
+            raise HostFileError(f"{path} could not be read on {where}: {exc}") from None
+        return done.out.strip() if done.ok else "-"
+
+    return stamp
 
 
 async def local_file_reader(path: str) -> str:

@@ -3,10 +3,12 @@
 The log comes from the session's follower (SSH or local, reconnecting with backoff); the status from the
 session's service manager (systemd state or the nohup process), the running server's process (its command
 line is the launch that actually runs, its /proc start time gives the uptime, and what its log says it resolved
-where the engine logs that: vLLM's ``non-default args``) and nvidia-smi; the server's API is asked through the
-session (over an SSH tunnel for a remote host) what it says of itself, as the host's engine reads it
-(``dashboard(engine).server_info``: SGLang's /server_info, vLLM's /version). It is never where the uptime comes
-from; a launch it reports (SGLang 0.5.23's ``launch_command``) stands in only while the process cannot be read.
+where the engine logs that: vLLM's ``non-default args``), the files it and the known-good profile read at start
+(vLLM's `--config`, read on the host for the drift line: mtptui.ops.feed.files) and nvidia-smi; the server's
+API is asked through the session (over an SSH tunnel for a remote host) what it says of itself, as the host's
+engine reads it (``dashboard(engine).server_info``: SGLang's /server_info, vLLM's /version). It is never where
+the uptime comes from; a launch it reports (SGLang 0.5.23's ``launch_command``) stands in only while the process
+cannot be read.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
 from mtptui.engines.polls import ServerInfo
 from mtptui.engines.registry import dashboard
 from mtptui.errors import UserError
+from mtptui.ops.feed.files import LaunchFileReader
 from mtptui.ops.feed.items import Feed, FeedItem, FollowerFeed, HostStatus, Source, merge_feeds
 from mtptui.ops.gateway_poll import GatewayPoll
 from mtptui.ops.gpu_poll import GpuPoll
@@ -84,6 +87,7 @@ class SessionStatus:
         self._poked = asyncio.Event()
         self._api_answered = False
         self._resolved: tuple[int, Any] | None = None  # (pid, its launch with what its log said it resolved)
+        self._files = LaunchFileReader(session)
 
     def poke(self) -> None:
         """Look again now, as after a restart: a new process, a new start time, a new launch."""
@@ -137,6 +141,13 @@ class SessionStatus:
         except UserError as exc:
             return ServiceState("unknown", f"unknown ({exc})")
 
+    def _compared_env(self) -> set[str]:
+        """The variables the drift compares beside the engine's own: the known-good profile's (its HOME or
+        PYTHONPATH, read from the process as the diff reads them, not "unset" because no prefix names them)."""
+        host = self.session.host
+        good = host.profiles.get(host.known_good) if host.known_good else None
+        return set(good.env) if good is not None else set()
+
     async def _running(self, status: HostStatus) -> HostStatus:
         """The server's word about itself and the command line of the running server, with what its log says it
         resolved (each kept when unreadable)."""
@@ -146,7 +157,7 @@ class SessionStatus:
         self._api_answered = info is not None
         status = with_server_info(status, info) if info else status
         try:
-            running = await running_side(self.session, set())
+            running = await running_side(self.session, self._compared_env())
         except UserError:
             return status
         if running is not None and self._resolved is not None and self._resolved[0] == running.info.pid:
@@ -162,7 +173,8 @@ class SessionStatus:
         if running is not None:  # the process's own command line and start time: the only sources of both
             status = replace(status, launch=running.side.flagset, launch_source=f"running pid {running.info.pid}",
                              service=self.session.manager.service_label(running.info.pid),
-                             started_at=running.info.started_at or status.started_at)
+                             started_at=running.info.started_at or status.started_at,
+                             launch_files=await self._files(running))
         return status
 
 

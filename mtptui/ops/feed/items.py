@@ -35,6 +35,7 @@ __all__ = ["Connection", "Feed", "FeedItem", "FollowerFeed", "GatewayReading", "
            "LogChunk", "MergedFeed", "Reread", "ServerMetrics", "Source", "merge_feeds"]
 
 if TYPE_CHECKING:
+    from mtptui.ops.drift import LaunchFiles
     from mtptui.remote.follow import LogFollower
     from mtptui.engines.sglang.flags import FlagSet
     from mtptui.speculation import LiveSpeculation
@@ -48,7 +49,9 @@ class HostStatus:
     that was started); ``started_at`` is the server process's start in epoch seconds, from /proc (the uptime);
     ``speculation`` the configured and live speculation the server's API reports (mtptui.engines.sglang.live).
     ``service_state`` is the manager's own words for its service, ``service_phase`` the same in the one
-    vocabulary every manager shares (mtptui.remote.service.ServicePhase). The GPUs are not here: the one
+    vocabulary every manager shares (mtptui.remote.service.ServicePhase). ``launch_files``: that launch and the
+    known-good profile with the files they read at start (vLLM's `--config`), read on the host, or why one cannot
+    be (mtptui.ops.drift.LaunchFiles; None when neither reads a file). The GPUs are not here: the one
     nvidia-smi poll (``GpuReading``) feeds every pane that shows them.
     """
 
@@ -63,6 +66,7 @@ class HostStatus:
     launch_source: str = ""
     gpu_memory_gb: float | None = None
     speculation: "LiveSpeculation | None" = None
+    launch_files: "LaunchFiles | None" = None
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,8 @@ class HealthAssessor:
         crashed or stopped is said instead of any figure; ``restarting_to``: the profile a restart brings up;
         ``speculation``: configured vs live, with the checks of mtptui.ops.health.more)."""
         launch = status.launch if status else None
-        drift = self._drift.get((host, launch), (), lambda: known_good_drift(host, launch))
+        files = status.launch_files if status else None  # the files the launches read, as the host feed read them
+        drift = self._drift.get((host, launch, files), (), lambda: known_good_drift(host, launch, files))
         if up is not None and up.offline is not None:
             return not_connected(up.offline, host.name if host else "HOST")
         if restarting_to is not None:

@@ -146,6 +146,9 @@ def lasting(live: Sequence[float], times: Sequence[float | None], base: Baseline
 def drift_check(drift: Drift | None) -> Check:
     if drift is None:
         return Check("drift", UNKNOWN, "running launch not known yet", "launch ?")
+    if drift.unreadable is not None:  # a file a launch reads at start: not "no drift" while it cannot be read
+        return Check("drift", WARN, f"running vs known-good not compared ({drift.profile})", "known-good ?",
+                     (drift.unreadable,), "known-good ?")
     if not drift.count:
         return Check("drift", OK, f"runs the known-good profile ({drift.profile})", "known-good")
     noun = "flag" if drift.count == 1 else "flags"
@@ -227,6 +230,8 @@ def actions_for(evidence: Evidence) -> tuple[str, ...]:
     actions = []
     if evidence.drift is not None and evidence.drift.count:
         actions += ["diff", "restore"]
+    elif evidence.drift is not None and evidence.drift.unreadable is not None:
+        actions.append("diff")  # the diff says why, in the same sentence
     if evidence.speed_base is None or evidence.speed_base.stale:
         actions.append("bench")
     return tuple(actions)
