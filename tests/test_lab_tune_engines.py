@@ -44,6 +44,13 @@ def server_info(lab) -> dict:
     return json.loads(body)
 
 
+def vllm_journal(lab, lines: int = 120) -> str:
+    """The vLLM unit's journal tail with systemd's own lines (start, stop, exit status), for a failure to explain
+    itself."""
+    return "\n--- journal of " + VLLM_UNIT + " ---\n" + lab.machine.run(
+        "journalctl", "-u", VLLM_UNIT, "-o", "short-precise", "-n", str(lines), "--no-pager").stdout
+
+
 def is_active(lab, unit: str) -> str:
     return lab.machine.run("systemctl", "is-active", unit).stdout.strip()
 
@@ -186,11 +193,11 @@ def test_a_grid_over_the_vllm_profile_measures_real_token_counts_and_ends_on_the
                              "--max-tokens", "32", "--canary-tokens", "8", "--prompts", str(prompts), "--timeout",
                              START_S, "--yes", "--json", str(out)], capture_output=True, text=True, timeout=2400,
                             cwd=ROOT, env=operator_env(host.lab))
-    assert result.returncode == 0, result.stderr[-4000:]
+    assert result.returncode == 0, result.stderr[-4000:] + vllm_journal(host.lab)
     tune_json = json.loads(out.read_text())
     arms = {arm["name"]: arm for arm in tune_json["arms"]}
     assert list(arms) == ["tokens1", "tokens3"] and {a["status"] for a in arms.values()} == {"done"}, \
-        [(a["name"], a["reason"]) for a in arms.values()]
+        f"{[(a['name'], a['reason']) for a in arms.values()]}{vllm_journal(host.lab)}"
     assert [a["flags"]["speculative-num-steps"] for a in arms.values()] == [1, 3]
     for arm in arms.values():
         (measured,) = arm["results"]
