@@ -124,3 +124,14 @@ def test_the_old_servers_shutdown_error_is_not_the_new_starts_crash() -> None:
     assert _watched(OLD_SHUTDOWN + real) == ("ready", None)
     phase, reason = _watched(real[:real.index("Application startup complete.")] + ENGINE_DEAD)
     assert phase == "crashed" and reason is not None and "EngineDeadError" in reason  # the new server's own
+
+
+def test_the_old_servers_engine_stats_do_not_make_the_new_start_ready() -> None:
+    """The old server writes its periodic engine-stats line between the watch's position and systemd's SIGTERM
+    (the tune's grid on a loaded machine, CI): the new server, still importing, is not ready on that line, and
+    nothing listens on its port yet."""
+    real = (Path(__file__).parent / "ui_fixtures" / "vllm-real.log").read_text()
+    old_stats = next(line for line in real.splitlines(keepends=True) if "Engine 000: Avg prompt throughput" in line)
+    assert _watched(old_stats) == ("starting", None)
+    assert _watched(old_stats + OLD_SHUTDOWN + real[:real.index("Application startup complete.")])[0] != "ready"
+    assert _watched(old_stats + OLD_SHUTDOWN + real) == ("ready", None)

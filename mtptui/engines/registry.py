@@ -349,7 +349,7 @@ def _sglang_watch() -> tuple[Parser, StartupState]:
     from mtptui.engines.sglang.logparse import LogParser
     from mtptui.engines.sglang.state import ServerState
 
-    return LogParser(), ServerState()
+    return LogParser(), ServerState(own_start_only=True)  # the old server's last batches come first
 
 
 def _sglang_default_port() -> int:

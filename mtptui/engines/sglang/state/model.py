@@ -40,7 +40,10 @@ class ServerState:
     """Feed events with `apply`/`apply_all`; read attributes, or `state_to_dict` (summary.py) for
     `parse-log --summary`."""
 
-    def __init__(self, history: int = 2000) -> None:
+    def __init__(self, history: int = 2000, *, own_start_only: bool = False) -> None:
+        # own_start_only: the log is watched from just before a (re)start, so until a startup opens, its batches are
+        # the previous server's (it serves until the SIGTERM): not this one serving
+        self.own_start_only = own_start_only
         self.phase = phases.STARTING
         self.startups = 0
         self.startup = Startup()
@@ -94,7 +97,8 @@ class ServerState:
     def batch_seen(self) -> None:
         """A prefill/decode batch: the server is warming up, or was already serving when the log began."""
         if self.phase == phases.STARTING:
-            self.phase = phases.READY
+            if not self.own_start_only:
+                self.phase = phases.READY
         elif self.phase not in phases.SETTLED:
             self.phase = phases.WARMING_UP
 

@@ -58,7 +58,9 @@ class VllmState:
 
     def __init__(self, history: int = 2000, *, own_start_only: bool = False) -> None:
         # own_start_only: the log is watched from just before a (re)start, so until a startup opens, its lines
-        # are the previous server's (its shutdown may log EngineDeadError as systemd stops it): not this one's crash
+        # are the previous server's: its shutdown may log EngineDeadError as systemd stops it (not this one's
+        # crash), and its periodic engine stats may come before the SIGTERM (not this one serving: it may still
+        # be importing, with nothing listening on its port)
         self.own_start_only = own_start_only
         self.phase = phases.STARTING
         self.startups = 0
@@ -139,7 +141,7 @@ class VllmState:
     def _on_engine_stats(self, event: VllmEvent) -> None:
         self.stats = dict(event.fields)
         self.stats_count += 1
-        if self.phase == phases.STARTING:
+        if self.phase == phases.STARTING and not self.own_start_only:
             self.phase = phases.READY  # the log began while the server was already serving
         throughput = event.fields["gen_throughput"]
         if throughput:
