@@ -132,16 +132,33 @@ def real_logs() -> Path:
 
 # With pytest-xdist (`make test` runs `-n 2 --dist loadgroup`) the tests that drive a host run in groups, each in
 # one worker, one test after another: a lab module ("lab:FILE": it shares one booted systemd machine, with a
-# network and a PID namespace of its own, so two modules' labs cannot see each other and may run side by side)
-# and "hosts" (a real sshd on loopback, the demo's stand-in SGLang, tmux terminals: each on ports of its own, but
-# the demo's restarts and stops read pid files and process groups of this machine that must not race). The rest
-# goes to whichever worker is free, file by file. The modules that drive the session's real vLLM server
-# ("vllm-server") run in one worker too, which starts it once.
+# network and a PID namespace of its own, so two modules' labs cannot see each other and may run side by side),
+# "hosts" (the demo's stand-in servers started in this process: DemoRun, the demo_run fixture; each on a port of its
+# own, but the demo's restarts and stops read pid files and process groups of this machine, kept from racing) and
+# "e2e-tmux" (`mtptui demo` in a tmux terminal). The rest goes to whichever worker is free, file by file. The
+# modules that drive the session's real vLLM server ("vllm-server") run in one worker too, which starts it once.
+#
+# What is not in "hosts", and why it cannot race with it:
+# - e2e-tmux: each test's `mtptui demo` is a process of its own, outside the demo_on_any_free_port fixture, so it
+#   takes the demo's preferred port 31000 when free: two at once would meet there, hence one group. No test in
+#   "hosts" can take 31000 (they bind port 0, which Linux gives from the ephemeral range, 32768 and up), and each
+#   demo keeps its pid file, log and runs under the test's own XDG_STATE_HOME and TMPDIR.
+# - the sshd modules (test_ssh_*.py; the module-scoped sshd fixture keeps each file in one worker as its own group):
+#   each file has its own sshd on a free port, each test host its own free API port, pid file and log under
+#   tmp_path; a process-managed host finds its server by that pid file, else by command line on that port only
+#   (mtptui.remote.process.find_by_command_line), and TestHost.cleanup kills by that port. So no test there can
+#   find, stop or restart another test's server, nor one of "hosts" (their ports differ; the bind-to-0 pick is
+#   the kernel's, never handed out twice while bound).
+# - modules that only read recorded logs, render plans or parse the CLI (test_tune.py, test_tune_engines.py,
+#   test_tune_gateway.py, test_tune_adaptive.py, test_ui_feed.py, test_ui_ops_snapshots.py,
+#   test_ui_health_snapshots.py, test_ui_restart_confirm.py, test_cli_foundation.py, test_secrets.py) start no
+#   server, stop none and look for none: they were in "hosts" by a name prefix only.
 LAB_FIXTURES = frozenset({"lab", "lab_each", "lab_systemd", "lab_process", "lab_process_each", "lab_terminal"})
 LAB_FILES = ("test_lab", "test_e2e_lab")
-HOST_FIXTURES = frozenset({"sshd", "demo_run"})
-HOST_FILES = ("test_e2e", "test_demo_", "test_ui_demo", "test_ui_health", "test_ui_restart", "test_ui_ops_snapshots",
-              "test_tune", "test_ui_feed", "test_cli_foundation", "test_secrets")
+HOST_FIXTURES = frozenset({"demo_run"})
+HOST_FILES = ("test_demo_", "test_ui_demo", "test_ui_health.py", "test_ui_health_adaptive.py", "test_ui_restart.py",
+              "test_tune_adaptive_live.py")  # modules that start a DemoRun of their own, without demo_run
+TMUX_FILES = ("test_e2e",)  # test_e2e_demo_tmux.py, test_e2e_story_tmux.py (the lab's e2e is a lab module)
 
 
 def xdist_group_of(item: pytest.Item) -> str:
@@ -152,6 +169,8 @@ def xdist_group_of(item: pytest.Item) -> str:
         return "vllm-server"
     if HOST_FIXTURES & fixtures or item.path.name.startswith(HOST_FILES):
         return "hosts"
+    if item.path.name.startswith(TMUX_FILES):
+        return "e2e-tmux"
     return item.path.name
 
 
@@ -162,9 +181,11 @@ def xdist_group_of(item: pytest.Item) -> str:
 # (each boots a machine and waits on its server), then the rest by test count, so what is left at the end is short.
 # The lab's real vLLM (lab:test_lab_vllm_real.py: 70 s alone, minutes under load) goes early, beside "hosts", so
 # it is done before the other worker starts the session's real vLLM ("vllm-server"): two at once crawl on 2 cores.
+# "e2e-tmux" (~100 s alone: two benches and three demo startups at the simulated server's real pace) is last of
+# the long ones, never the tail.
 LONG_GROUPS = ("hosts", "lab:test_lab_vllm_real.py", "lab:test_lab_tune.py", "lab:test_lab_gateway_restart.py",
                "vllm-server", "test_flags_sglang_differential.py", "lab:test_lab_host_lint.py",
-               "test_vllm_flags_differential.py", "lab:test_lab_systemd.py")
+               "test_vllm_flags_differential.py", "lab:test_lab_systemd.py", "e2e-tmux")
 
 
 def longest_first(groups: list[str]) -> list[str]:

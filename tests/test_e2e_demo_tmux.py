@@ -1,8 +1,10 @@
 """End to end: `mtptui demo` in a real terminal (tmux, 160x48), read from the captured screen.
 
 The tmux server is our own (``-L``), so the command gets exactly the environment given here; it is killed at
-teardown whatever happened. The demo's server starts fast (MTPTUI_DEMO_SPEED=40); decode batches come at the
-simulated server's real token rate, so seeing them takes a few seconds.
+teardown whatever happened. The demo's server starts fast (MTPTUI_DEMO_SPEED=200, the pace the other demo tests
+use); decode batches come at the simulated server's real token rate, so seeing them takes a few seconds. The vLLM
+demo's server logs its stats every 3 s (VLLM_LOG_STATS_INTERVAL, vLLM's own setting; 10 s by default), so its
+first steady intervals come sooner.
 """
 
 from __future__ import annotations
@@ -86,9 +88,9 @@ def terminal() -> Iterator[Terminal]:
         yield term
 
 
-def demo_command(tmp_path: Path, *options: str) -> str:
-    env = {"MTPTUI_DEMO_SPEED": "40", "TMPDIR": str(tmp_path), "TERM": "xterm-256color", "COLUMNS": "160",
-           "LINES": "48", **{k: os.environ[k] for k in os.environ if k.startswith("XDG_")}}
+def demo_command(tmp_path: Path, *options: str, env: dict[str, str] | None = None) -> str:
+    env = {"MTPTUI_DEMO_SPEED": "200", "TMPDIR": str(tmp_path), "TERM": "xterm-256color", "COLUMNS": "160",
+           "LINES": "48", **{k: os.environ[k] for k in os.environ if k.startswith("XDG_")}, **(env or {})}
     assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
     demo = shlex.join([sys.executable, "-m", "mtptui.cli.main", "demo", *options])
     return (f"cd {shlex.quote(str(ROOT))} && env {assignments} {demo}; "
@@ -132,7 +134,7 @@ def test_demo_shows_the_bad_redeploy_live_and_quits_cleanly(terminal: Terminal, 
 
 
 def test_the_vllm_demo_shows_vllm_speculation_and_throughput(terminal: Terminal, tmp_path: Path) -> None:
-    terminal.start(demo_command(tmp_path, "--engine", "vllm"))
+    terminal.start(demo_command(tmp_path, "--engine", "vllm", env={"VLLM_LOG_STATS_INTERVAL": "3"}))
     screen = terminal.wait_for("a ready vLLM server with its decode intervals",
                                lambda s: "● ready" in s and "steady mean" in s and "mean of" in s, 90)
     assert "vLLM 0.32.0" in screen and "SGLang" not in screen  # the banner's version, the host's engine

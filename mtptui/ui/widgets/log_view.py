@@ -139,6 +139,13 @@ class LogView(ScrollView, can_focus=True):
     def set_find(self, text: str) -> None:
         self.find_text = text
 
+    def watch_show_horizontal_scrollbar(self, shown: bool) -> None:
+        """The horizontal scrollbar (the first line wider than the view) takes a row: a following view, which
+        scrolled to the end as the lines came, goes on showing the last one. Without this, a layout pass that adds
+        the bar after _sync's after-refresh check (a busy machine) left the view one row short of the end."""
+        if self.following:
+            self.call_after_refresh(self._stick_to_end)
+
     def watch_following(self, following: bool) -> None:
         """Following jumps to the end; paused, the cursor starts on the bottom line and new lines are counted."""
         if following:
