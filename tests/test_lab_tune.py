@@ -204,7 +204,7 @@ async def test_the_tune_screen_runs_a_tune_and_q_aborts_it_back_to_the_original(
     from mtptui.ui.app import AppContext, MtpApp, QuitScreen
     from mtptui.ui.screens.confirm import ConfirmScreen
     from mtptui.ui.screens.tune import SCREEN_NAME, TuneScreen
-    from tests.ui_fixtures.support import SIZE, wait_until
+    from tests.ui_fixtures.support import SIZE, wait_handled, wait_until
 
     lab_systemd.wait_ready()
     unit_before = lab_systemd.unit_file.read_text()
@@ -222,8 +222,9 @@ async def test_the_tune_screen_runs_a_tune_and_q_aborts_it_back_to_the_original(
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=30)
         assert "tune lab from profile restored: 2 arm(s)" in str(app.screen.body)
         await pilot.press("y")
-        await wait_until(pilot, lambda: screen.run is not None and (screen.run.arms[1].phase or "").startswith("c=1"),
-                         timeout=120)  # the second arm is measuring
+        # the second arm is measuring (a state: no repaint needed while the tune runs)
+        await wait_handled(lambda: screen.run is not None and (screen.run.arms[1].phase or "").startswith("c=1"),
+                           timeout=120)
         assert screen.run.arms[0].results[0].output_tok_s > 0 and screen.run.arms[0].canary == "pass"
         table = plain(screen.query_one("#tune-table").renderable).splitlines()
         first_row = table[2].split()  # under the title and the header: the base arm, run first
@@ -233,7 +234,7 @@ async def test_the_tune_screen_runs_a_tune_and_q_aborts_it_back_to_the_original(
         await wait_until(pilot, lambda: isinstance(app.screen, QuitScreen))
         assert "the original launch is restarted and checked" in str(app.screen.body)
         await pilot.press("y")
-        await wait_until(pilot, lambda: not app.is_running, timeout=120)
+        await wait_handled(lambda: not app.is_running, timeout=120)
     run = screen.run
     assert run.state == "aborted" and run.kept == "original", run.restore
     assert [a.status for a in run.arms] == ["done", "aborted"]
