@@ -23,7 +23,8 @@ from tests.lab import UNIT, operator_env
 from tests.sshd import ROOT
 
 pytestmark = pytest.mark.ssh
-WORKLOAD = ["--grid", "steps=3", "--concurrency", "1,4", "--requests", "3", "--max-tokens", "48",
+# Short answers: these tunes are stopped in their first measurement (the simulated server decodes in real time).
+WORKLOAD = ["--grid", "steps=3", "--concurrency", "1,4", "--requests", "3", "--max-tokens", "16",
             "--canary-tokens", "16", "--yes"]
 
 
@@ -86,15 +87,17 @@ async def test_the_tune_holds_the_lock_throughout_and_checks_the_server_before_e
     lab, attempts, replaced = lab_systemd.lab, [], []
     lab_systemd.wait_ready()
     async with open_session(lab_systemd.config) as session:
-        plan = await plan_tune(session, grid=["steps=3"], concurrency="1,4", requests=3, max_tokens=48)
+        plan = await plan_tune(session, grid=["steps=3"], concurrency="1,4", requests=3, max_tokens=16)
 
         def on_event(event) -> None:
             if event.kind == "measured" and event.message.startswith("c=1:") and not attempts:
-                attempts.append(subprocess.run(  # another operator's restart, during the tune
+                other = subprocess.Popen(  # another operator's restart, during the tune
                     [sys.executable, "-m", "mtptui.cli.main", "restart", "lab", "--config", str(lab_systemd.path),
-                     "--profile", "restored", "--yes"], capture_output=True, text=True, timeout=120, cwd=ROOT,
-                    env=operator_env(lab)))
-                replaced.append(lab.run("systemctl", "restart", UNIT))  # and someone's systemctl, by hand
+                     "--profile", "restored", "--yes"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                    cwd=ROOT, env=operator_env(lab))
+                replaced.append(lab.run("systemctl", "restart", UNIT))  # and someone's systemctl, by hand, meanwhile
+                out, err = other.communicate(timeout=120)
+                attempts.append(subprocess.CompletedProcess(other.args, other.returncode, out, err))
 
         run = await Tuner(session, plan, on_event=on_event).run()
     assert attempts[0].returncode == 1 and "another restart holds the lock" in attempts[0].stderr
@@ -105,31 +108,22 @@ async def test_the_tune_holds_the_lock_throughout_and_checks_the_server_before_e
     assert run.kept == "original" and run.restore == "lab runs redeploy-1step again"  # under the same lock
 
 
-async def dashboard_toasts(host) -> list[str]:
-    """The toasts the dashboard of ``host`` raises in its first seconds (over SSH, as `mtptui HOST` opens it)."""
+async def restore_from_the_dashboard(host, readers: tuple[subprocess.Popen, ...] = ()) -> list[str]:
+    """The dashboard of ``host`` (over SSH, as `mtptui HOST` opens it): the toasts it raises in its first seconds,
+    then R and y, as an operator told by the toast would: it restores the known-good profile. The toasts.
+    ``readers`` (commands that only read the host, started before) end before R is pressed."""
     from mtptui.ops.feed.host import feed_for_host
     from mtptui.ui.app import AppContext, MtpApp
-    from tests.ui_fixtures.support import SIZE, wait_until
+    from mtptui.ui.screens.confirm import ConfirmScreen
+    from tests.ui_fixtures.support import SIZE, wait_handled, wait_until
 
     session = open_session(host.config)
     app = MtpApp(feed_for_host(session, every_s=3600.0, slow_every_s=3600.0),
                  AppContext("lab", host=host.config, session=session), cursor_blink=False, keymap={})
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: any(n.title == "tune interrupted" for n in app._notifications), timeout=60)
-        return [n.message for n in app._notifications if n.title == "tune interrupted"]
-
-
-async def restore_from_the_dashboard(host) -> None:
-    """R, then y: the dashboard restores the known-good profile, as an operator told by the toast would."""
-    from mtptui.ops.feed.host import feed_for_host
-    from mtptui.ui.app import AppContext, MtpApp
-    from mtptui.ui.screens.confirm import ConfirmScreen
-    from tests.ui_fixtures.support import SIZE, wait_until
-
-    session = open_session(host.config)
-    app = MtpApp(feed_for_host(session, every_s=3600.0, slow_every_s=3600.0),
-                 AppContext("lab", host=host.config, session=session), cursor_blink=False, keymap={})
-    async with app.run_test(size=SIZE) as pilot:
+        toasts = [n.message for n in app._notifications if n.title == "tune interrupted"]
+        await wait_handled(lambda: all(reader.poll() is not None for reader in readers), timeout=180)
         await wait_until(pilot, lambda: app.live.host is not None, timeout=90)
         await pilot.press("R")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=120)
@@ -137,6 +131,7 @@ async def restore_from_the_dashboard(host) -> None:
         panel = app.screen.restart_panel
         await wait_until(pilot, lambda: panel.finished, timeout=180)
         assert panel.view is not None and panel.view.outcome == "ready", panel.view
+    return toasts
 
 
 async def test_a_tune_killed_outright_leaves_a_marker_that_check_diff_and_the_dashboard_name(lab_process,
@@ -148,16 +143,25 @@ async def test_a_tune_killed_outright_leaves_a_marker_that_check_diff_and_the_da
     os.killpg(tune.pid, signal.SIGKILL)  # no handler runs: the host is left on the arm
     tune.wait()
 
-    def cli(*argv: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "mtptui.cli.main", *argv, "--config", str(lab_process.path)],
-                              capture_output=True, text=True, timeout=180, cwd=ROOT, env=operator_env(lab_process.lab))
+    def start(*argv: str) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-m", "mtptui.cli.main", *argv, "--config", str(lab_process.path)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                                env=operator_env(lab_process.lab))
 
-    check, diff = cli("check", "lab"), cli("diff", "lab")
+    def finished(process: subprocess.Popen) -> subprocess.CompletedProcess:
+        out, err = process.communicate(timeout=180)
+        return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+    def cli(*argv: str) -> subprocess.CompletedProcess:
+        return finished(start(*argv))
+
+    # check and diff only read the host: side by side, and beside the dashboard until it restores
+    readers = start("check", "lab"), start("diff", "lab")
+    toasts = await restore_from_the_dashboard(lab_process, readers)  # the toast's own advice: it restores there
+    check, diff = (finished(process) for process in readers)
     server = next(line for line in check.stdout.splitlines() if line.split()[1:2] == ["server"])
     assert server.startswith("FAIL") and "a tune did not finish on lab" in server, check.stdout
     assert "original = redeploy-1step" in server and "mtptui restart lab --profile redeploy-1step" in check.stdout
     assert "note: a tune did not finish on lab" in diff.stderr
-    toasts = await dashboard_toasts(lab_process)
     assert "mtptui restart lab --profile redeploy-1step" in toasts[0] and "press r" in toasts[0]
-    await restore_from_the_dashboard(lab_process)  # the toast's own advice: the operator restores from there
     assert not marker_of(lab_process).exists() and "a tune did not finish" not in cli("check", "lab").stdout
