@@ -199,12 +199,29 @@ def stop_lab_gateway(process: subprocess.Popen) -> None:
     process.wait(10)
 
 
+# ``wait_workers`` on the host's side, with the standard library alone: importing this module there (httpx,
+# pytest, the sim's helpers) took longer than most waits.
+LAB_WAIT_WORKERS = """
+import json, sys, time, urllib.request
+url, wanted, timeout = sys.argv[1], json.loads(sys.argv[2]), float(sys.argv[3])
+deadline = time.monotonic() + timeout
+while True:
+    try:
+        answer = json.load(urllib.request.urlopen(url + "/workers", timeout=5))
+        status = {w["url"]: w.get("status") for w in answer.get("workers", [])}
+    except Exception:
+        status = {}
+    if all(status.get(u, "gone") == s for u, s in wanted.items()):
+        sys.exit(0)
+    if time.monotonic() >= deadline:
+        sys.exit(1)
+    time.sleep(0.2)
+"""
+
+
 def _lab_gateway_wait(host, wanted: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
-    code = ("import sys, time\nsys.path.insert(0, sys.argv[1])\nfrom tests.gateway_lab import wait_workers\n"
-            "import json\nsys.exit(0 if wait_workers(sys.argv[2], json.loads(sys.argv[3]), float(sys.argv[4])) "
-            "else 1)")
     url = f"http://127.0.0.1:{GATEWAY_PORT}"
-    return host.lab.run(sys.executable, "-c", code, str(ROOT), url, json.dumps(wanted), str(timeout),
+    return host.lab.run(sys.executable, "-c", LAB_WAIT_WORKERS, url, json.dumps(wanted), str(timeout),
                         timeout=timeout + 30)
 
 
@@ -227,8 +244,10 @@ GATEWAY = f"http://127.0.0.1:{GATEWAY_PORT}"
 LAB_MODEL = "/data/models/Qwen3.6-27B"
 
 
-def start_lab_replica(host) -> None:
-    """The second replica: the restored profile started by hand on 127.0.0.1:30001 (a process of the host)."""
+def start_lab_replica(host, timeout: float = START_S) -> None:
+    """The second replica: the restored profile started by hand on 127.0.0.1:30001 (a process of the host), once
+    it answers /health. A gateway started before that finds it down at its first check and looks again only
+    after its startup check interval (smg: 30 s)."""
     from mtptui.engines.sglang.flags import FlagSet, render_command
 
     flagset = FlagSet.from_profile(host.config.profile("restored"), host.config.sglang_version)
@@ -236,6 +255,10 @@ def start_lab_replica(host) -> None:
     log = host.lab.srv / "replica.log"
     result = host.lab.run("setsid", "sh", "-c", f"nohup env {render_command(flagset)} >> {log} 2>&1 < /dev/null &")
     assert result.returncode == 0, result.stderr
+    deadline = time.monotonic() + timeout
+    while host.lab.api("/health", port=REPLICA_PORT)[0] != 200:
+        assert time.monotonic() < deadline, f"the replica did not answer /health:\n{log.read_text()[-2000:]}"
+        time.sleep(0.3)
 
 
 def start_lab_replicas_gateway(host, requirement: str | None = None) -> subprocess.Popen:
