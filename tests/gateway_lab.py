@@ -73,17 +73,30 @@ class Smg:
         return False
 
 
+# smg's launcher leaves one setting of its Rust core at the default: the drain settle, how long a removed worker
+# stays listed ``draining`` (5 s) before the gateway drops it. This launcher is ``smg launch`` with that set.
+SMG_LAUNCH_SETTLE = """
+import sys
+from smg.launch_router import launch_router, parse_router_args
+router_args = parse_router_args(sys.argv[2:])
+router_args.drain_settle_secs = int(sys.argv[1])
+launch_router(router_args)
+"""
+
+
 def smg_command(port: int, worker_urls: list[str], extra: list[str] | tuple[str, ...] = (),
-                requirement: str = SMG) -> list[str]:
-    """``PYTHON -m smg launch`` on loopback, its exporter on a free loopback port, no tokenizer download; for an
-    older ``sglang-router`` release its ``launch_router`` module with the same loopback addresses."""
+                requirement: str = SMG, drain_settle_s: int | None = None) -> list[str]:
+    """``PYTHON -m smg launch`` on loopback, its exporter on a free loopback port, no tokenizer download (with
+    ``drain_settle_s``, the same through SMG_LAUNCH_SETTLE); for an older ``sglang-router`` release its
+    ``launch_router`` module with the same loopback addresses."""
     loopback = ["--host", "127.0.0.1", "--port", str(port), "--prometheus-host", "127.0.0.1",
                 "--prometheus-port", str(free_port())]
     if requirement != SMG:
         return [str(ensure(requirement)), "-m", "sglang_router.launch_router", *loopback, "--worker-urls",
                 *worker_urls, *extra]
-    return [str(ensure()), "-m", "smg", "launch", *loopback, "--disable-tokenizer-autoload",
-            "--shutdown-grace-period-secs", "1", "--worker-urls", *worker_urls, *extra]
+    launch = ["-m", "smg", "launch"] if drain_settle_s is None else ["-c", SMG_LAUNCH_SETTLE, str(drain_settle_s)]
+    return [str(ensure()), *launch, *loopback, "--disable-tokenizer-autoload", "--shutdown-grace-period-secs", "1",
+            "--worker-urls", *worker_urls, *extra]
 
 
 def launch_smg(tmp_path: Path, worker_urls: list[str], extra: list[str] | tuple[str, ...] = (),
@@ -261,10 +274,12 @@ def start_lab_replica(host, timeout: float = START_S) -> None:
         time.sleep(0.3)
 
 
-def start_lab_replicas_gateway(host, requirement: str | None = None) -> subprocess.Popen:
-    """The gateway on the lab host in front of its server and the second replica (round robin: both get load)."""
+def start_lab_replicas_gateway(host, requirement: str | None = None,
+                               drain_settle_s: int | None = None) -> subprocess.Popen:
+    """The gateway on the lab host in front of its server and the second replica (round robin: both get load);
+    ``drain_settle_s``: smg's drain settle (SMG_LAUNCH_SETTLE), else its default."""
     command = smg_command(GATEWAY_PORT, [SERVER, REPLICA], ("--policy", "round_robin"),
-                          **({"requirement": requirement} if requirement else {}))
+                          **({"requirement": requirement} if requirement else {}), drain_settle_s=drain_settle_s)
     log = open(host.lab.srv / "smg.log", "ab")
     return subprocess.Popen([*host.lab.machine.enter(), *command], stdout=log, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, env=host.lab.env(), start_new_session=True)
