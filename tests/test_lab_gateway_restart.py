@@ -214,7 +214,10 @@ def restart_under_load(host: LabHost, tmp: Path, *args: str) -> tuple[subprocess
     until_serving(host, API_PORT, REPLICA_PORT)  # the load runs on both replicas
     done = cli(host, "--yes", "--json", *args)
     lab_gateway_lists(host, {SERVER: "ready"}, timeout=60)
-    until_serving(host, API_PORT)  # and reaches the restarted server again
+    if "--no-gateway" not in args:
+        # the load reaches the restarted server again (not awaited after a plain restart, whose check is the cut
+        # requests, made at the stop: the failures may have opened the gateway's circuit breaker on it for a minute)
+        until_serving(host, API_PORT)
     return done, load.tally()
 
 
