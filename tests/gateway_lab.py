@@ -73,17 +73,30 @@ class Smg:
         return False
 
 
+# smg's launcher leaves one setting of its Rust core at the default: the drain settle, how long a removed worker
+# stays listed ``draining`` (5 s) before the gateway drops it. This launcher is ``smg launch`` with that set.
+SMG_LAUNCH_SETTLE = """
+import sys
+from smg.launch_router import launch_router, parse_router_args
+router_args = parse_router_args(sys.argv[2:])
+router_args.drain_settle_secs = int(sys.argv[1])
+launch_router(router_args)
+"""
+
+
 def smg_command(port: int, worker_urls: list[str], extra: list[str] | tuple[str, ...] = (),
-                requirement: str = SMG) -> list[str]:
-    """``PYTHON -m smg launch`` on loopback, its exporter on a free loopback port, no tokenizer download; for an
-    older ``sglang-router`` release its ``launch_router`` module with the same loopback addresses."""
+                requirement: str = SMG, drain_settle_s: int | None = None) -> list[str]:
+    """``PYTHON -m smg launch`` on loopback, its exporter on a free loopback port, no tokenizer download (with
+    ``drain_settle_s``, the same through SMG_LAUNCH_SETTLE); for an older ``sglang-router`` release its
+    ``launch_router`` module with the same loopback addresses."""
     loopback = ["--host", "127.0.0.1", "--port", str(port), "--prometheus-host", "127.0.0.1",
                 "--prometheus-port", str(free_port())]
     if requirement != SMG:
         return [str(ensure(requirement)), "-m", "sglang_router.launch_router", *loopback, "--worker-urls",
                 *worker_urls, *extra]
-    return [str(ensure()), "-m", "smg", "launch", *loopback, "--disable-tokenizer-autoload",
-            "--shutdown-grace-period-secs", "1", "--worker-urls", *worker_urls, *extra]
+    launch = ["-m", "smg", "launch"] if drain_settle_s is None else ["-c", SMG_LAUNCH_SETTLE, str(drain_settle_s)]
+    return [str(ensure()), *launch, *loopback, "--disable-tokenizer-autoload", "--shutdown-grace-period-secs", "1",
+            "--worker-urls", *worker_urls, *extra]
 
 
 def launch_smg(tmp_path: Path, worker_urls: list[str], extra: list[str] | tuple[str, ...] = (),
@@ -199,12 +212,29 @@ def stop_lab_gateway(process: subprocess.Popen) -> None:
     process.wait(10)
 
 
+# ``wait_workers`` on the host's side, with the standard library alone: importing this module there (httpx,
+# pytest, the sim's helpers) took longer than most waits.
+LAB_WAIT_WORKERS = """
+import json, sys, time, urllib.request
+url, wanted, timeout = sys.argv[1], json.loads(sys.argv[2]), float(sys.argv[3])
+deadline = time.monotonic() + timeout
+while True:
+    try:
+        answer = json.load(urllib.request.urlopen(url + "/workers", timeout=5))
+        status = {w["url"]: w.get("status") for w in answer.get("workers", [])}
+    except Exception:
+        status = {}
+    if all(status.get(u, "gone") == s for u, s in wanted.items()):
+        sys.exit(0)
+    if time.monotonic() >= deadline:
+        sys.exit(1)
+    time.sleep(0.2)
+"""
+
+
 def _lab_gateway_wait(host, wanted: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
-    code = ("import sys, time\nsys.path.insert(0, sys.argv[1])\nfrom tests.gateway_lab import wait_workers\n"
-            "import json\nsys.exit(0 if wait_workers(sys.argv[2], json.loads(sys.argv[3]), float(sys.argv[4])) "
-            "else 1)")
     url = f"http://127.0.0.1:{GATEWAY_PORT}"
-    return host.lab.run(sys.executable, "-c", code, str(ROOT), url, json.dumps(wanted), str(timeout),
+    return host.lab.run(sys.executable, "-c", LAB_WAIT_WORKERS, url, json.dumps(wanted), str(timeout),
                         timeout=timeout + 30)
 
 
@@ -227,8 +257,10 @@ GATEWAY = f"http://127.0.0.1:{GATEWAY_PORT}"
 LAB_MODEL = "/data/models/Qwen3.6-27B"
 
 
-def start_lab_replica(host) -> None:
-    """The second replica: the restored profile started by hand on 127.0.0.1:30001 (a process of the host)."""
+def start_lab_replica(host, timeout: float = START_S) -> None:
+    """The second replica: the restored profile started by hand on 127.0.0.1:30001 (a process of the host), once
+    it answers /health. A gateway started before that finds it down at its first check and looks again only
+    after its startup check interval (smg: 30 s)."""
     from mtptui.engines.sglang.flags import FlagSet, render_command
 
     flagset = FlagSet.from_profile(host.config.profile("restored"), host.config.sglang_version)
@@ -236,12 +268,18 @@ def start_lab_replica(host) -> None:
     log = host.lab.srv / "replica.log"
     result = host.lab.run("setsid", "sh", "-c", f"nohup env {render_command(flagset)} >> {log} 2>&1 < /dev/null &")
     assert result.returncode == 0, result.stderr
+    deadline = time.monotonic() + timeout
+    while host.lab.api("/health", port=REPLICA_PORT)[0] != 200:
+        assert time.monotonic() < deadline, f"the replica did not answer /health:\n{log.read_text()[-2000:]}"
+        time.sleep(0.3)
 
 
-def start_lab_replicas_gateway(host, requirement: str | None = None) -> subprocess.Popen:
-    """The gateway on the lab host in front of its server and the second replica (round robin: both get load)."""
+def start_lab_replicas_gateway(host, requirement: str | None = None,
+                               drain_settle_s: int | None = None) -> subprocess.Popen:
+    """The gateway on the lab host in front of its server and the second replica (round robin: both get load);
+    ``drain_settle_s``: smg's drain settle (SMG_LAUNCH_SETTLE), else its default."""
     command = smg_command(GATEWAY_PORT, [SERVER, REPLICA], ("--policy", "round_robin"),
-                          **({"requirement": requirement} if requirement else {}))
+                          **({"requirement": requirement} if requirement else {}), drain_settle_s=drain_settle_s)
     log = open(host.lab.srv / "smg.log", "ab")
     return subprocess.Popen([*host.lab.machine.enter(), *command], stdout=log, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, env=host.lab.env(), start_new_session=True)

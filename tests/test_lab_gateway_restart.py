@@ -28,11 +28,12 @@ import tomli_w
 import tomllib
 
 from mtptui.sim.refuse import REFUSE_ENV
-from tests.gateway_lab import (GATEWAY, REPLICA, REPLICA_PORT, SERVER, LabLoad as Load, lab_gateway_lists,
+from tests.gateway_lab import (GATEWAY, REPLICA, REPLICA_PORT, SERVER, SMG_LAUNCH_SETTLE, LabLoad as Load,
+                               lab_gateway_lists,
                                lab_gateway_shows, start_lab_replica as start_replica,
                                start_lab_replicas_gateway as start_gateway, stop_lab_gateway,
                                with_lab_gateway as with_gateway)
-from tests.lab import Lab, LabHost, operator_env, prepare_lab_host
+from tests.lab import API_PORT, Lab, LabHost, operator_env, prepare_lab_host
 from tests.smg_venv import OLD_ROUTERS
 from tests.sshd import ROOT
 from tests.lab.hosts import UNIT
@@ -41,6 +42,10 @@ from tests.test_lab_systemd import show, unit_text
 pytestmark = pytest.mark.ssh
 
 STOP = "[Service]\nKillMode=mixed\nTimeoutStopSec=3\n"
+# smg keeps a removed worker listed ``draining`` this long before it drops it (its default: 5 s, which every removal
+# here waited out). What the drained restarts prove follows either way: mtptui's own wait until the server holds
+# no request, and that none was cut.
+DRAIN_SETTLE_S = 1
 
 
 def run_mixed_unit(host: LabHost, tries: int = 3) -> None:
@@ -70,47 +75,82 @@ def exec_argv(host: LabHost) -> str:
     return shown.partition("argv[]=")[2].partition(" ; ")[0]
 
 
+HTTP_STATUSES = """
+import sys, urllib.request
+from concurrent.futures import ThreadPoolExecutor
+def status(url):
+    try:
+        return urllib.request.urlopen(url, timeout=5).status
+    except Exception:
+        return 0
+with ThreadPoolExecutor(len(sys.argv) - 1) as pool:
+    print(" ".join(str(code) for code in pool.map(status, sys.argv[1:])))
+"""
+
+
+def http_statuses(host: LabHost, *urls: str) -> list[int]:
+    """The status of GET of each of ``urls`` from the host itself (0: no answer), asked at once: SGLang's /health
+    answers after a one-token generation, a second or more."""
+    out = host.lab.run(sys.executable, "-c", HTTP_STATUSES, *urls).stdout.split()
+    return [int(code) if code.isdigit() else 0 for code in out] if len(out) == len(urls) else [0] * len(urls)
+
+
 def http_status(host: LabHost, url: str) -> int:
     """The status of GET ``url`` from the host itself (0: no answer)."""
-    code = ("import sys, urllib.request\ntry:\n print(urllib.request.urlopen(sys.argv[1], timeout=5).status)\n"
-            "except Exception:\n print(0)\n")
-    out = host.lab.run(sys.executable, "-c", code, url).stdout.strip()
-    return int(out) if out.isdigit() else 0
+    return http_statuses(host, url)[0]
+
+
+def held(host: LabHost, port: int = API_PORT) -> int | None:
+    """The requests a server of the host holds by its own count (/v1/loads: running + waiting), None: no answer."""
+    status, body = host.lab.api("/v1/loads", port=port)
+    if status != 200:
+        return None
+    aggregate = json.loads(body)["aggregate"]
+    return int(aggregate["total_running_reqs"]) + int(aggregate["total_waiting_reqs"])
+
+
+def until_serving(host: LabHost, *ports: int, timeout: float = 30) -> None:
+    """Wait until each of the host's servers on ``ports`` holds a request (the load reaches it)."""
+    deadline, waiting = time.monotonic() + timeout, set(ports)
+    while waiting := {port for port in waiting if not held(host, port)}:
+        assert time.monotonic() < deadline, f"no request reached the server on {sorted(waiting)} in {timeout:g} s"
+        time.sleep(0.2)
 
 
 def server_idle(host: LabHost, timeout: float = 15) -> bool:
     """True once the unit's server holds no request by its own count (/v1/loads), within ``timeout``."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        status, body = host.lab.api("/v1/loads")
-        if status == 200:
-            aggregate = json.loads(body)["aggregate"]
-            if int(aggregate["total_running_reqs"]) + int(aggregate["total_waiting_reqs"]) == 0:
-                return True
+        if held(host) == 0:
+            return True
         time.sleep(0.5)
     return False
 
 
-def unit_as_built(host: LabHost) -> bool:
-    """The unit runs the restored profile under KillMode=mixed, as the rig built it, ready and idle."""
+def unit_as_built(host: LabHost, health: int | None = None) -> bool:
+    """The unit runs the restored profile under KillMode=mixed, as the rig built it, ready and idle (``health``:
+    the status of its /health, when already asked)."""
     state = show(host, "ActiveState", "SubState", "KillMode", "TimeoutStopUSec", "NeedDaemonReload")
     return (state == {"ActiveState": "active", "SubState": "running", "KillMode": "mixed", "TimeoutStopUSec": "3s",
                       "NeedDaemonReload": "no"}
             and host.unit_file.read_text() == host.unit_built  # type: ignore[attr-defined]
             and exec_argv(host) == host.exec_built  # type: ignore[attr-defined]
-            and http_status(host, f"{SERVER}/health") == 200 and server_idle(host))
+            and (health if health is not None else http_status(host, f"{SERVER}/health")) == 200
+            and server_idle(host))
 
 
 def gateway_as_built(host: LabHost) -> bool:
     """The real smg gateway (not an older sglang-router) runs, with both workers ready in it."""
     gateway = host.gateway  # type: ignore[attr-defined]
-    return (gateway.poll() is None and "smg" in gateway.args and "sglang_router.launch_router" not in gateway.args
-            and lab_gateway_shows(host, {SERVER: "ready", REPLICA: "ready"}, timeout=5))
+    return (gateway.poll() is None and SMG_LAUNCH_SETTLE in gateway.args
+            and "sglang_router.launch_router" not in gateway.args
+            and lab_gateway_shows(host, {SERVER: "ready", REPLICA: "ready"}, timeout=1))  # every test leaves it so
 
 
 def restart_gateway(host: LabHost) -> None:
     stop_lab_gateway(host.gateway)  # type: ignore[attr-defined]
-    host.gateway = start_gateway(host)  # type: ignore[attr-defined]  (a test may replace it)
+    host.gateway = start_gateway(host, drain_settle_s=DRAIN_SETTLE_S)  # type: ignore[attr-defined]  (a test may
+    # replace it)
     lab_gateway_lists(host, {SERVER: "ready", REPLICA: "ready"}, timeout=60)
 
 
@@ -129,7 +169,7 @@ def rig(lab: Lab, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabHost]
         host.wait_ready()
         build_unit(host)
         start_replica(host)
-        host.gateway = start_gateway(host)  # type: ignore[attr-defined]
+        host.gateway = start_gateway(host, drain_settle_s=DRAIN_SETTLE_S)  # type: ignore[attr-defined]
         try:
             lab_gateway_lists(host, {SERVER: "ready", REPLICA: "ready"}, timeout=60)
             yield host
@@ -142,11 +182,12 @@ def ensure(host: LabHost) -> None:
     """Repair only what the last test changed: the host file, the unit, the replica, the gateway."""
     with_gateway(host)
     repaired = False
-    if not unit_as_built(host):
+    server, replica = http_statuses(host, f"{SERVER}/health", f"{REPLICA}/health")
+    if not unit_as_built(host, server):
         print("ensure: the unit rebuilt")
         build_unit(host)
         repaired = True
-    if http_status(host, f"http://127.0.0.1:{REPLICA_PORT}/health") != 200:
+    if replica != 200:
         print("ensure: the replica started again")
         start_replica(host)
         repaired = True
@@ -170,10 +211,13 @@ def cli(host: LabHost, *args: str, profile: str = "restored") -> subprocess.Comp
 
 def restart_under_load(host: LabHost, tmp: Path, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
     load = Load(host, tmp)
-    time.sleep(3)  # the load runs on both replicas
+    until_serving(host, API_PORT, REPLICA_PORT)  # the load runs on both replicas
     done = cli(host, "--yes", "--json", *args)
     lab_gateway_lists(host, {SERVER: "ready"}, timeout=60)
-    time.sleep(2)
+    if "--no-gateway" not in args:
+        # the load reaches the restarted server again (not awaited after a plain restart, whose check is the cut
+        # requests, made at the stop: the failures may have opened the gateway's circuit breaker on it for a minute)
+        until_serving(host, API_PORT)
     return done, load.tally()
 
 
@@ -219,7 +263,7 @@ def test_a_worker_that_never_drains_stops_the_restart_and_is_put_back(behind_gat
                             env={**os.environ, **host.lab.session_env()}, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
-        time.sleep(2)  # the request runs on the server, straight, not through the gateway
+        until_serving(host, API_PORT)  # the request runs on the server, straight, not through the gateway
         done = cli(host, "--yes", "--drain-timeout", "2")
     finally:
         long.kill()
@@ -277,13 +321,13 @@ def test_a_tune_behind_the_gateway_drains_every_arm_and_loses_no_request(behind_
     host = behind_gateway
     before, out = main_pid(host), tmp_path / "tune.json"
     load = Load(host, tmp_path)
-    time.sleep(3)  # the load runs on both replicas
+    until_serving(host, API_PORT, REPLICA_PORT)  # the load runs on both replicas
     done = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "tune", "lab", "--config", str(host.path),
                            "--grid", "steps=2,3", "--concurrency", "1", "--requests", "1", "--max-tokens", "16",
                            "--canary-tokens", "8", "--drain-timeout", "30", "--yes", "--json", str(out)],
                           capture_output=True, text=True, timeout=600, cwd=ROOT, env=operator_env(host.lab))
     lab_gateway_lists(host, {SERVER: "ready"}, timeout=60)
-    time.sleep(2)
+    until_serving(host, API_PORT)  # the load reaches the restored server again
     tally = load.tally()
     assert done.returncode == 0, done.stderr[-3000:]
     assert f"every restart (each arm's, the final one) is drained through the gateway at {GATEWAY}" in done.stderr
@@ -310,12 +354,15 @@ def test_a_tune_behind_the_gateway_drains_every_arm_and_loses_no_request(behind_
     lab_gateway_lists(host, {SERVER: "ready", REPLICA: "ready"}, timeout=30)
 
 
+# Streamed, so that the server drops it once the client is killed (as SGLang aborts a request whose client went
+# away), and the next test finds the server idle.
 LONG_REQUEST = """
 import json, sys, urllib.request
-body = json.dumps({"model": "default", "max_tokens": 20000, "ignore_eos": True,
+body = json.dumps({"model": "default", "max_tokens": 20000, "ignore_eos": True, "stream": True,
                    "messages": [{"role": "user", "content": "Write a long story."}]}).encode()
 request = urllib.request.Request(sys.argv[1] + "/v1/chat/completions", body, {"Content-Type": "application/json"})
-urllib.request.urlopen(request, timeout=600).read()
+for _ in urllib.request.urlopen(request, timeout=600):
+    pass
 """
 
 DELETE_WORKER = """
@@ -368,6 +415,7 @@ async def test_the_dialog_asks_when_the_server_does_not_drain_and_going_on_resta
     long = subprocess.Popen(["ip", "netns", "exec", host.lab.ns, sys.executable, "-c", LONG_REQUEST, SERVER],
                             env={**os.environ, **host.lab.session_env()}, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
+    until_serving(host, API_PORT)  # the request runs on the server, straight, not through the gateway
     app = dashboard(host)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -433,10 +481,10 @@ def test_a_canary_failed_after_the_re_add_takes_the_worker_out_again_before_the_
     host = behind_gateway
     profile = with_refusing_profile(host)
     load = Load(host, tmp_path)
-    time.sleep(3)  # the load runs on both replicas
+    until_serving(host, API_PORT, REPLICA_PORT)  # the load runs on both replicas
     done = cli(host, "--yes", "--json", profile=profile)
     lab_gateway_lists(host, {SERVER: "ready", REPLICA: "ready"}, timeout=60)
-    time.sleep(2)
+    until_serving(host, API_PORT)  # and reaches the server again once it is back in the gateway
     tally = load.tally()
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     report = json.loads(done.stdout)
