@@ -25,7 +25,7 @@ import pytest
 from tests import vllm_conformance as vc
 from tests.simserver import free_port, launch_sim
 from tests.vllm_real import venv
-from tests.vllm_real.server import VllmServer, server_env
+from tests.vllm_real.server import VllmServer, server_env, vllm_env
 
 pytestmark = pytest.mark.vllm
 READY = "Application startup complete."
@@ -50,7 +50,7 @@ def _refuse_for_real(root: Path, model: Path) -> dict[str, subprocess.Popen[str]
     """The refused launches, started at once (they only import vLLM and judge; ~30-70 s each here)."""
     vllm = str(venv.ensure().parent / "vllm")
     return {name: subprocess.Popen([vllm, "serve", str(model), "--port", "1", *extra], stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True, env=server_env(root), cwd=root)
+                                   stderr=subprocess.PIPE, text=True, env=vllm_env(root), cwd=root)
             for name, extra in REFUSALS.items()}
 
 
