@@ -59,8 +59,11 @@ def server_env(root: Path) -> dict[str, str]:
 
 def vllm_env(root: Path) -> dict[str, str]:
     """``server_env`` for a process of the vLLM venv's python: its modules read compiled (not for a simulator,
-    whose interpreter's modules are not in that tree)."""
-    return {**server_env(root), **venv.bytecode_env()}
+    whose interpreter's modules are not in that tree), and its VLLM_CACHE_ROOT holding vLLM's inspection of the
+    tiny model's architecture (tests/vllm_real/venv.py)."""
+    env = {**server_env(root), **venv.bytecode_env()}
+    venv.seed_cache(Path(env["VLLM_CACHE_ROOT"]))
+    return env
 
 
 @dataclass
