@@ -56,24 +56,18 @@ def is_active(lab, unit: str) -> str:
 
 
 @pytest.fixture
-def two_engines(lab_systemd: LabHost, vllm_model: Path, tmp_path: Path,
-                tmp_path_factory: pytest.TempPathFactory) -> LabHost:
+def two_engines(lab_systemd: LabHost, vllm_model: Path, tmp_path: Path) -> LabHost:
     """The lab host running SGLang's bad redeploy, with the real vLLM's unit installed and stopped; the host file
     names it in [engines.vllm] and has vLLM profiles (ngram 2, and one vLLM refuses at start)."""
     host, lab = lab_systemd, lab_systemd.lab
     root = tmp_path / "vllm"
     (root / "home").mkdir(parents=True)
-    pyc = tmp_path_factory.getbasetemp() / "vllm-pyc"
-    pyc.mkdir(exist_ok=True)
     data = tomllib.loads(host.path.read_text())
     data["engines"] = {"vllm": {"api_url": f"http://127.0.0.1:{VLLM_PORT}", "log": {"kind": "journal"},
                                 "server": {"manager": "systemd", "unit": VLLM_UNIT}}}
     ngram = vllm_profile(vllm_model, root, 2)
     ngram["flags"].pop("config")  # type: ignore[attr-defined]  # no --config file: the flags say it all
     ngram["flags"].update({"port": VLLM_PORT, "max-num-seqs": 8})  # type: ignore[attr-defined]
-    # the cached venv is read-only on the host and has no bytecode: without a cache of its own every start
-    # compiles vLLM, torch and transformers again in each of its three processes (API server, engine core, worker)
-    ngram["env"]["PYTHONPYCACHEPREFIX"] = str(pyc)  # type: ignore[index]
     too_long = json.loads(json.dumps(ngram))
     too_long["flags"]["max-model-len"] = 4096  # the tiny model's context is 1,024: only the model says so
     data["profiles"]["vllm-ngram2"] = {**ngram, "engine": "vllm"}
