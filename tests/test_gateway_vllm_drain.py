@@ -123,27 +123,36 @@ class InFlight(threading.Thread):
 
 
 class Direct(threading.Thread):
-    """Streams sent straight to the real server, one after another, until the drain has counted one in flight
-    (``counted`` set by the test): two of these overlap, so the server's own count is never 0 before then,
-    however fast the machine; after it, each finishes the stream it holds and the count falls to 0."""
+    """Streams of ``tokens`` tokens sent straight to the real server, one after another, until the drain has
+    counted one in flight (``counted`` set by the test); ``streaming`` is set at its first chunk. Two of these
+    overlap, so the server's own count is never 0 before then, however fast the machine: the test starts the second
+    once the first streams, and gives them different lengths, so they never end together (two equal streams started
+    together end in the same engine step, and both ask again: a count between is 0). After it, each finishes the
+    stream it holds and the count falls to 0."""
 
-    def __init__(self, server: str, model: str, counted: threading.Event) -> None:
+    def __init__(self, server: str, model: str, counted: threading.Event, tokens: int) -> None:
         super().__init__(daemon=True)
-        self.server, self.model, self.counted = server, model, counted
+        self.server, self.model, self.counted, self.tokens = server, model, counted, tokens
+        self.streaming = threading.Event()
         self.outcomes: list[Outcome] = []
 
     def run(self) -> None:
         body = {"model": self.model, "messages": [{"role": "user", "content": "Held by the server."}],
-                "max_tokens": IN_FLIGHT_TOKENS, "stream": True, "ignore_eos": True}
-        with httpx.Client(base_url=self.server, timeout=DRAIN_S) as client:
-            while not self.counted.is_set():
-                outcome = Outcome(started=time.monotonic())
-                with client.stream("POST", "/v1/chat/completions", json=body) as response:
-                    outcome.status = response.status_code
-                    for line in response.iter_lines():
-                        _event(line, outcome)
-                outcome.ended = time.monotonic()
-                self.outcomes.append(outcome)
+                "max_tokens": self.tokens, "stream": True, "ignore_eos": True}
+        try:
+            with httpx.Client(base_url=self.server, timeout=DRAIN_S) as client:
+                while not self.counted.is_set():
+                    outcome = Outcome(started=time.monotonic())
+                    with client.stream("POST", "/v1/chat/completions", json=body) as response:
+                        outcome.status = response.status_code
+                        for line in response.iter_lines():
+                            _event(line, outcome)
+                            if outcome.chunks:
+                                self.streaming.set()
+                    outcome.ended = time.monotonic()
+                    self.outcomes.append(outcome)
+        finally:
+            self.streaming.set()  # a stream that failed is in outcomes: the test says so
 
 
 def _running(server: VllmServer) -> float:
@@ -174,7 +183,7 @@ def test_a_drain_of_the_real_vllm_waits_for_its_own_count_and_loses_no_request(f
                                                                                tmp_path: Path) -> None:
     stream = InFlight(fronted.smg.url, fronted.model, fronted.real.url)
     counted = threading.Event()
-    direct = [Direct(fronted.real.url, fronted.model, counted) for _ in range(2)]
+    direct = [Direct(fronted.real.url, fronted.model, counted, tokens) for tokens in (IN_FLIGHT_TOKENS, 480)]
 
     class Seen(list[tuple[str, str, dict[str, Any]]]):
         def append(self, event: tuple[str, str, dict[str, Any]]) -> None:
@@ -186,6 +195,7 @@ def test_a_drain_of_the_real_vllm_waits_for_its_own_count_and_loses_no_request(f
     with StreamLoad(fronted.smg.url, clients=2, max_tokens=16, model=fronted.model, timeout_s=DRAIN_S) as load:
         for thread in direct:
             thread.start()
+            assert thread.streaming.wait(DRAIN_S), "a direct stream never started"
         stream.start()
         assert stream.routed.wait(DRAIN_S) and stream.outcome is None, "no stream was routed to the real server"
         try:
