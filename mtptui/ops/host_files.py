@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable
 from mtptui.errors import UserError
 from mtptui.remote.errors import RemoteError
 from mtptui.remote.shell import Command, script
+from mtptui.remote.transport import Completed
 
 if TYPE_CHECKING:
     from mtptui.engines.registry import Launches
@@ -43,16 +44,21 @@ def _too_big(path: str, where: str) -> HostFileError:
     return HostFileError(f"{path} is bigger than {MAX_BYTES // 1024} KiB on {where} (mtptui reads no more)")
 
 
+async def _run(session: HostSession, command: Command, path: str) -> Completed:
+    """``command`` about ``path`` on the session's host; a connection that fails is one sentence."""
+    try:
+        return await session.transport.run(command, timeout=15)
+    except RemoteError as exc:
+        raise HostFileError(f"{path} could not be read on {session.host.name}: {exc}") from None
+
+
 def session_file_reader(session: HostSession) -> FileReader:
     """Reads a file on the session's host (read-only, at most MAX_BYTES + 1 bytes come back)."""
     where = session.host.name
 
     async def read(path: str) -> str:
         command = Command.of(script(READ, path, MAX_BYTES + 1), f"read {path}", output_limit=MAX_BYTES + 1)
-        try:
-            done = await session.transport.run(command, timeout=15)
-        except RemoteError as exc:
-            raise HostFileError(f"{path} could not be read on {where}: {exc}") from None
+        done = await _run(session, command, path)
         if done.exit_status in PROBLEMS:
             raise HostFileError(f"{path} {PROBLEMS[done.exit_status]} on {where}")
         if not done.ok:
@@ -68,14 +74,9 @@ def session_file_reader(session: HostSession) -> FileReader:
 def session_file_stamp(session: HostSession) -> FileReader:
     """The stamp of a file on the session's host (device, inode, size, modification and change times; "-" when it
     cannot be stat'ed): the same stamp, the same content. A connection that fails is one sentence."""
-    where = session.host.name
 
     async def stamp(path: str) -> str:
-        try:
-            done = await session.transport.run(Command.of(script(STAMP, path), f"stat {path}", output_limit=4096),
-                                               timeout=15)
-        except RemoteError as exc:
-            raise HostFileError(f"{path} could not be read on {where}: {exc}") from None
+        done = await _run(session, Command.of(script(STAMP, path), f"stat {path}", output_limit=4096), path)
         return done.out.strip() if done.ok else "-"
 
     return stamp
