@@ -347,6 +347,14 @@ async def test_the_drift_line_compares_the_config_files_content_read_on_the_host
             assert not poll.done(), poll
             await asyncio.sleep(0.1)
 
+    async def read_again(times: int) -> None:
+        """The file read ``times`` times in all, then two more polls: the poll that read it has posted its status
+        (a stat counted at its start may have seen the stamp from before a change, the next poll's the change)."""
+        while ran.count(reads) < times:
+            assert not poll.done(), poll
+            await asyncio.sleep(0.1)
+        await polled(2)
+
     try:
         await asyncio.wait_for(polled(3), 120)
         status = statuses[-1]
@@ -358,14 +366,15 @@ async def test_the_drift_line_compares_the_config_files_content_read_on_the_host
         assert path_only is not None and "max-seqs 8≠unset" in [str(item) for item in path_only.items]
 
         write_host_config(real_vllm, "max-num-seqs: 16\n")  # the same path says otherwise
-        await asyncio.wait_for(polled(2), 120)
+        await asyncio.wait_for(read_again(3), 120)
         assert ran.count(reads) == 3  # the known-good's again (its stamp changed), not the running process's
         check = drift_check()
         assert (check.state, check.items) == ("bad", ("spec ngram:3≠ngram:4", "max-seqs 8≠16"))
         assert check.text == "running ≠ known-good: 2 flags"
 
         write_host_config(real_vllm, None)  # gone on the host, still here
-        await asyncio.wait_for(polled(3), 120)
+        await asyncio.wait_for(read_again(4), 120)
+        await asyncio.wait_for(polled(1), 120)
         assert ran.count(reads) == 4  # read once to learn it is gone, then only stat'ed
         sentence = f"profile:ngram4: the file {CONFIG} does not exist on lab-vllm"
         check = drift_check()
