@@ -1,6 +1,6 @@
 """Where the test suite's time goes: per-module and per-xdist-group totals from pytest's JUnit XML.
 
-    .venv/bin/python -m pytest -n 2 --dist loadgroup --junitxml=/tmp/suite.xml ...
+    .venv/bin/python -m pytest -n 3 --dist loadgroup --junitxml=/tmp/suite.xml ...
     .venv/bin/python benchmarks/suite_time.py /tmp/suite.xml [--top 30]
     .venv/bin/python benchmarks/suite_time.py BEFORE.xml AFTER.xml     # the two side by side, per module
 

@@ -130,7 +130,7 @@ def real_logs() -> Path:
     return REAL_LOGS
 
 
-# With pytest-xdist (`make test` runs `-n 2 --dist loadgroup`) the tests that drive a host run in groups, each in
+# With pytest-xdist (`make test` runs `-n 3 --dist loadgroup`) the tests that drive a host run in groups, each in
 # one worker, one test after another: a lab module ("lab:FILE": it shares one booted systemd machine, with a
 # network and a PID namespace of its own, so two modules' labs cannot see each other and may run side by side),
 # "hosts" (the demo's stand-in servers started in this process: DemoRun, the demo_run fixture; each on a port of its
