@@ -60,8 +60,8 @@ gateway-venvs: $(STAMP_TEST)
 
 # Three workers on this 2-core machine: the suite mostly waits on servers, and three ran all 1,714 tests green in
 # 14 min 7 s (14 min 22 s for make test) on 2026-12-04 where two took 21 min 57 s. Four lost three load-sensitive tests
-# a run on an earlier suite (a snapshot, a notification order, a count read while a stream ended). tests/conftest.py keeps the tests that share a host (a lab module,
-# "hosts", the session's real vLLM) in one worker.
+# a run on an earlier suite (a snapshot, a notification order, a count read while a stream ended).
+# tests/conftest.py keeps the tests that share a host (a lab module, "hosts", the session's real vLLM) in one worker.
 # MTPTUI_TEST_NEEDS_ALL: a test that cannot run here (no root, no tool) fails and names what is missing
 # (tests/needs.py); outside make test it skips.
 test: $(STAMP_TEST) sshd vllm-venv gateway-venvs
