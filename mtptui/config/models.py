@@ -258,12 +258,30 @@ class HostConfig(_Strict):
                                        "log": other.log, "known_good": None, "gateway": None, "profiles": profiles,
                                        "engines": {}, **version})
 
+    def own_profiles(self) -> dict[str, LaunchProfile]:
+        """The profiles the host's own server can launch, by name: a restart, a diff or a pick offers these (another
+        engine's profiles are for a tune across engines, which switches servers)."""
+        return {name: profile for name, profile in self.profiles.items() if profile.engine in (None, self.engine)}
+
+    def own_profile(self, name: str) -> LaunchProfile:
+        """The named profile when the host's own server launches it; a ConfigError when it is unknown or another
+        engine's (that server is another unit, which only a tune across engines switches to)."""
+        from mtptui.errors import ConfigError
+
+        profile = self.profile(name)
+        if (profile.engine or self.engine) != self.engine:
+            raise ConfigError(f"profile {name!r} launches {profile.engine}, but {self.name}'s server is {self.engine}: "
+                              f"only a tune across engines (mtptui tune {self.name} --arms ...) runs another "
+                              f"engine's profile; restart, diff and lint take the host's own "
+                              f"({', '.join(sorted(self.own_profiles())) or 'none'})")
+        return profile
+
     def default_profile(self) -> str | None:
         """The profile meant when none is named (every command and screen asks here): the known-good one, else
         the host's only profile; None when there is a choice to make, which mtptui never guesses."""
         if self.known_good is not None:
             return self.known_good
-        own = [name for name, profile in self.profiles.items() if profile.engine in (None, self.engine)]
+        own = list(self.own_profiles())
         return own[0] if len(own) == 1 else None
 
     def profile(self, name: str) -> LaunchProfile:

@@ -44,7 +44,7 @@ def load_source(spec: str, version: str | None = None, config_file: str | None =
 def _from_host(host_name: str, profile_name: str, version: str | None,
                config_file: str | None) -> tuple[str, FlagSet]:
     _, host = find_host(host_name, config_file)
-    profile = host.profile(profile_name)
+    profile = host.own_profile(profile_name)
     label = f"profile:{host_name}:{profile_name}"
     return label, _labelled(label, lambda: FlagSet.from_profile(profile, version or host.sglang_version))
 

@@ -47,7 +47,7 @@ def flagset_from_argv(argv: list[str], version: str, model: Launches | None = No
 
 
 def profile_side(host: HostConfig, name: str) -> tuple[LaunchProfile, Side]:
-    profile, model = host.profile(name), launches(host.engine)
+    profile, model = host.own_profile(name), launches(host.engine)
     label = f"profile:{name}"
     return profile, Side(label, _labelled(label, lambda: model.profile(profile, model.version(host))))
 

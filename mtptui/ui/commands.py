@@ -46,7 +46,7 @@ class DomainCommands(Provider):
         readonly = self.mtp_app.readonly  # what --readonly refuses is not offered
         yield from (command for command in OPS_COMMANDS if not (readonly and command[2] in HOST_CHANGING))
         host = self.mtp_app.context.host
-        for name, profile in sorted(host.profiles.items()) if host and not readonly else ():
+        for name, profile in sorted(host.own_profiles().items()) if host and not readonly else ():
             yield f"Restart with profile {name}", profile.note or "restart the server with this profile", \
                 f"ops('restart', {name!r})"
         yield from LOG_COMMANDS

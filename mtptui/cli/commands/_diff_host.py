@@ -18,6 +18,8 @@ def run_host(args: argparse.Namespace) -> int:
     _, host = find_host(args.host, args.config)
     if getattr(args, "sglang_version", None):
         host = host.model_copy(update={"sglang_version": args.sglang_version})
+    if args.profile:
+        host.own_profile(args.profile)  # an unknown or another engine's profile is refused before connecting
 
     async def compare() -> tuple[LiveDiff, str | None]:
         from mtptui.ops.tune_marker import read_marker

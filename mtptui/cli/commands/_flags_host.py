@@ -66,7 +66,7 @@ def run_host(args: argparse.Namespace, words: list[str]) -> int:
     if extra:
         raise UserError(f"unexpected {extra[0]!r} after the host; usage: {USAGE}")
     name = options.profile or args.profile or default_profile(host)
-    profile = host.profile(name)
+    profile = host.own_profile(name)
     if launches(host.engine).lint is not None:
         return _engine_host_lint(host, name, options.json or args.json, options.readonly or args.readonly)
     argv = profile_argv(profile, offline_version(host.sglang_version))
@@ -139,7 +139,7 @@ async def _ask_host(host: HostConfig, name: str, readonly: bool) -> _Asked:
     version = model.version(host)
     async with open_session(host, readonly=readonly, accept_host_key=ask_on_terminal) as session:
         try:
-            profile = host.profile(name)
+            profile = host.own_profile(name)
             side = Side(f"profile:{name}", model.profile(profile, version))
             await with_launch_files(side, model, session_file_reader(session))
         except UserError as exc:  # the engine refuses the launch, or its file cannot be read: one sentence

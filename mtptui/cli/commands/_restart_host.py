@@ -21,7 +21,7 @@ def _profile_name(host: HostConfig, requested: str | None) -> str:
     from mtptui.ops.diff_live import default_profile
 
     if requested:
-        host.profile(requested)
+        host.own_profile(requested)
         return requested
     return default_profile(host)
 

@@ -242,7 +242,7 @@ class DiffScreen(Screen[None]):
             self.fill()
 
     def action_next_profile(self) -> None:
-        names = sorted(self.context.host.profiles) if self.context.host else []
+        names = sorted(self.context.host.own_profiles()) if self.context.host else []
         if not names or (len(names) == 1 and self.profile is not None):
             self.notify("This host has only one profile." if names else "This host has no profiles.", timeout=3)
             return

@@ -28,7 +28,7 @@ def _restart(app: "HostApp", profile: str | None = None) -> OpsScreen:
     if profile is not None:
         restart_with(app, profile)
         return None
-    if app.context.host is None or not app.context.host.profiles:
+    if app.context.host is None or not app.context.host.own_profiles():
         app.notify("This host has no launch profiles.", severity="warning")
         return None
     def picked(name: str | None) -> None:

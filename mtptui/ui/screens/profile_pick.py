@@ -1,4 +1,4 @@
-"""Pick a launch profile (r): the host's profiles with their notes, the known-good one marked."""
+"""Pick a launch profile (r): the host's own engine's profiles with their notes, the known-good one marked."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ class ProfilePickScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         options = []
-        for name, profile in sorted(self.host.profiles.items()):
+        for name, profile in sorted(self.host.own_profiles().items()):
             label = Text.assemble((visible(name), "bold"),
                                   (" ★ known-good" if name == self.host.known_good else "", "green"))
             if profile.note:
