@@ -62,7 +62,7 @@ def test_without_a_fresh_state_file_the_gpus_are_idle(tmp_path) -> None:
 def bench(url: str, data_home) -> subprocess.Popen:
     env = {**os.environ, "XDG_DATA_HOME": str(data_home)}
     return subprocess.Popen([sys.executable, "-m", "mtptui.cli.main", "bench", "--url", url, "--concurrency", "4",
-                             "--requests", "12", "--max-tokens", "256"], cwd=ROOT, env=env,
+                             "--requests", "8", "--max-tokens", "128"], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
