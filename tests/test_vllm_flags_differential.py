@@ -59,11 +59,12 @@ def test_unknowable_refusals_are_not_errors_of_lint(judged) -> None:
 
 
 def test_runner_gives_one_verdict_for_one_command(judged) -> None:
-    """The runner as a host would call it: arguments after --, one JSON object on stdout."""
+    """The runner as a host would call it: arguments after --, one JSON object on stdout (the venv's modules read
+    compiled, as from a venv pip installed with its bytecode)."""
     root, _, _ = judged
     argv = [str(root / MODEL), "--speculative-config", '{"method": "nextn", "num_speculative_tokens": 2}']
     done = subprocess.run([str(venv.ensure()), str(RUNNER), "--", *argv], capture_output=True, text=True,
-                          timeout=600, cwd=root, env={"PATH": "/usr/bin:/bin", "HOME": str(root)})
+                          timeout=600, cwd=root, env={"PATH": "/usr/bin:/bin", "HOME": str(root), **venv.bytecode_env()})
     verdict = json.loads(done.stdout)
     assert done.returncode == 0 and verdict["vllm_version"] == "0.32.0"
     assert (verdict["accepted"], verdict["stage"]) == (False, "engine_config")
