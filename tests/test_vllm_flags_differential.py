@@ -63,8 +63,9 @@ def test_runner_gives_one_verdict_for_one_command(judged) -> None:
     compiled, as from a venv pip installed with its bytecode)."""
     root, _, _ = judged
     argv = [str(root / MODEL), "--speculative-config", '{"method": "nextn", "num_speculative_tokens": 2}']
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(root), **venv.bytecode_env()}
     done = subprocess.run([str(venv.ensure()), str(RUNNER), "--", *argv], capture_output=True, text=True,
-                          timeout=600, cwd=root, env={"PATH": "/usr/bin:/bin", "HOME": str(root), **venv.bytecode_env()})
+                          timeout=600, cwd=root, env=env)
     verdict = json.loads(done.stdout)
     assert done.returncode == 0 and verdict["vllm_version"] == "0.32.0"
     assert (verdict["accepted"], verdict["stage"]) == (False, "engine_config")
