@@ -297,6 +297,10 @@ def test_a_grid_dimension_of_no_one_engine_is_one_sentence(tmp_path, specs, mess
     with pytest.raises(UserError) as caught:
         grid_over_profiles(host, ["restored", "vllm-mtp3"], specs)
     assert str(caught.value) == message
+    taken = host.model_copy(update={"profiles": {**host.profiles, "restored-steps1": host.profile("restored")}})
+    with pytest.raises(UserError, match="^--arms with --grid names an arm restored-steps1, which is already a "
+                                        "profile of ct129: rename that profile$"):
+        grid_over_profiles(taken, ["restored"], ["steps=1,3"])
     with pytest.raises(UserError, match="^--grid: max-num-seqs is a flag of vLLM, and no profile of --arms runs vLLM$"):
         grid_over_profiles(host, ["restored"], ["max-num-seqs=4,8"])
     with pytest.raises(UserError, match="^--grid: steps is a key of SGLang's grid, and no profile of --arms runs "

@@ -137,7 +137,18 @@ def grid_over_profiles(host: HostConfig, names: list[str], specs: list[str] | No
         made = _expand(host, name, points[engine]) if engine in points else [profile_arm(host, name)]
         bases.setdefault(engine, _base(host, name, made).name)
         arms += made
-    twice = next((arm.name for index, arm in enumerate(arms) if arm.name in {a.name for a in arms[:index]}), None)
-    if twice is not None:
-        raise UserError(f"--arms with --grid names two arms {twice}: rename one of the profiles")
+    _check_names(host, arms)
     return name_alike(arms), bases
+
+
+def _check_names(host: HostConfig, arms: list[Arm]) -> None:
+    """Each arm's name is its own: a derived arm named like another arm or a profile of the host would run, or
+    restore, the wrong launch."""
+    seen: set[str] = set()
+    for arm in arms:
+        if arm.name in seen:
+            raise UserError(f"--arms with --grid names two arms {arm.name}: rename one of the profiles")
+        if arm.name != arm.profile_name and arm.name in host.profiles:
+            raise UserError(f"--arms with --grid names an arm {arm.name}, which is already a profile of "
+                            f"{host.name}: rename that profile")
+        seen.add(arm.name)
