@@ -8,9 +8,11 @@ SGLang arm, stops SGLang, starts vLLM, checks it live against its arm, measures 
 puts the original SGLang launch back. Every check of where the host ended reads the host itself (its units'
 states, the running process, the SGLang server's own /server_info), never mtptui's memory.
 
-The same tune gives vLLM an arm it refuses at start (a context longer than the model's, which only the model
-tells): the start crashes, that arm fails, and the tune goes on and still ends on the original.
-The workloads are small (few requests, short answers, the tiny model's own words as the prompt).
+One tune measures SGLang's profile against vLLM's grid over its profile (`--arms ... --grid tokens=1,3`): the
+answer across engines and vLLM's own grid key, each point a real vLLM start, in two vLLM starts. The other gives
+vLLM an arm it refuses at start (a context longer than the model's, which only the model tells): the start
+crashes, that arm fails, the tune goes on to the next vLLM arm, is aborted while that one starts, and still ends
+on the original. The workloads are small (few requests, short answers, the tiny model's own words as the prompt).
 """
 
 from __future__ import annotations
@@ -81,12 +83,12 @@ def two_engines(lab_systemd: LabHost, vllm_model: Path, tmp_path: Path) -> LabHo
     return host
 
 
-def tune(host: LabHost, tmp_path: Path, arms: str) -> tuple[subprocess.CompletedProcess[str], dict, float]:
+def tune(host: LabHost, tmp_path: Path, *options: str) -> tuple[subprocess.CompletedProcess[str], dict, float]:
     prompts, out = tmp_path / "tiny.toml", tmp_path / "tune.json"
     prompts.write_text(PROMPTS)
     started = time.monotonic()
     result = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "tune", "lab", "--config", str(host.path),
-                             "--arms", arms, *WORKLOAD, "--prompts", str(prompts), "--timeout", START_S, "--yes",
+                             *options, *WORKLOAD, "--prompts", str(prompts), "--timeout", START_S, "--yes",
                              "--json", str(out)], capture_output=True, text=True, timeout=2400, cwd=ROOT,
                             env=operator_env(host.lab))
     return result, json.loads(out.read_text()) if out.exists() else {}, time.monotonic() - started
@@ -102,49 +104,61 @@ def assert_back_on_the_original(host: LabHost, unit_before: str) -> None:
     assert lab.api("/health", port=VLLM_PORT)[0] == 0  # nothing answers on vLLM's port
 
 
-def test_sglang_against_real_vllm_names_the_better_engine_and_ends_on_the_original(two_engines, tmp_path) -> None:
-    """Between the two, an arm vLLM refuses at start (a context longer than the model's, which only the model
-    tells): its start crashes, that arm fails (rolled back: nothing of vLLM ran before it), it is never the best,
-    and the tune goes on to the next vLLM arm. Before it, not after: a crash after a vLLM arm would be rolled back
-    to that arm's launch, a whole vLLM start more."""
+def test_sglang_against_a_grid_of_real_vllm_names_the_better_engine_and_ends_on_the_original(two_engines,
+                                                                                            tmp_path) -> None:
+    """`--arms restored,vllm-ngram2 --grid tokens=1,3`: SGLang's profile as it is (no dimension is SGLang's), and
+    vLLM's grid over its profile (vLLM's own key; each point a real restart of the vLLM unit, real token counts)."""
     host = two_engines
     unit_before = host.unit_file.read_text()
-    result, tune_json, took = tune(host, tmp_path, "restored,vllm-too-long,vllm-ngram2")
+    result, tune_json, took = tune(host, tmp_path, "--arms", "restored,vllm-ngram2", "--grid", "tokens=1,3")
     assert result.returncode == 0, result.stderr[-4000:] + vllm_journal(host.lab)
     first = result.stdout.splitlines()[0]
     arms = {arm["name"]: arm for arm in tune_json["arms"]}
-    assert list(arms) == ["restored", "vllm-too-long", "vllm-ngram2"]
-    assert [(a["engine"], a["status"]) for a in arms.values()] == \
-        [("sglang", "done"), ("vllm", "failed"), ("vllm", "done")], \
+    assert list(arms) == ["restored", "vllm-ngram2-tokens1", "vllm-ngram2-tokens3"]
+    assert [(a["engine"], a["profile"], a["status"]) for a in arms.values()] == \
+        [("sglang", "restored", "done"), ("vllm", "vllm-ngram2", "done"), ("vllm", "vllm-ngram2", "done")], \
         f"{[(a['name'], a['reason']) for a in arms.values()]}{vllm_journal(host.lab)}"
-    assert "rolled back" in arms["vllm-too-long"]["reason"], arms["vllm-too-long"]["reason"]
-    arms.pop("vllm-too-long")
-    assert arms["vllm-ngram2"]["engine_version"] == "0.32.0"
-    assert arms["restored"]["engine_version"] == "0.5.12.post1"
+    assert [a["flags"]["speculative-num-steps"] for a in arms.values()] == [3, 1, 3]
+    assert [a["engine_version"] for a in arms.values()] == ["0.5.12.post1", "0.32.0", "0.32.0"]
     for arm in arms.values():
         assert [r["concurrency"] for r in arm["results"]] == [1, 4]
         for r in arm["results"]:
             assert r["output_tok_s"] > 0 and r["request_tok_s"] > 0 and r["ttft_ms"] > 0 and r["itl_ms"] > 0
             assert r["accept_len"] and r["accept_len_source"] and r["warmup"] >= 1
+            if arm["engine"] == "vllm":  # vLLM's own counters, and never more than the tokens drafted + 1
+                assert r["accept_len_source"] == "metrics" and 1 <= r["accept_len"] <= \
+                    arm["flags"]["speculative-num-steps"] + 1, (arm["name"], r)
     speed = {name: arm["results"][0]["output_tok_s"] for name, arm in arms.items()}
-    better = max(speed, key=lambda name: speed[name])
-    label = {"restored": "SGLang", "vllm-ngram2": "vLLM"}[better]
-    assert tune_json["best"] == better, (speed, tune_json["verdict"])  # never the failed arm
+    fastest = max(speed, key=lambda name: speed[name])
+    best = tune_json["best"]
+    assert best == fastest or (arms[best]["engine"] == arms[fastest]["engine"] and
+                               arms[best]["flags"]["speculative-num-steps"] <
+                               arms[fastest]["flags"]["speculative-num-steps"]), (speed, tune_json["verdict"])
+    label = {"sglang": "SGLang", "vllm": "vLLM"}[arms[fastest]["engine"]]
     assert first.startswith(("Stay on ", "Switch to ")) and first.split(" on " if "Stay" in first else " to ")[1] \
         .startswith(label), first
     assert " %" in first or "within noise" in first, first
     assert tune_json["verdict"] == first.removeprefix("verdict: ")
     assert tune_json["canary"]["across_engines"] == "not comparable"
-    assert [arm["canary"] for arm in arms.values()] == ["pass", "pass"]  # each its engine's reference
-    switches = [(r["engine"], r["ok"]) for r in tune_json["restarts"]]
-    assert switches == [("sglang", True), ("vllm", False), ("vllm", True), ("sglang", True)]  # there, and back
+    assert tune_json["canary"]["references"] == {"sglang": "restored", "vllm": "vllm-ngram2-tokens1"}
+    assert [arm["canary"] for arm in arms.values()] == ["pass", "pass", "pass"], \
+        [(a["name"], a["canary_detail"]) for a in arms.values()]
+    switches = [(r["engine"], r["arm"], r["ok"]) for r in tune_json["restarts"]]
+    assert switches == [("sglang", "restored", True), ("vllm", "vllm-ngram2-tokens1", True),
+                        ("vllm", "vllm-ngram2-tokens3", True), ("sglang", None, True)]  # there, and back
     assert tune_json["kept"] == "original" and tune_json["original"]["profile"] == "redeploy-1step"
     assert_back_on_the_original(host, unit_before)
     print(f"\n{result.stdout}\n(the tune took {took:.0f} s)")
 
 
-async def test_an_abort_while_vllm_starts_stops_it_and_puts_the_original_sglang_back(two_engines, tmp_path) -> None:
-    """What Ctrl+C, SIGTERM, the screen's abort or quit do (they cancel the tune's task), mid-switch."""
+async def test_a_vllm_arm_crashing_at_start_fails_and_an_abort_while_vllm_starts_puts_the_original_back(
+        two_engines, tmp_path) -> None:
+    """First an arm vLLM refuses at start (a context longer than the model's, which only the model tells): its start
+    crashes, that arm fails (rolled back: nothing of vLLM ran before it), it is never the best, and the tune goes on
+    to the next vLLM arm. Then, while that one starts, what Ctrl+C, SIGTERM, the screen's abort or quit do (they
+    cancel the tune's task), mid-switch. The crash comes before the other vLLM arm, not after: a crash after a vLLM
+    arm would be rolled back to that arm's launch, a whole vLLM start more; and in this tune, not in the grid's
+    above, where a grid dimension would make it crash once per point."""
     import asyncio
 
     from mtptui.ops.connect import open_session
@@ -156,8 +170,8 @@ async def test_an_abort_while_vllm_starts_stops_it_and_puts_the_original_sglang_
     prompts = tmp_path / "tiny.toml"
     prompts.write_text(PROMPTS)
     async with open_session(host.config) as session:
-        plan = await plan_tune(session, arms="vllm-ngram2", concurrency="1", requests=2, max_tokens=16,
-                               prompts=str(prompts), canary_tokens=8)
+        plan = await plan_tune(session, arms="vllm-too-long,vllm-ngram2", concurrency="1", requests=2,
+                               max_tokens=16, prompts=str(prompts), canary_tokens=8)
         task = None
         seen: list[str] = []
 
@@ -168,35 +182,15 @@ async def test_an_abort_while_vllm_starts_stops_it_and_puts_the_original_sglang_
 
         task = asyncio.create_task(Tuner(session, plan, on_event=on_event, restart_timeout_s=900).run())
         run = await task
-    assert run.aborted == "aborted" and run.kept == "original", "\n".join(seen)
-    assert [(a.name, a.status) for a in run.arms] == [("vllm-ngram2", "aborted")]
+    events = "\n".join(seen) + vllm_journal(host.lab)
+    assert run.aborted == "aborted" and run.kept == "original", events
+    assert [(a.name, a.engine, a.status) for a in run.arms] == [("vllm-too-long", "vllm", "failed"),
+                                                                ("vllm-ngram2", "vllm", "aborted")], events
+    crashed = run.arms[0]
+    assert "rolled back" in crashed.reason, crashed.reason
+    assert run.verdict is not None and run.verdict.best is None  # never the failed arm (nor the aborted one)
+    assert [(r["engine"], r["arm"], r["ok"]) for r in run.restarts] == \
+        [("vllm", "vllm-too-long", False), ("sglang", None, True)], run.restarts  # the aborted start: not a restart
     assert run.switches[0] == "switching to vLLM: stopping the SGLang server"
     assert any(step.startswith("switching to SGLang: stopping the vLLM server") for step in run.switches), run.switches
-    assert_back_on_the_original(host, unit_before)
-
-
-def test_a_grid_over_the_vllm_profile_measures_real_token_counts_and_ends_on_the_original(two_engines,
-                                                                                          tmp_path) -> None:
-    """`--base vllm-ngram2 --grid tokens=1,3`: vLLM's own grid key, each arm a real restart of the vLLM unit."""
-    host = two_engines
-    unit_before = host.unit_file.read_text()
-    prompts, out = tmp_path / "tiny.toml", tmp_path / "tune.json"
-    prompts.write_text(PROMPTS)
-    result = subprocess.run([sys.executable, "-m", "mtptui.cli.main", "tune", "lab", "--config", str(host.path),
-                             "--base", "vllm-ngram2", "--grid", "tokens=1,3", "--concurrency", "1", "--requests", "3",
-                             "--max-tokens", "32", "--canary-tokens", "8", "--prompts", str(prompts), "--timeout",
-                             START_S, "--yes", "--json", str(out)], capture_output=True, text=True, timeout=2400,
-                            cwd=ROOT, env=operator_env(host.lab))
-    assert result.returncode == 0, result.stderr[-4000:] + vllm_journal(host.lab)
-    tune_json = json.loads(out.read_text())
-    arms = {arm["name"]: arm for arm in tune_json["arms"]}
-    assert list(arms) == ["tokens1", "tokens3"] and {a["status"] for a in arms.values()} == {"done"}, \
-        f"{[(a['name'], a['reason']) for a in arms.values()]}{vllm_journal(host.lab)}"
-    assert [a["flags"]["speculative-num-steps"] for a in arms.values()] == [1, 3]
-    for arm in arms.values():
-        (measured,) = arm["results"]
-        assert measured["accept_len_source"] == "metrics" and 1 <= measured["accept_len"] <= \
-            arm["flags"]["speculative-num-steps"] + 1
-    assert [r["engine"] for r in tune_json["restarts"]] == ["vllm", "vllm", "sglang"]
-    assert tune_json["kept"] == "original" and tune_json["best"] in arms
     assert_back_on_the_original(host, unit_before)

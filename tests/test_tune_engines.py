@@ -12,8 +12,10 @@ import pytest
 from mtptui.config.loader import load_host_file
 from mtptui.errors import ConfigError, UserError
 from mtptui.ops.tune.engines_verdict import judge_profiles
+from mtptui.ops.tune.ladder import ladder_of
 from mtptui.ops.tune.plan import Original, TunePlan, Workload
 from mtptui.ops.tune.profile_arms import parse_arms, profile_arms
+from mtptui.ops.tune.profile_grid import grid_over_profiles
 from mtptui.ops.tune.report import render_run
 from mtptui.ops.tune.state import TuneRun
 from tests.conftest import CONFIGS
@@ -139,8 +141,6 @@ def test_the_report_answers_first_and_the_json_holds_engines_and_the_canary_scop
 
 def test_when_the_best_tokens_change_with_load_the_winning_engines_ladder_is_ready_to_save(tmp_path) -> None:
     from mtptui.engines.vllm.flags.launchset import from_profile
-    from mtptui.ops.tune.ladder import ladder_of
-
     path = host_file(tmp_path)
     data = tomllib.loads(path.read_text())
     data["profiles"]["vllm-mtp1"] = vllm_profile(1)
@@ -182,8 +182,15 @@ def test_sglangs_ladder_is_adaptive_speculation_over_the_best_steps(tmp_path) ->
 
 
 @pytest.mark.parametrize(("args", "code", "message"), [
-    (["--arms", "restored", "--grid", "steps=1"], 1,
-     "--arms names the arms' profiles themselves: it does not mix with --grid or --base"),
+    (["--arms", "restored", "--base", "restored"], 1,
+     "--arms names the arms' profiles themselves, each the base of its own engine's part of --grid: it does not "
+     "take --base"),
+    (["--arms", "restored", "--grid", "nosuch=1,2"], 1,
+     "--grid: 'nosuch' is no key of the arms' engines (SGLang: steps, topk, draft or one of its flags)"),
+    (["--arms", "restored,redeploy-1step", "--grid", "steps=1,2", "tokens=1,3"], 1,
+     "--grid: tokens is a key of vLLM's grid, and no profile of --arms runs vLLM"),
+    (["--arms", "restored,redeploy-1step", "--grid", "steps=1,2,3,4,5,6,7,8", "draft=2,3,4,5,6"], 1,
+     "--arms with --grid makes 80 arms; at most 64 (each one is a restart)"),
     (["--arms", ","], 1, "--arms takes profile names separated by commas, not ','"),
     (["--arms", "restored,nope"], 2, "host 'demo' has no profile 'nope' (profiles: redeploy-1step, restored)"),
 ])
@@ -209,3 +216,93 @@ def test_a_grid_over_a_vllm_profile_is_vllms_own_tokens_and_method(tmp_path) -> 
     assert "num_speculative_tokens" not in json.loads(made[4].profile.flags["speculative-config"])
     assert made[3].profile.flags["tensor-parallel-size"] == 2 and made[3].profile.note == "tune arm of vllm-mtp3"
     assert [a.status for a in grid_arms(host, "vllm-mtp3", None)] == ["pending"] * 4  # tokens=1,2,3,4
+
+
+def test_arms_with_a_grid_make_each_profile_the_base_of_its_own_engines_points(tmp_path) -> None:
+    host = load_host_file(host_file(tmp_path))
+    made, bases = grid_over_profiles(host, ["restored", "vllm-mtp3", "redeploy-1step"], ["steps=1,3", "tokens=1,3"])
+    assert [(a.name, a.engine, a.profile_name, a.status) for a in made] == [
+        ("restored-steps1", "sglang", "restored", "pending"), ("restored-steps3", "sglang", "restored", "pending"),
+        ("vllm-mtp3-tokens1", "vllm", "vllm-mtp3", "pending"), ("vllm-mtp3-tokens3", "vllm", "vllm-mtp3", "pending"),
+        ("redeploy-1step-steps1", "sglang", "redeploy-1step", "pending"),
+        ("redeploy-1step-steps3", "sglang", "redeploy-1step", "pending")]
+    assert [a.label for a in made] == [
+        "SGLang steps 1 / draft 2 (restored-steps1)", "SGLang steps 3 / draft 4 (restored-steps3)", "vLLM mtp 1",
+        "vLLM mtp 3", "SGLang steps 1 / draft 2 (redeploy-1step-steps1)",
+        "SGLang steps 3 / draft 4 (redeploy-1step-steps3)"]  # two profiles' points read alike: named
+    steps1, tokens1 = made[0].profile, made[2].profile
+    assert steps1.flags["speculative-num-steps"] == 1 and steps1.note == "tune arm of restored"
+    assert steps1.flags["mem-fraction-static"] == host.profile("restored").flags["mem-fraction-static"]
+    assert json.loads(tokens1.flags["speculative-config"]) == {"method": "mtp", "num_speculative_tokens": 1}
+    assert tokens1.engine == "vllm" and tokens1.note == "tune arm of vllm-mtp3"
+    # each engine's base: its first profile's point with that profile's own launch (restored is steps 3, vLLM's 3)
+    assert bases == {"sglang": "restored-steps3", "vllm": "vllm-mtp3-tokens3"}
+
+
+def test_a_profile_whose_engine_has_no_dimension_runs_as_it_is_and_no_own_point_makes_the_first_the_base(
+        tmp_path) -> None:
+    host = load_host_file(host_file(tmp_path))
+    made, bases = grid_over_profiles(host, ["restored", "vllm-mtp3", "vllm-bad"], ["tokens=2,1"])
+    assert [(a.name, a.label, a.status) for a in made[:3]] == [
+        ("restored", "SGLang steps 3 / draft 4", "pending"), ("vllm-mtp3-tokens2", "vLLM mtp 2", "pending"),
+        ("vllm-mtp3-tokens1", "vLLM mtp 1", "pending")]
+    assert made[0].profile is host.profile("restored")
+    assert bases == {"sglang": "restored", "vllm": "vllm-mtp3-tokens2"}  # no point is tokens 3: the first
+    assert [(a.name, a.status) for a in made[3:]] == [("vllm-bad-tokens2", "refused"), ("vllm-bad-tokens1", "refused")]
+    assert made[3].reason.startswith("vLLM would refuse it: vLLM refuses --speculative-config method: ")
+    sglang, _ = grid_over_profiles(host, ["restored"], ["mamba-scheduler-strategy=extra_buffer,no_buffer"])
+    assert [a.status for a in sglang] == ["pending", "refused"]  # refused as SGLang's grid refuses it
+    assert sglang[1].reason.startswith("SGLang would refuse it: ValueError: Speculative decoding for ")
+
+
+def test_the_plan_runs_the_originals_engine_first_each_engine_from_its_base_arm(tmp_path) -> None:
+    host = load_host_file(host_file(tmp_path))
+    made, bases = grid_over_profiles(host, ["vllm-mtp3", "restored"], ["tokens=1,3", "steps=1,3"])
+    original = Original("redeploy-1step", host.profile("redeploy-1step"), True, "running:pid 7")
+    plan = TunePlan(host, "vllm-mtp3", made, Workload((1, 4)), "original", original, base_arms=bases,
+                    grid=("tokens=1,3", "steps=1,3"))
+    assert [a.name for a in plan.runnable] == ["restored-steps3", "restored-steps1", "vllm-mtp3-tokens3",
+                                               "vllm-mtp3-tokens1"]
+    assert plan.by_profile and plan.engines == ["sglang", "vllm"]
+    assert plan.describe()[0].startswith("tune ct129 from the profiles vllm-mtp3, restored, each over its engine's "
+                                         "part of the grid tokens=1,3 steps=1,3: 4 arm(s)")
+
+
+def test_the_verdict_and_the_ladder_read_a_grid_over_profiles_as_they_read_profiles(tmp_path) -> None:
+    host = load_host_file(host_file(tmp_path))
+    made, _ = grid_over_profiles(host, ["restored", "vllm-mtp3"], ["tokens=1,3"])
+    for arm, (c1, c16) in zip(made, [(50.0, 160.0), (40.0, 220.0), (60.0, 150.0)]):
+        measured(arm, 1, c1, c1)
+        measured(arm, 16, c16, c16 / 16)
+        arm.status, arm.canary = "done", "pass"
+    verdict = judge_profiles(made, [1, 16], "redeploy-1step", "sglang")
+    assert verdict.best.name == "vllm-mtp3-tokens3"
+    assert verdict.sentence.startswith("Switch to vLLM mtp 3: 60 tok/s at c=1, SGLang steps 3 / draft 4 is 17 % slower")
+    ladder = ladder_of(made, [1, 16], verdict.best, host)
+    assert ladder is not None and ladder.best == {1: 3, 16: 1}
+    assert json.loads(ladder.profile.flags["speculative-config"])["num_speculative_tokens_per_batch_size"] == \
+        [[1, 15, 3], [16, 1024, 1]]
+
+
+@pytest.mark.parametrize(("specs", "message"), [
+    (["port=8000,8001"], "--grid: port is a flag of both SGLang and vLLM, and each dimension of a grid over --arms is "
+                         "one engine's: set it in the profiles instead"),
+    (["nosuch=1"], "--grid: 'nosuch' is no key of the arms' engines (SGLang: steps, topk, draft or one of its flags; "
+                   "vLLM: tokens, method or one of its flags)"),
+    (["steps=1,2", "speculative-num-steps=3"], "--grid names steps twice"),
+    (["tokens=1", "--grid"], "--grid takes NAME=V1,V2,... (e.g. steps=1,2,3), not '--grid'"),
+])
+def test_a_grid_dimension_of_no_one_engine_is_one_sentence(tmp_path, specs, message) -> None:
+    host = load_host_file(host_file(tmp_path))
+    with pytest.raises(UserError) as caught:
+        grid_over_profiles(host, ["restored", "vllm-mtp3"], specs)
+    assert str(caught.value) == message
+    taken = host.model_copy(update={"profiles": {**host.profiles, "restored-steps1": host.profile("restored")}})
+    with pytest.raises(UserError, match="^--arms with --grid names an arm restored-steps1, which is already a "
+                                        "profile of ct129: rename that profile$"):
+        grid_over_profiles(taken, ["restored"], ["steps=1,3"])
+    with pytest.raises(UserError, match="^--grid: max-num-seqs is a flag of vLLM, and no profile of --arms runs vLLM$"):
+        grid_over_profiles(host, ["restored"], ["max-num-seqs=4,8"])
+    with pytest.raises(UserError, match="^--grid: steps is a key of SGLang's grid, and no profile of --arms runs "
+                                        "SGLang$"):
+        grid_over_profiles(host, ["vllm-mtp3"], ["steps=1,3"])

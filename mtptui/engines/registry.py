@@ -249,6 +249,8 @@ class Launches:
     grid: Callable[[Any, list[tuple[str, Any]], str], Any] | None = None  # (LaunchProfile, a tune grid's point:
     # (key, value), the word for "left to the engine") -> the profile with it; None: the tune's own (SGLang's) grid
     grid_default: tuple[str, ...] = ()  # that grid's default dimensions (``--grid`` unset)
+    grid_keys: tuple[str, ...] = ()  # that grid's own keys, which no flag of the engine's needs to spell out: in a
+    # grid over profiles of several engines (``--arms ... --grid``) they say which engine a dimension is for
 
 
 @dataclass(frozen=True)
@@ -537,7 +539,7 @@ LAUNCHES: dict[str, Launches] = {
                      shape=_vllm_shape, short_names=VLLM_SHORT, short_value=_vllm_short_value,
                      default_port=_vllm_default_port, files=_vllm_files, with_files=_vllm_with_files,
                      host_check=_vllm_host_check, ladder=_vllm_ladder, grid=_vllm_grid,
-                     grid_default=("tokens=1,2,3,4",)),
+                     grid_default=("tokens=1,2,3,4",), grid_keys=("tokens", "method")),
 }
 assert tuple(LAUNCHES) == NAMES, "every engine says how its launches are read"
 

@@ -35,10 +35,13 @@ def register(sub: Subparsers, parent: argparse.ArgumentParser) -> None:
     p.add_argument("--base", metavar="PROFILE", default=None, help="profile the arms derive from (default: known-good)")
     p.add_argument("--grid", metavar="NAME=V,...", nargs="+", default=None,
                    help="arms: steps=1,2,3,4 topk=1 draft=auto (the default); any flag by its profile name works; "
-                        "over a vLLM profile (--base): tokens=1,2,3,4 (the default) method=ngram,...")
+                        "over a vLLM profile (--base): tokens=1,2,3,4 (the default) method=ngram,...; with --arms "
+                        "each dimension is one engine's and grids the named profiles of that engine")
     p.add_argument("--arms", metavar="PROFILE,...", default=None,
                    help="arms that are the host's own profiles, of either engine (e.g. restored,vllm-ngram3): "
-                        "the \"more MTP or vLLM?\" tune; instead of --grid and --base")
+                        "the \"more MTP or vLLM?\" tune; instead of --base; combines with --grid (each profile "
+                        "is the base of its engine's dimensions: --arms restored,vllm-ngram2 --grid steps=1,3 "
+                        "tokens=1,3 makes restored-steps1, ..., vllm-ngram2-tokens3)")
     p.add_argument("--concurrency", metavar="C,...", default="1,4,16", help="concurrencies to bench (default 1,4,16)")
     p.add_argument("--requests", metavar="N", type=int, default=4,
                    help="measured requests per concurrency, at least the concurrency (default 4)")

@@ -65,7 +65,8 @@ class Arm:
     started: float | None = None
     ended: float | None = None
     engine: str = "sglang"  # the engine the arm's profile launches
-    profile_name: str | None = None  # the host's profile the arm is (``--arms``); None: derived from the base
+    profile_name: str | None = None  # the host's profile the arm is (``--arms``), or derives from (``--arms`` with
+    # ``--grid``); None: derived from the base
     engine_version: str | None = None  # the release the arm's server said it runs (its bench fingerprint)
 
     @property

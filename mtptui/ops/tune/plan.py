@@ -19,7 +19,8 @@ from mtptui.ops.readonly import refuse_if_readonly
 from mtptui.ops.restart.drain import DrainOptions, DrainPlan, plan_drain
 from mtptui.ops.tune.arms import Arm, make_arms, resolved_values
 from mtptui.ops.tune.grid import parse_concurrency, parse_grid
-from mtptui.ops.tune.profile_arms import grid_arms, parse_arms, profile_arms
+from mtptui.ops.tune.profile_arms import grid_arms, parse_arms
+from mtptui.ops.tune.profile_grid import grid_over_profiles
 
 if TYPE_CHECKING:
     from mtptui.ops.connect import HostSession
@@ -77,14 +78,21 @@ class TunePlan:
     gateway: DrainPlan | None = None  # those steps as planned before the first arm (None: no gateway, or left out)
     gateway_notes: list[str] = field(default_factory=list)
     engine_grid: bool = False  # the grid is the base engine's own (vLLM's tokens): its ladder, not SGLang's adaptive
+    base_arms: dict[str, str] = field(default_factory=dict)  # ``--arms``: engine -> its base arm (the canary's
+    # reference, mtptui.ops.tune.profile_grid)
+    grid: tuple[str, ...] = ()  # ``--arms`` with ``--grid``: the dimensions, as written
 
     @property
     def runnable(self) -> list[Arm]:
         """The arms to run, the base arm (the base profile's own settings: the canary's reference) first; with arms
         of several engines, the original's engine first (one switch there, one back at the end)."""
         pending = [a for a in self.arms if a.status == "pending"]
-        return sorted(pending, key=lambda a: (a.engine != self.original.engine, a.flags != self.base_values
-                                              if a.profile_name is None else False))
+        return sorted(pending, key=lambda a: (a.engine != self.original.engine, self._not_base(a)))
+
+    def _not_base(self, arm: Arm) -> bool:
+        if self.base_arms:
+            return arm.name != self.base_arms.get(arm.engine)
+        return arm.flags != self.base_values if arm.profile_name is None else False
 
     @property
     def by_profile(self) -> bool:
@@ -99,8 +107,10 @@ class TunePlan:
     def describe(self) -> list[str]:
         """What the tune will do, one line each (the CLI's plan and the confirm dialog's body)."""
         keep = "the best arm" if self.keep == "best" else f"the original launch ({self.original.name})"
-        source = f"the profiles {', '.join(a.name for a in self.arms)}" if self.by_profile else \
-            f"profile {self.base}"
+        profiles = dict.fromkeys(a.profile_name or a.name for a in self.arms)
+        source = f"the profiles {', '.join(profiles)}" if self.by_profile else f"profile {self.base}"
+        if self.grid:
+            source += f", each over its engine's part of the grid {' '.join(self.grid)}"
         lines = [f"tune {self.host.name} from {source}: {len(self.runnable)} arm(s), each a restart "
                  f"(rolled back automatically if it crashes or times out), then {keep} is restarted and kept",
                  f"original: {self.original.name} ({self.original.label}); an abort restores it",
@@ -208,12 +218,13 @@ async def plan_tune(session: HostSession, *, base: str | None = None, grid: list
     refuse_if_readonly(session.readonly, "run a tune (every arm restarts the server)", host.name)
     if keep not in KEEP:
         raise UserError(f"--keep takes original or best, not {keep!r}")
-    if arms is not None and (grid or base):
-        raise UserError("--arms names the arms' profiles themselves: it does not mix with --grid or --base")
+    if arms is not None and base:
+        raise UserError("--arms names the arms' profiles themselves, each the base of its own engine's part of "
+                        "--grid: it does not take --base")
     workload = Workload(tuple(parse_concurrency(concurrency)), requests, max_tokens, prompts, canary_tokens)
     _check_workload(workload)
     if arms is not None:
-        return await _plan_profiles(session, parse_arms(arms), workload, keep, drain)
+        return await _plan_profiles(session, parse_arms(arms), grid, workload, keep, drain)
     return await _plan_grid(session, base, grid, workload, keep, adaptive, drain)
 
 
@@ -263,20 +274,22 @@ async def _plan_engine_grid(session: HostSession, base: str, arms: list[Arm], wo
                     engine_grid=True)
 
 
-async def _plan_profiles(session: HostSession, names: list[str], workload: Workload, keep: str,
-                         drain: DrainOptions) -> TunePlan:
-    """Arms that are the host's own profiles, of one engine or several (the "more MTP or vLLM?" tune)."""
+async def _plan_profiles(session: HostSession, names: list[str], grid: list[str] | None, workload: Workload,
+                         keep: str, drain: DrainOptions) -> TunePlan:
+    """Arms that are the host's own profiles, of one engine or several (the "more MTP or vLLM?" tune), each the
+    base of its engine's part of ``grid`` when there is one (mtptui.ops.tune.profile_grid)."""
     host = session.host
-    arms = profile_arms(host, names)
+    arms, bases = grid_over_profiles(host, names, grid)
     original = await find_original(session, [arm.engine for arm in arms])
     gateway, gateway_notes = await plan_drain(session, drain)
-    profiles = dict(host.profiles)
+    profiles = {**host.profiles, **{arm.name: arm.profile for arm in arms}}
     if not original.matched:
         profiles[ORIGINAL] = original.profile
-    base = arms[0]
+    base = next(arm for arm in arms if arm.name == bases[arm.engine])
     values = next((arm.flags for arm in arms if arm.name == original.name), {})
-    return TunePlan(host.model_copy(update={"profiles": profiles}), base.name, arms, workload, keep, original,
-                    base.flags, values, False, drain=drain, gateway=gateway, gateway_notes=gateway_notes)
+    return TunePlan(host.model_copy(update={"profiles": profiles}), names[0], arms, workload, keep, original,
+                    base.flags, values, False, drain=drain, gateway=gateway, gateway_notes=gateway_notes,
+                    base_arms=bases, grid=tuple(grid or ()))
 
 
 def tune_session(session: HostSession, plan: TunePlan) -> HostSession:

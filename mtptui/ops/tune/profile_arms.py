@@ -18,6 +18,7 @@ from mtptui.ops.tune.arms import SPEC_FLAGS, Arm
 
 if TYPE_CHECKING:
     from mtptui.config.models import HostConfig, LaunchProfile
+    from mtptui.ops.tune.grid import GridPoint
     from mtptui.speculation import SpecShape
 
 MAX_PROFILE_ARMS = 16
@@ -67,7 +68,8 @@ def _read(host: HostConfig, engine: str, profile: LaunchProfile) -> tuple[Any, s
     return launch, None
 
 
-def _arm(host: HostConfig, name: str, profile: LaunchProfile, engine: str, profile_name: str | None) -> Arm:
+def arm_of(host: HostConfig, name: str, profile: LaunchProfile, engine: str, profile_name: str | None) -> Arm:
+    """The arm running ``profile`` on ``engine``, labelled with the engine and its speculation."""
     label = engine_of(engine).label
     launch, refusal = _read(host, engine, profile)
     live = dashboard(engine).launch_speculation(launch) if launch is not None else None
@@ -81,7 +83,7 @@ def _arm(host: HostConfig, name: str, profile: LaunchProfile, engine: str, profi
 
 def profile_arm(host: HostConfig, name: str) -> Arm:
     """The arm that runs profile ``name`` of ``host`` (``refused`` with the reason when its engine would refuse)."""
-    return _arm(host, name, host.profile(name), host.engine_of(name), name)
+    return arm_of(host, name, host.profile(name), host.engine_of(name), name)
 
 
 def grid_arms(host: HostConfig, base: str, specs: list[str] | None) -> list[Arm] | None:
@@ -97,14 +99,22 @@ def grid_arms(host: HostConfig, base: str, specs: list[str] | None) -> list[Arm]
     arms = []
     for point in parse_grid(specs or model.grid_default, aliases={}):
         derived = model.grid(profile, list(point.values), AUTO).model_copy(update={"note": f"tune arm of {base}"})
-        name = "-".join(f"{key}{value}" if str(value).isalnum() else f"{key}={value}" for key, value in point.values)
-        arms.append(_arm(host, name, derived, engine, None))
+        arms.append(arm_of(host, point_name(point), derived, engine, None))
     return arms
+
+
+def point_name(point: GridPoint) -> str:
+    """An engine's own grid point as an arm's name: ``tokens3-methodngram`` (``key=value`` where not one word)."""
+    return "-".join(f"{key}{value}" if str(value).isalnum() else f"{key}={value}" for key, value in point.values)
 
 
 def profile_arms(host: HostConfig, names: list[str]) -> list[Arm]:
     """One arm per profile, in the order named; labels that would read alike name their profile too."""
-    arms = [profile_arm(host, name) for name in names]
+    return name_alike([profile_arm(host, name) for name in names])
+
+
+def name_alike(arms: list[Arm]) -> list[Arm]:
+    """``arms``, where labels would read alike each naming its arm too."""
     labels = [arm.label for arm in arms]
     for arm in arms:
         if labels.count(arm.label) > 1:
