@@ -297,12 +297,34 @@ def test_a_grid_dimension_of_no_one_engine_is_one_sentence(tmp_path, specs, mess
     with pytest.raises(UserError) as caught:
         grid_over_profiles(host, ["restored", "vllm-mtp3"], specs)
     assert str(caught.value) == message
-    taken = host.model_copy(update={"profiles": {**host.profiles, "restored-steps1": host.profile("restored")}})
-    with pytest.raises(UserError, match="^--arms with --grid names an arm restored-steps1, which is already a "
-                                        "profile of ct129: rename that profile$"):
-        grid_over_profiles(taken, ["restored"], ["steps=1,3"])
     with pytest.raises(UserError, match="^--grid: max-num-seqs is a flag of vLLM, and no profile of --arms runs vLLM$"):
         grid_over_profiles(host, ["restored"], ["max-num-seqs=4,8"])
     with pytest.raises(UserError, match="^--grid: steps is a key of SGLang's grid, and no profile of --arms runs "
                                         "SGLang$"):
         grid_over_profiles(host, ["vllm-mtp3"], ["steps=1,3"])
+
+
+def test_no_tune_replaces_a_profile_of_the_host(tmp_path) -> None:
+    """A derived arm, of --arms with --grid or of a plain grid, named like a host profile is one sentence; the
+    original, when it matches no profile, takes a name no profile has."""
+    from mtptui.ops.tune.arms import make_arms
+    from mtptui.ops.tune.grid import parse_grid
+    from mtptui.ops.tune.plan import ORIGINAL, tune_profiles, unused_name
+
+    host = load_host_file(host_file(tmp_path))
+    restored = host.profile("restored")
+    plain = make_arms(restored, "restored", parse_grid(["steps=1,3"]), host.sglang_version)
+    over, _ = grid_over_profiles(host, ["restored"], ["steps=1,3"])
+    matched = Original("restored", restored, True, "running:pid 1")
+    for arms in (plain, over):
+        taken = host.model_copy(update={"profiles": {**host.profiles, arms[0].name: restored}})
+        with pytest.raises(UserError, match=f"^the tune would name an arm {arms[0].name}, which is already a "
+                                            f"profile of ct129: rename that profile$"):
+            tune_profiles(taken, arms, matched)
+        assert set(tune_profiles(host, arms, matched)) == set(host.profiles) | {arm.name for arm in arms}
+    assert unused_name(host, ORIGINAL) == "original"
+    named = host.model_copy(update={"profiles": {**host.profiles, "original": restored, "original-2": restored}})
+    assert unused_name(named, ORIGINAL) == "original-3"
+    running = Original(unused_name(named, ORIGINAL), restored.model_copy(update={"note": "ran"}), False, "running")
+    profiles = tune_profiles(named, plain, running)
+    assert profiles["original"] is restored and profiles["original-3"].note == "ran"

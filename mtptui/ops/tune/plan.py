@@ -162,6 +162,8 @@ async def find_original(session: HostSession, engines: list[str] | None = None) 
     if len(found) > 1:
         raise UserError(f"servers of {' and '.join(engine_of(o.engine).label for o in found)} both run on "
                         f"{host.name}: a tune runs one engine at a time, so stop one of them first")
+    if not found[0].matched:  # named so that it replaces none of the host's profiles (of either engine)
+        found[0].name = unused_name(host, ORIGINAL)
     return found[0]
 
 
@@ -187,6 +189,29 @@ async def _original_of(session: HostSession, home: str) -> Original | None:
     if host.engine != home:
         fields["engine"] = host.engine
     return Original(ORIGINAL, LaunchProfile(**fields), False, running.side.label, host.engine)
+
+
+def unused_name(host: HostConfig, name: str) -> str:
+    """``name``, or ``name-2``, ``name-3``, ... when the host has a profile called that already."""
+    taken, number = set(host.profiles), 2
+    found = name
+    while found in taken:
+        found, number = f"{name}-{number}", number + 1
+    return found
+
+
+def tune_profiles(host: HostConfig, arms: list[Arm], original: Original) -> dict[str, LaunchProfile]:
+    """The tune's host's profiles: the host's own, each derived arm's and the original's when it is none of them.
+    A derived arm named like one of the host's profiles is one sentence: the copy would replace that profile, and
+    a tune whose original it is would restore the arm's launch instead."""
+    for arm in arms:
+        if arm.profile_name != arm.name and arm.name in host.profiles:
+            raise UserError(f"the tune would name an arm {arm.name}, which is already a profile of {host.name}: "
+                            f"rename that profile")
+    profiles = {**host.profiles, **{arm.name: arm.profile for arm in arms if arm.profile_name != arm.name}}
+    if not original.matched:
+        profiles[original.name] = original.profile
+    return profiles
 
 
 def engine_session(session: HostSession, name: str) -> HostSession:
@@ -244,9 +269,7 @@ async def _plan_grid(session: HostSession, base: str | None, grid: list[str] | N
         arm.engine = host.engine
     original = await find_original(session)
     gateway, gateway_notes = await plan_drain(session, drain)  # a gateway problem stops here, before any restart
-    profiles = {**host.profiles, **{arm.name: arm.profile for arm in arms}}
-    if not original.matched:
-        profiles[ORIGINAL] = original.profile
+    profiles = tune_profiles(host, arms, original)
     flags = [flag for flag, _ in points[0].values]
     return TunePlan(host.model_copy(update={"profiles": profiles}), base_name, arms, workload, keep, original,
                     resolved_values(base_profile, flags, host.sglang_version),
@@ -263,9 +286,7 @@ async def _plan_engine_grid(session: HostSession, base: str, arms: list[Arm], wo
     host = session.host
     original = await find_original(session, [arms[0].engine])
     gateway, gateway_notes = await plan_drain(session, drain)
-    profiles = {**host.profiles, **{arm.name: arm.profile for arm in arms}}
-    if not original.matched:
-        profiles[ORIGINAL] = original.profile
+    profiles = tune_profiles(host, arms, original)
     base_values = profile_arm(host, base).flags
     original_values = next((a.flags for a in arms if original.engine == a.engine and original.matched and
                             a.flags == profile_arm(host, original.name).flags), {})
@@ -282,9 +303,7 @@ async def _plan_profiles(session: HostSession, names: list[str], grid: list[str]
     arms, bases = grid_over_profiles(host, names, grid)
     original = await find_original(session, [arm.engine for arm in arms])
     gateway, gateway_notes = await plan_drain(session, drain)
-    profiles = {**host.profiles, **{arm.name: arm.profile for arm in arms}}
-    if not original.matched:
-        profiles[ORIGINAL] = original.profile
+    profiles = tune_profiles(host, arms, original)
     base = next(arm for arm in arms if arm.name == bases[arm.engine])
     values = next((arm.flags for arm in arms if arm.name == original.name), {})
     return TunePlan(host.model_copy(update={"profiles": profiles}), names[0], arms, workload, keep, original,
