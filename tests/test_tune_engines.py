@@ -123,6 +123,25 @@ def test_within_noise_at_the_first_concurrency_the_original_stays(tmp_path) -> N
     assert verdict.sentence == "Stay on SGLang steps 3 / draft 4: 52 tok/s at c=1, vLLM mtp 3 is within noise"
 
 
+def test_a_faster_arm_of_the_same_engine_passed_over_within_noise_is_named(tmp_path) -> None:
+    """The cheaper vLLM arm is kept within noise of the faster one: the sentence says the faster adds nothing."""
+    path = host_file(tmp_path)
+    data = tomllib.loads(path.read_text())
+    data["profiles"]["vllm-mtp1"] = vllm_profile(1)
+    import tomli_w
+
+    path.write_text(tomli_w.dumps(data))
+    host = load_host_file(path)
+    made = profile_arms(host, ["restored", "vllm-mtp1", "vllm-mtp3"])
+    for arm, c1 in zip(made, (40.0, 50.0, 51.5)):
+        measured(arm, 1, c1, c1)
+        arm.status, arm.canary = "done", "pass"
+    verdict = judge_profiles(made, [1], "restored", "sglang")
+    assert verdict.best.name == "vllm-mtp1"
+    assert verdict.sentence == ("Switch to vLLM mtp 1: 50 tok/s at c=1, vLLM mtp 3 adds nothing within noise, "
+                                "SGLang steps 3 / draft 4 is 20 % slower")
+
+
 def test_the_report_answers_first_and_the_json_holds_engines_and_the_canary_scope(tmp_path) -> None:
     host, made = measured_arms(tmp_path, {"restored": (53.0, 180.0), "vllm-mtp3": (47.0, 181.0)})
     original = Original("redeploy-1step", host.profile("redeploy-1step"), True, "running:pid 7")

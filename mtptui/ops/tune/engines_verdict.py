@@ -6,7 +6,8 @@ Best, at the first concurrency: the fastest arm that ran, passed its canary (wit
 two engines are never compared) and measured; the original's arm instead when it is within noise of it (staying
 costs no switch), else the cheapest arm within noise (mtptui.ops.tune.verdict). Noise is the bench's own
 comparison of the two runs, as in every tune verdict. Each other engine is named by its best arm there, with the
-margin or "within noise"; at each higher concurrency the sentence says whether the lead holds, turns or is noise.
+margin or "within noise", and a faster arm of the best's own engine that was passed over within noise is named
+as adding nothing; at each higher concurrency the sentence says whether the lead holds, turns or is noise.
 """
 
 from __future__ import annotations
@@ -34,6 +35,17 @@ def _versus(best: Arm, other: Arm, concurrency: int) -> str:
     if behind > ahead:
         return f"{other.label} is {(behind / ahead - 1) * 100:.0f} % faster"
     return f"{other.label} is {(1 - behind / ahead) * 100:.0f} % slower"
+
+
+def _faster_kin(arms: list[Arm], best: Arm, concurrency: int, named: list[Arm]) -> list[str]:
+    """The faster arm of the best's own engine, when a cheaper one (or the original's) was kept within noise of it:
+    the table shows it ahead, so the sentence says why it is not the answer."""
+    kin = [a for a in candidates(arms, concurrency) if a.engine == best.engine]
+    top = max(kin, key=lambda a: tok_s(a, concurrency), default=None)
+    if top is None or top is best or top in named or tok_s(top, concurrency) <= tok_s(best, concurrency):
+        return []
+    return [f"{top.label} adds nothing within noise" if within_noise(top, best, concurrency)
+            else _versus(best, top, concurrency)]
 
 
 def _rivals(arms: list[Arm], best: Arm, concurrency: int) -> list[Arm]:
@@ -74,6 +86,7 @@ def judge_profiles(arms: list[Arm], concurrencies: list[int], original: str | No
     verb = "Switch to" if best.engine != original_engine else "Stay on"  # the engine: the setting follows
     head = f"{verb} {best.label}: {tok_s(best, first):.0f} tok/s at c={first}"
     same = [a for a in candidates(arms, first) if a.engine == best.engine and a is not best and a.name == original]
-    words = [_versus(best, other, first) for other in [*same, *_rivals(arms, best, first)]]
+    words = [_versus(best, other, first) for other in same] + _faster_kin(arms, best, first, same) + \
+        [_versus(best, other, first) for other in _rivals(arms, best, first)]
     later = [_at_load(arms, best, c, original) for c in concurrencies[1:]]
     return Verdict(best, "; ".join([", ".join([head, *words]), *[w for w in later if w]]), notes)
