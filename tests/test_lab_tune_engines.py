@@ -147,6 +147,7 @@ def test_sglang_against_a_grid_of_real_vllm_names_the_better_engine_and_ends_on_
     assert switches == [("sglang", "restored", True), ("vllm", "vllm-ngram2-tokens1", True),
                         ("vllm", "vllm-ngram2-tokens3", True), ("sglang", None, True)]  # there, and back
     assert tune_json["kept"] == "original" and tune_json["original"]["profile"] == "redeploy-1step"
+    assert tune_json["adaptive"] is None and "adaptive:" not in result.stdout  # the ladder is the one proposal
     assert_back_on_the_original(host, unit_before)
     print(f"\n{result.stdout}\n(the tune took {took:.0f} s)")
 

@@ -211,6 +211,9 @@ def test_sglangs_ladder_is_adaptive_speculation_over_the_best_steps(tmp_path) ->
     (["--arms", "restored,redeploy-1step", "--grid", "steps=1,2,3,4,5,6,7,8", "draft=2,3,4,5,6"], 1,
      "--arms with --grid makes 80 arms; at most 64 (each one is a restart)"),
     (["--arms", ","], 1, "--arms takes profile names separated by commas, not ','"),
+    (["--arms", "restored", "--adaptive"], 1, "--adaptive measures SGLang's adaptive proposal after a grid over an "
+     "SGLang profile; a tune of --arms or of another engine's own grid proposes its winning engine's ladder instead, "
+     "without --adaptive"),
     (["--arms", "restored,nope"], 2, "host 'demo' has no profile 'nope' (profiles: redeploy-1step, restored)"),
 ])
 def test_bad_arms_are_one_sentence_before_anything_is_asked_of_the_host(capsys, args, code, message) -> None:
@@ -347,3 +350,17 @@ def test_no_tune_replaces_a_profile_of_the_host(tmp_path) -> None:
     running = Original(unused_name(named, ORIGINAL), restored.model_copy(update={"note": "ran"}), False, "running")
     profiles = tune_profiles(named, plain, running)
     assert profiles["original"] is restored and profiles["original-3"].note == "ran"
+
+
+def test_a_tune_across_engines_proposes_no_sglang_adaptive_mix_of_both_engines_steps(tmp_path) -> None:
+    """vLLM ngram 1 best at c=1, SGLang steps 3 best at c=4: SGLang's adaptive proposal would start at vLLM's
+    steps; the answer's ladder (the winning engine's own) is the only proposal (--adaptive with --arms is refused:
+    test_bad_arms_are_one_sentence_before_anything_is_asked_of_the_host)."""
+    from mtptui.ops.tune.adaptive import adaptive_arms
+
+    host, made = measured_arms(tmp_path, {"restored": (50.0, 168.0), "vllm-mtp3": (63.0, 138.0)})
+    made[1].flags["speculative-num-steps"] = 1  # as vLLM ngram 1 reads
+    original = Original("redeploy-1step", host.profile("redeploy-1step"), True, "running:pid 7")
+    plan = TunePlan(host, "restored", made, Workload((1, 4)), "original", original)
+    assert plan.by_profile and plan.engine_ladder
+    assert adaptive_arms(plan) == [] and plan.proposal is None

@@ -100,6 +100,27 @@ async def test_e_turns_the_next_tune_into_one_across_engines_and_back(tmp_path) 
     assert "s: plan a tune from the known-good profile" in off and "arms" not in screen.plan_options
 
 
+async def test_the_adaptive_arm_is_for_the_grid_not_for_a_tune_across_engines(tmp_path) -> None:
+    """`m` then `e`: the adaptive arm is dropped, saying so; `m` while across engines says why and changes nothing."""
+    app, _ = make_app(host=load_host_file(host_file(tmp_path)))
+    async with app.run_test(size=SIZE) as pilot:
+        await open_tune(pilot, app)
+        screen = app.screen
+        await pilot.press("m")
+        await pilot.pause()
+        assert screen.plan_options.get("adaptive") is True
+        await pilot.press("e")
+        await pilot.pause()
+        assert "adaptive" not in screen.plan_options and screen.plan_options["arms"]
+        await pilot.press("m")
+        await pilot.pause()
+        said = [n.message for n in app._notifications]
+        assert "adaptive" not in screen.plan_options
+    assert any(message.endswith("(without the adaptive arm: its answer is the winning engine's ladder).")
+               for message in said), said
+    assert any(message.startswith("A tune across engines proposes the winning engine's ladder") for message in said)
+
+
 async def test_e_on_a_host_of_one_engine_says_why_and_changes_nothing() -> None:
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -68,7 +68,11 @@ def propose(arms: list[Arm], concurrencies: list[int], base: LaunchProfile, vers
 
 def adaptive_arms(plan: TunePlan) -> list[Arm]:
     """After the grid: the proposal (kept on the plan), and its arm when the tune measures it (``--adaptive``)
-    and it needs no config file; the arm's profile joins the tune's host so the restart finds it by name."""
+    and it needs no config file; the arm's profile joins the tune's host so the restart finds it by name. None for
+    a tune whose answer is an engine's own ladder (arms by profile, vLLM's grid): its arms' steps are of several
+    engines or not SGLang's."""
+    if plan.engine_ladder:
+        return []
     concurrencies = list(plan.workload.concurrency)
     plan.proposal = propose(plan.arms, concurrencies, plan.host.profiles[plan.base], plan.host.sglang_version)
     if not plan.adaptive or plan.proposal is None or not plan.proposal.runnable:

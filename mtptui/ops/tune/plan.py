@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from mtptui.ops.tune.proposal import Proposal
 
 ORIGINAL = "original"
+ADAPTIVE_ONLY = ("--adaptive measures SGLang's adaptive proposal after a grid over an SGLang profile; a tune of --arms "
+                 "or of another engine's own grid proposes its winning engine's ladder instead, without --adaptive")
 KEEP = ("original", "best")
 
 
@@ -93,6 +95,12 @@ class TunePlan:
         if self.base_arms:
             return arm.name != self.base_arms.get(arm.engine)
         return arm.flags != self.base_values if arm.profile_name is None else False
+
+    @property
+    def engine_ladder(self) -> bool:
+        """The answer's ladder is the winning engine's own launch (``Launches.ladder``): arms by profile or an
+        engine's own grid. Otherwise (SGLang's grid over one profile) it is the adaptive proposal."""
+        return self.by_profile or self.engine_grid
 
     @property
     def by_profile(self) -> bool:
@@ -243,6 +251,8 @@ async def plan_tune(session: HostSession, *, base: str | None = None, grid: list
     refuse_if_readonly(session.readonly, "run a tune (every arm restarts the server)", host.name)
     if keep not in KEEP:
         raise UserError(f"--keep takes original or best, not {keep!r}")
+    if adaptive and arms is not None:
+        raise UserError(ADAPTIVE_ONLY)
     if arms is not None and base:
         raise UserError("--arms names the arms' profiles themselves, each the base of its own engine's part of "
                         "--grid: it does not take --base")
@@ -261,6 +271,8 @@ async def _plan_grid(session: HostSession, base: str | None, grid: list[str] | N
     base_name = base or default_profile(host)
     base_profile = host.profile(base_name)
     own = grid_arms(host, base_name, grid)
+    if own is not None and adaptive:
+        raise UserError(ADAPTIVE_ONLY)
     if own is not None:
         return await _plan_engine_grid(session, base_name, own, workload, keep, drain)
     points = parse_grid(grid)

@@ -108,8 +108,8 @@ class Tuner:
         try:
             for arm in self.plan.runnable:
                 await self._arm(arm)
-            for arm in [] if self.plan.engine_grid else adaptive_arms(self.plan):  # SGLang's grid: the proposal
-                await self._arm(arm)  # when the best steps differ by concurrency
+            for arm in adaptive_arms(self.plan):  # SGLang's grid: the proposal when the best steps differ by
+                await self._arm(arm)  # concurrency
             self._judge()
         except asyncio.CancelledError:
             task = asyncio.current_task()
@@ -183,7 +183,7 @@ class Tuner:
         levels, original = list(self.plan.workload.concurrency), self.plan.original
         self.state.verdict = judge_profiles(self.plan.arms, levels, original.name, original.engine) \
             if self.plan.by_profile else judge(self.plan.arms, levels, self.plan.original_values)
-        if self.plan.by_profile or self.plan.engine_grid:
+        if self.plan.engine_ladder:
             from mtptui.ops.tune.ladder import ladder_of
 
             self.state.ladder = ladder_of(self.plan.arms, levels, self.state.verdict.best, self.plan.host)

@@ -150,6 +150,10 @@ class TuneScreen(Screen[None]):
     def action_adaptive(self) -> None:
         if self.running:
             return
+        if self.across is not None:
+            self.notify("A tune across engines proposes the winning engine's ladder; the adaptive arm is for the grid "
+                        "over the known-good profile (e switches back).", title="tune", severity="warning")
+            return
         self.plan_options["adaptive"] = not self.adaptive
         self.notify("The next tune measures the adaptive proposal as one more arm, when there is one." if self.adaptive
                     else "The next tune only proposes adaptive speculation (no adaptive arm).", title="tune")
@@ -176,7 +180,9 @@ class TuneScreen(Screen[None]):
                         title="tune", severity="warning")
         else:
             self.plan_options["arms"] = arms
-            self.notify(f"The next tune runs across engines: {arms}.", title="tune")
+            adaptive = " (without the adaptive arm: its answer is the winning engine's ladder)" \
+                if self.plan_options.pop("adaptive", False) else ""
+            self.notify(f"The next tune runs across engines: {arms}{adaptive}.", title="tune")
         self.paint()
 
     def action_back(self) -> None:
