@@ -2,6 +2,7 @@
 restart's own steps, and the simulated server's start as its log shows it.
 
     sudo .venv/bin/python benchmarks/lab_restart.py [--manager systemd|process|both] [--runs 3] [--commands]
+        [--profile restored|no-extra-buffer] [--delayed-acks]
 
 Needs what the lab host needs (root, iproute2, netcat; see tests/lab). The host runs the mission's bad redeploy
 (redeploy-1step) from its unit or by hand, as the lab tests start it; then ``mtptui restart lab --profile
@@ -10,7 +11,9 @@ stream the transport opens recorded (when it started, how long it took, what it 
 whole command (plan and restart), the SSH round trips before the restart (the plan) and during it, their
 seconds, the time from the start step to the ready event (the server's start as the restart sees it: the
 stop, its Python start and its paced startup at MTPTUI_SIM_SPEED=200, the watch), and the time after ready
-(the finishing steps and the end state). ``--commands`` lists every command of the last run.
+(the finishing steps and the end state). ``--profile no-extra-buffer`` restarts into a profile that crashes at
+start: ``start_to_crash_s`` is how long the watch takes to call the crash (then the rollback runs).
+``--commands`` lists every command of the last run; ``--delayed-acks`` undoes the lab's quickack loopback.
 """
 
 from __future__ import annotations
@@ -79,7 +82,7 @@ def instrument() -> None:
     SSHTransport.run, SSHTransport.open_stream, Restarter.emit = timed_run, timed_stream, recorded_emit
 
 
-def one_restart(lab: Lab, manager: str, tmp: Path) -> tuple[dict, Record]:
+def one_restart(lab: Lab, manager: str, tmp: Path, profile: str) -> tuple[dict, Record]:
     from mtptui.cli.main import main
 
     lab.reset()
@@ -90,9 +93,10 @@ def one_restart(lab: Lab, manager: str, tmp: Path) -> tuple[dict, Record]:
     CURRENT = record = Record()
     started = time.monotonic()
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        code = main(["--config", str(host.path), "restart", "lab", "--profile", "restored", "--yes", "--json"])
+        code = main(["--config", str(host.path), "restart", "lab", "--profile", profile, "--yes", "--json", "--force"])
     total = time.monotonic() - started
-    assert code == 0, f"the restart failed (exit {code})"
+    crashed = any(step == "crashed" for _, step, _ in record.events)
+    assert code == (1 if crashed else 0), f"the restart failed (exit {code})"
     return figures(record, started, total), record
 
 
@@ -106,6 +110,7 @@ def figures(record: Record, started: float, total: float) -> dict:
             "plan_ssh_s": sum(c.seconds for c in before), "restart_calls": len(during),
             "restart_ssh_s": sum(c.seconds for c in during if c.kind == "run"),
             "before_start_s": start_step - plan_end, "start_to_ready_s": at.get("ready", start_step) - start_step,
+            "start_to_crash_s": at.get("crashed", start_step) - start_step,
             "after_ready_s": started + total - at.get("ready", started + total)}
 
 
@@ -113,6 +118,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--manager", choices=("systemd", "process", "both"), default="both")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--profile", default="restored",
+                        help="the profile to restart with (no-extra-buffer crashes at start: the crash and rollback)")
     parser.add_argument("--commands", action="store_true", help="list every SSH command of the last run")
     parser.add_argument("--delayed-acks", action="store_true",
                         help="the lab's loopback with delayed ACKs (as before tests/lab set quickack on it)")
@@ -127,7 +134,7 @@ def main() -> None:
     os.environ.pop("SSH_AUTH_SOCK", None)
     try:
         for manager in (("systemd", "process") if args.manager == "both" else (args.manager,)):
-            runs = [one_restart(lab, manager, tmp) for _ in range(args.runs)]
+            runs = [one_restart(lab, manager, tmp, args.profile) for _ in range(args.runs)]
             report(manager, runs, args.commands)
     finally:
         lab.stop()
