@@ -7,7 +7,8 @@ restart's own steps, and the simulated server's start as its log shows it.
 Needs what the lab host needs (root, iproute2, netcat; see tests/lab). The host runs the mission's bad redeploy
 (redeploy-1step) from its unit or by hand, as the lab tests start it; then ``mtptui restart lab --profile
 restored --yes --json`` runs in this process (the command line's own entry point), with every SSH command and
-stream the transport opens recorded (when it started, how long it took, what it was). Printed per run: the
+stream the transport opens recorded (when it started, how long it took, what it was). First the round trip of
+one SSH command (``true``, median of 20 over one connection); then per run: the
 whole command (plan and restart), the SSH round trips before the restart (the plan) and during it, their
 seconds, the time from the start step to the ready event (the server's start as the restart sees it: the
 stop, its Python start and its paced startup at MTPTUI_SIM_SPEED=200, the watch), and the time after ready
@@ -100,6 +101,26 @@ def one_restart(lab: Lab, manager: str, tmp: Path, profile: str) -> tuple[dict, 
     return figures(record, started, total), record
 
 
+def round_trip_ms(lab: Lab, tmp: Path, count: int = 20) -> float:
+    """The median of ``count`` SSH commands (``true``) over one connection to the lab host, in ms."""
+    from mtptui.ops.connect import open_session
+    from mtptui.remote.shell import Command
+
+    host = lab_host_file(lab, tmp / "lab-rtt.toml", "process")
+
+    async def measure() -> float:
+        async with open_session(host.config) as session:
+            await session.transport.run(Command.of(["true"], "connect"))
+            times = []
+            for _ in range(count):
+                started = time.monotonic()
+                await session.transport.run(Command.of(["true"], "a round trip"))
+                times.append(1000 * (time.monotonic() - started))
+        return statistics.median(times)
+
+    return asyncio.run(measure())
+
+
 def figures(record: Record, started: float, total: float) -> dict:
     at = {step: t for t, step, _ in reversed(record.events)}  # the first time of each step
     plan_end = at.get("plan", started)
@@ -133,6 +154,7 @@ def main() -> None:
     os.environ["HOME"] = str(lab.home)
     os.environ.pop("SSH_AUTH_SOCK", None)
     try:
+        print(f"round_trip_ms {round_trip_ms(lab, tmp):.1f} (one SSH command, median of 20)")
         for manager in (("systemd", "process") if args.manager == "both" else (args.manager,)):
             runs = [one_restart(lab, manager, tmp, args.profile) for _ in range(args.runs)]
             report(manager, runs, args.commands)
@@ -156,5 +178,4 @@ def report(manager: str, runs: list[tuple[dict, Record]], commands: bool) -> Non
 
 
 if __name__ == "__main__":
-    asyncio.set_event_loop_policy(None)
     main()
