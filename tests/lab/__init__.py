@@ -91,8 +91,9 @@ def quick_acks(ns: str, on: bool = True) -> None:
     Neither OpenSSH's sshd (for a session without a terminal) nor the ProxyCommand's nc sets TCP_NODELAY, so on a
     loopback, where nothing else delays a segment, one's Nagle waits out the other's delayed ACK: 40 ms, twice per
     SSH command (channel open, then exec), which made every round trip about 45 ms instead of 10-20 ms (the
-    ``round_trip_ms`` of benchmarks/lab_restart.py, with and without ``--delayed-acks``). A real network's latency
-    is the product's to bear; this stall was the lab's own.
+    ``round_trip_ms`` of benchmarks/lab_restart.py, with and without ``--delayed-acks``). An operator's host may
+    stall the same way (asyncssh sets TCP_NODELAY on mtptui's end of a direct connection; sshd sets none on its
+    own); the lab times mtptui, not that.
     """
     for route in ("127.0.0.0/8", "127.0.0.1"):  # a kernel without these routes only keeps the stall: no check
         subprocess.run(["ip", "-n", ns, "route", "change", "local", route, "dev", "lo", "table", "local", "proto",
