@@ -209,7 +209,8 @@ async def test_a_host_that_stays_away_during_the_watch_is_reported_as_unknown_no
     lab, events = lab_systemd.lab, []
     async with open_session(lab_systemd.config) as session:
         plan = await plan_restart(session, "restored")
-        restarter = Restarter(session, plan, timeout_s=6, on_event=events.append, reconnect_s=3)
+        # the watch and the reconnect each long enough for a few attempts: the host stays away past both
+        restarter = Restarter(session, plan, timeout_s=3, on_event=events.append, reconnect_s=2)
         task = asyncio.ensure_future(restarter.run())
         while not any(e.step == "starting" and e.detail.get("pid") for e in events):
             await asyncio.sleep(0.02)

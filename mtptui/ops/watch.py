@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 POLL_S = 0.5
 GRACE_S = 1.5  # after the process is gone, time for its last lines to arrive
+GRACE_STEP_S = 0.05  # how often the grace looks whether those lines settled the start
 
 
 WatchStatus = Literal["ready", "crashed", "timeout", "lost", "unreachable", "failed"]  # failed: a step did not complete
@@ -104,11 +105,25 @@ async def _read(session: HostSession, watch: Watch, emit: StepEmit) -> None:
         await follower.stop()
 
 
+def _release_quiet_error(watch: Watch) -> None:
+    """An error the parser holds back for its traceback is released once the log has been quiet for POLL_S."""
+    if watch.parser.pending is not None and time.monotonic() - watch.last_data > POLL_S:
+        watch.flush()
+
+
+async def _grace(watch: Watch) -> None:
+    """Once the process is gone: GRACE_S for its last lines to arrive, or less when they settle the start (its
+    crash line, released after POLL_S of quiet as while it ran)."""
+    deadline = time.monotonic() + GRACE_S
+    while not watch.tracker.settled and time.monotonic() < deadline:
+        await asyncio.sleep(GRACE_STEP_S)
+        _release_quiet_error(watch)
+
+
 async def _check(watch: Watch, exited: Exited) -> None:
     while not watch.tracker.settled:
         await asyncio.sleep(POLL_S)
-        if watch.parser.pending is not None and time.monotonic() - watch.last_data > POLL_S:
-            watch.flush()
+        _release_quiet_error(watch)
         try:
             why = await exited()
         except (ConnectionLost, ConnectError) as exc:
@@ -118,7 +133,7 @@ async def _check(watch: Watch, exited: Exited) -> None:
             continue
         watch.unreachable = None
         if why is not None:
-            await asyncio.sleep(GRACE_S)
+            await _grace(watch)
             watch.flush()
             watch.tracker.crash(why)  # the log's own crash line, when it had one, stays the reason
 

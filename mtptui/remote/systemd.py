@@ -25,7 +25,7 @@ from mtptui.remote.procinfo import ProcessInfo, read_process
 from mtptui.remote.process import find_by_command_line
 from mtptui.remote.service_state import ServiceState
 from mtptui.remote.steps import ServiceStep
-from mtptui.remote.shell import Command, script
+from mtptui.remote.shell import AND, Command, script
 from mtptui.remote.sudo import allows_command, refused, rule_for
 from mtptui.remote.systemd_state import STATE_PROPERTIES, killed_by_signal, service_state, why_exited
 from mtptui.remote.transport import Transport
@@ -61,6 +61,10 @@ tmp=; made=""".strip()
 READ_FILES = r"""for p; do
   if [ -r "$p" ] && [ -f "$p" ]; then printf +; base64 -w0 < "$p" || exit 1; echo; else echo -; fi
 done""".strip()
+
+
+# Between `systemctl show`'s lines and `systemctl cat`'s text in one answer (show prints Key=value lines only).
+CAT_FOLLOWS = "--- mtptui: systemctl cat follows ---"
 
 
 class SystemdManager:
@@ -209,8 +213,7 @@ class SystemdManager:
 
     async def read(self) -> UnitFile:
         """The unit as systemd loaded it: its file, its drop-ins, `systemctl cat`, and its EnvironmentFile=s."""
-        effective = await self._ok(self.systemctl("cat", "--no-pager", self.unit, what=f"systemctl cat {self.unit}"))
-        props = await self.show("FragmentPath", "DropInPaths")
+        props, effective = await self._files_and_cat()
         path = props.get("FragmentPath", "").strip()
         if not path:
             raise UserError(f"systemd on {self.transport.label} has no unit file for {self.unit}")
@@ -223,6 +226,16 @@ class SystemdManager:
         unit = UnitFile(path, texts[0], effective, tuple(zip(drop_ins, texts[1:])), name=self.unit)
         env_paths = [p.lstrip("-") for p in unit.parsed().environment_files]
         return replace(unit, env_files=tuple(zip(env_paths, await self.read_files(env_paths))))
+
+    async def _files_and_cat(self) -> tuple[dict[str, str], str]:
+        """The unit's FragmentPath and DropInPaths, and `systemctl cat` of it, in one round trip."""
+        show = self.systemctl("show", "-p", "FragmentPath", "-p", "DropInPaths", self.unit)
+        cat = self.systemctl("cat", "--no-pager", self.unit)
+        marker = Command.of(["printf", "%s\\n", CAT_FOLLOWS])
+        out = await self._ok(Command.of([*show.words, AND, *marker.words, AND, *cat.words],
+                                        f"systemctl cat {self.unit}"))
+        shown, _, effective = out.partition(CAT_FOLLOWS + "\n")
+        return dict(line.partition("=")[::2] for line in shown.splitlines() if "=" in line), effective
 
     def write_command(self, path: str, text: str, backup: str | None) -> Command:
         what = f"back up {path} to {backup} and write the new unit" if backup else f"write {path}"

@@ -9,6 +9,7 @@ before that, and on SIGINT, it stops at once and frees the port.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import random
@@ -16,7 +17,6 @@ import signal
 import socket
 from types import FrameType
 
-import httpx
 import uvicorn
 from starlette.applications import Starlette
 
@@ -35,6 +35,7 @@ from mtptui.sim.pacing import Pacer
 from mtptui.sim.startup import StartupFailed, run_startup
 
 WARMUP_PROMPT = "The capital city of France is"
+WARMUP_TIMEOUT_S = 60.0
 UVICORN_START_S = 3.5
 
 
@@ -70,14 +71,40 @@ async def warmup(rt: Runtime, server: SimUvicorn, pace: Pacer) -> None:
     if not rt.boot.settings.skip_warmup:
         await pace.sleep(1.0)
         host = "127.0.0.1" if rt.host in ("0.0.0.0", "") else ("::1" if rt.host == "::" else rt.host)
-        base = f"http://{host if ':' not in host else f'[{host}]'}:{rt.port}"
-        async with httpx.AsyncClient(base_url=base, timeout=60) as client:
-            await client.get("/model_info")
-            await client.post("/generate", json={"text": WARMUP_PROMPT,
-                                                 "sampling_params": {"temperature": 0, "max_new_tokens": 8}})
+        generate = {"text": WARMUP_PROMPT, "sampling_params": {"temperature": 0, "max_new_tokens": 8}}
+        await asyncio.wait_for(_ask(host, rt.port, "GET", "/model_info"), WARMUP_TIMEOUT_S)
+        await asyncio.wait_for(_ask(host, rt.port, "POST", "/generate", json.dumps(generate)), WARMUP_TIMEOUT_S)
     rt.status = "up"
     rt.boot.timings.tokenizer_e2e = pace.total
     rt.log.main(msg.READY)
+
+
+async def _ask(host: str, port: int, method: str, path: str, body: str | None = None) -> None:
+    """One HTTP/1.1 request to the server itself, its answer read to the end. Not httpx: importing it and
+    building its client (an SSL context) took a quarter of a second of every simulated start. This side closes
+    first, so the TIME_WAIT is on its own port, never on the server's (which a restart binds again)."""
+    reader, writer = await asyncio.open_connection(host, port)
+    data = (body or "").encode()
+    head = (f"{method} {path} HTTP/1.1\r\nHost: {host if ':' not in host else f'[{host}]'}:{port}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n")
+    try:
+        writer.write(head.encode() + data)
+        await writer.drain()
+        await _read_answer(reader)
+    finally:
+        writer.close()
+
+
+async def _read_answer(reader: asyncio.StreamReader) -> None:
+    """Read one HTTP/1.1 response: its head, then its body by Content-Length, or chunk by chunk."""
+    head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").lower()
+    fields = dict(line.partition(":")[::2] for line in head.split("\r\n")[1:] if ":" in line)
+    if "chunked" in fields.get("transfer-encoding", ""):
+        while (size := int((await reader.readline()).strip() or b"0", 16)) > 0:
+            await reader.readexactly(size + 2)
+        await reader.readline()
+    else:
+        await reader.readexactly(int(fields.get("content-length", "0").strip() or 0))
 
 
 def _uvicorn_config(rt: Runtime, app: Starlette) -> uvicorn.Config:

@@ -85,6 +85,22 @@ def delete_stale_labs() -> list[str]:
     return removed
 
 
+def quick_acks(ns: str, on: bool = True) -> None:
+    """Immediate ACKs on the namespace's loopback (the route's ``quickack``), for sshd and the ProxyCommand alike.
+
+    Neither OpenSSH's sshd (for a session without a terminal) nor the ProxyCommand's nc sets TCP_NODELAY, so on a
+    loopback, where nothing else delays a segment, one's Nagle waits out the other's delayed ACK: 40 ms, twice per
+    SSH command (channel open, then exec), which made every round trip about 45 ms instead of 10-20 ms (the
+    ``round_trip_ms`` of benchmarks/lab_restart.py, with and without ``--delayed-acks``). An operator's host may
+    stall the same way (asyncssh sets TCP_NODELAY on mtptui's end of a direct connection; sshd sets none on its
+    own); the lab times mtptui, not that.
+    """
+    for route in ("127.0.0.0/8", "127.0.0.1"):  # a kernel without these routes only keeps the stall: no check
+        subprocess.run(["ip", "-n", ns, "route", "change", "local", route, "dev", "lo", "table", "local", "proto",
+                        "kernel", "scope", "host", "src", "127.0.0.1", "quickack", "1" if on else "0"],
+                       capture_output=True, check=False)
+
+
 def _read_only_binds() -> list[Path]:
     """The checkout, the venv (when it lives elsewhere) and the test cache (the SGLang venvs host lint runs)."""
     cache = cache_root()
@@ -171,6 +187,7 @@ class Lab:
         delete_netns(self.ns)
         subprocess.run(["ip", "netns", "add", self.ns], check=True)
         subprocess.run(["ip", "-n", self.ns, "link", "set", "lo", "up"], check=True)
+        quick_acks(self.ns)
         for path in (self.state, self.srv, self.bin, self.models, self.host_home, self.home / ".ssh",
                      self.root / "keys"):
             path.mkdir(parents=True, exist_ok=True)
@@ -384,4 +401,4 @@ def lab_process(lab: Lab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> It
 
 __all__ = ["ALIAS", "API_PORT", "HOSTNAME", "OPERATOR", "OPERATOR_ALIAS", "Lab", "LabHost", "PROFILES", "UNIT", "lab",
            "lab_each", "lab_host_file", "lab_missing", "lab_process", "lab_process_each", "lab_systemd",
-           "operator_env", "prepare_lab_host", "start_server"]
+           "operator_env", "prepare_lab_host", "quick_acks", "start_server"]

@@ -6,13 +6,18 @@ as this machine sees it), ``log_text()`` (the unit's journal, or the nohup log f
 
 from __future__ import annotations
 
+import codecs
 import os
+import selectors
+import signal
+import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tests.lab.image import OPERATOR
+from tests.lab.machine import children
 from tests.sshd import MODEL, host_toml
 
 if TYPE_CHECKING:
@@ -100,16 +105,65 @@ class LabHost:
         assert written.returncode == 0, written.stderr
 
     def wait_for(self, text: str, timeout: float = 60, after: int = 0) -> None:
+        """Until ``text`` is in the log past its first ``after`` characters (of ``log_text()``)."""
+        found = self._in_journal(text, timeout, after) if self.manager == "systemd" else \
+            self._in_file(text, timeout, after)
+        if not found:
+            raise AssertionError(f"{text!r} not in the lab server's log:\n{self.log_text()[-2000:]}")
+
+    def _in_file(self, text: str, timeout: float, after: int) -> bool:
         deadline = time.monotonic() + timeout
-        pause = 0.05 if self.manager == "process" else 0.2
         while time.monotonic() < deadline:
             if text in self.log_text()[after:]:
-                return
-            time.sleep(pause)
-        raise AssertionError(f"{text!r} not in the lab server's log:\n{self.log_text()[-2000:]}")
+                return True
+            time.sleep(0.05)
+        return False
+
+    def _in_journal(self, text: str, timeout: float, after: int) -> bool:
+        """Follow the unit's journal from its start (``journalctl -f``: woken by each entry, no polling), as
+        ``log_text()`` prints it."""
+        follow = subprocess.Popen([*self.lab.machine.enter(), "journalctl", "-u", UNIT, "-o", "cat", "--no-pager",
+                                   "--no-tail", "-f"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        assert follow.stdout is not None
+        decoder, seen, deadline = codecs.getincrementaldecoder("utf-8")("replace"), "", time.monotonic() + timeout
+        try:
+            with selectors.DefaultSelector() as selector:
+                selector.register(follow.stdout, selectors.EVENT_READ)
+                while text not in seen[after:]:
+                    left = deadline - time.monotonic()
+                    if left <= 0 or not selector.select(left):
+                        return False
+                    chunk = os.read(follow.stdout.fileno(), 65536)
+                    if not chunk:
+                        return False  # journalctl ended
+                    seen += decoder.decode(chunk)
+            return True
+        finally:
+            _end(follow)
 
     def wait_ready(self, timeout: float = 60) -> None:
         self.wait_for(READY, timeout)
+
+
+def _end(follow: subprocess.Popen) -> None:
+    """End a command run in the machine, and its program there: nsenter forks into the machine's PID namespace
+    and only waits for its child, so the child (journalctl) is killed first; nsenter reaps it and exits, and
+    the host's process count is as it was when this returns."""
+    inside = children(follow.pid)
+    for pid in inside:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    if not inside:  # not forked yet
+        follow.kill()
+    try:
+        follow.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        follow.kill()
+        follow.wait()
+    if follow.stdout is not None:
+        follow.stdout.close()
 
 
 def lab_host_file(lab: Lab, path: Path, manager: str, model: str = MODEL) -> LabHost:

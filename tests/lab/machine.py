@@ -74,7 +74,8 @@ def _read(path: Path) -> str:
         return ""
 
 
-def _children(pid: int) -> list[int]:
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (this machine's PIDs)."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -314,7 +315,7 @@ def _runs_machine(pid: int, name: str) -> bool:
 
 def _leader_of(nspawn: int) -> int:
     """The container's PID 1: the ``systemd`` child of its systemd-nspawn (0 while there is none)."""
-    return next((p for p in _children(nspawn) if _read(Path(f"/proc/{p}/comm")).strip() == "systemd"), 0)
+    return next((p for p in children(nspawn) if _read(Path(f"/proc/{p}/comm")).strip() == "systemd"), 0)
 
 
 def remove_stale(prefix: str) -> list[str]:

@@ -31,13 +31,15 @@ from mtptui.errors import UserError
 from mtptui.gateway.http import GatewayError
 
 if TYPE_CHECKING:
+    import httpx
+
     from mtptui.gateway.client import Gateway
     from mtptui.gateway.workers import Worker
     from mtptui.ops.connect import HostSession
     from mtptui.ops.progress import StepEmit
 
 DRAIN_TIMEOUT_S = 60.0
-POLL_S = 0.5
+POLL_S = 0.25  # how often the drain asks the server what it holds (a GET through the SSH tunnel)
 ADD_TIMEOUT_S = 60.0
 CANARY_TRIES_PER_WORKER = 6  # canaries until one reaches this worker: the gateway's policy picks who serves each
 NO_GATEWAY = "--no-gateway restarts without the gateway steps"
@@ -193,11 +195,17 @@ class GatewayDrain:
             self.emit("gateway_remove", f"the gateway shows {worker.url} {worker.status}", {"status": worker.status})
 
     async def _wait_idle(self, again: bool = False) -> str | None:
+        import httpx
+
+        self.emit("draining", f"waiting until the server holds no request (at most {self.plan.timeout_s:g} s)", {})
+        async with httpx.AsyncClient(timeout=10, trust_env=False) as client:  # one for every poll: building one
+            return await self._poll_idle(client, again)  # (its SSL context) cost more than the poll itself
+
+    async def _poll_idle(self, client: httpx.AsyncClient, again: bool) -> str | None:
         timeout_s, started, last = self.plan.timeout_s, time.monotonic(), None
-        self.emit("draining", f"waiting until the server holds no request (at most {timeout_s:g} s)", {})
         while True:
             try:
-                held = await self._held()
+                held = await self._held(client)
             except UserError as exc:
                 return self._problem(f"cannot read the server's requests in flight: {exc}", again)
             elapsed, drain_s = time.monotonic() - started, round(time.monotonic() - self._began, 2)
@@ -229,7 +237,7 @@ class GatewayDrain:
             return None
         return self._problem(reason)
 
-    async def _held(self) -> int:
+    async def _held(self, client: httpx.AsyncClient) -> int:
         """Requests the server holds by its own count (its engine says where), through the session."""
         import httpx
 
@@ -239,8 +247,7 @@ class GatewayDrain:
 
         async def get_text(path: str) -> tuple[int, str]:
             try:
-                async with httpx.AsyncClient(timeout=10, trust_env=False) as client:
-                    answer = await client.get(url + path)
+                answer = await client.get(url + path)
             except httpx.HTTPError as exc:
                 raise UserError(f"{url}{path} did not answer ({type(exc).__name__})") from None
             return answer.status_code, answer.text
