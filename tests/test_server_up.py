@@ -3,7 +3,6 @@ words them, the process manager's state read on this machine, and the log connec
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -110,10 +109,12 @@ def test_no_status_yet_leaves_the_log_to_say(real_logs: Path) -> None:
 
 
 async def test_the_process_managers_word_for_an_exited_server(tmp_path: Path, real_logs: Path) -> None:
-    """The process manager reads the pid file on this machine: its process has exited, so no server runs; port 1
-    keeps it from taking another test's server on this machine for this one."""
-    exited = subprocess.run(["sh", "-c", "echo $$"], capture_output=True, text=True, check=True).stdout.strip()
-    (tmp_path / "sglang.pid").write_text(exited + "\n")
+    """The process manager reads the pid file on this machine: its process is gone, so no server runs; port 1
+    keeps it from taking another test's server on this machine for this one. The pid is the kernel's pid_max, which
+    no process ever has: an exited process's pid comes round again on a busy machine (pid_max 32768 here), and a
+    reused one is a live process (a stale pid file's hazard, which this test is not about)."""
+    gone = Path("/proc/sys/kernel/pid_max").read_text().strip()
+    (tmp_path / "sglang.pid").write_text(gone + "\n")
     manager = ProcessManager(LocalTransport(), ProcessServer(log_file=str(tmp_path / "sglang.log"),
                                                              pid_file=str(tmp_path / "sglang.pid")), port=1)
     state = await manager.state()
