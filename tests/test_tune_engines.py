@@ -44,6 +44,17 @@ def host_file(tmp_path, **extra):
     return path
 
 
+def host_file_with_mtp1(tmp_path):
+    """``host_file`` with one more vLLM profile, MTP with one token (a cheaper vLLM arm)."""
+    import tomli_w
+
+    path = host_file(tmp_path)
+    data = tomllib.loads(path.read_text())
+    data["profiles"]["vllm-mtp1"] = vllm_profile(1)
+    path.write_text(tomli_w.dumps(data))
+    return path
+
+
 def test_a_host_names_another_engines_server_and_is_seen_running_it(tmp_path) -> None:
     host = load_host_file(host_file(tmp_path))
     assert host.engine_of("restored") == "sglang" and host.engine_of("vllm-mtp3") == "vllm"
@@ -125,13 +136,7 @@ def test_within_noise_at_the_first_concurrency_the_original_stays(tmp_path) -> N
 
 def test_a_faster_arm_of_the_same_engine_passed_over_within_noise_is_named(tmp_path) -> None:
     """The cheaper vLLM arm is kept within noise of the faster one: the sentence says the faster adds nothing."""
-    path = host_file(tmp_path)
-    data = tomllib.loads(path.read_text())
-    data["profiles"]["vllm-mtp1"] = vllm_profile(1)
-    import tomli_w
-
-    path.write_text(tomli_w.dumps(data))
-    host = load_host_file(path)
+    host = load_host_file(host_file_with_mtp1(tmp_path))
     made = profile_arms(host, ["restored", "vllm-mtp1", "vllm-mtp3"])
     for arm, c1 in zip(made, (40.0, 50.0, 51.5)):
         measured(arm, 1, c1, c1)

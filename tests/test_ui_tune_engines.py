@@ -5,7 +5,6 @@ the run shown here is built as the tuner builds it (profile arms of the ct129 ho
 from __future__ import annotations
 
 import json
-import tomllib
 from io import StringIO
 
 from rich.console import Console
@@ -17,19 +16,13 @@ from mtptui.ops.tune.plan import Original, TunePlan, Workload
 from mtptui.ops.tune.profile_arms import profile_arms
 from mtptui.ops.tune.state import TuneRun
 from tests.test_tune import measured
-from tests.test_tune_engines import host_file, vllm_profile
+from tests.test_tune_engines import host_file, host_file_with_mtp1
 from tests.test_ui_tune import open_tune, show
 from tests.ui_fixtures.support import SIZE, make_app
 
 
 def engines_run(tmp_path) -> TuneRun:
-    import tomli_w
-
-    path = host_file(tmp_path)
-    data = tomllib.loads(path.read_text())
-    data["profiles"]["vllm-mtp1"] = vllm_profile(1)
-    path.write_text(tomli_w.dumps(data))
-    host = load_host_file(path)
+    host = load_host_file(host_file_with_mtp1(tmp_path))
     arms = profile_arms(host, ["restored", "vllm-mtp3", "vllm-mtp1"])
     original = Original("redeploy-1step", host.profile("redeploy-1step"), True, "running:pid 4242")
     run = TuneRun(TunePlan(host, "restored", arms, Workload((1, 16)), "original", original), clock=lambda: 0.0)
