@@ -269,7 +269,7 @@ class HostConfig(_Strict):
         from mtptui.errors import ConfigError
 
         profile = self.profile(name)
-        if (profile.engine or self.engine) != self.engine:
+        if name not in self.own_profiles():
             raise ConfigError(f"profile {name!r} launches {profile.engine}, but {self.name}'s server is {self.engine}: "
                               f"only a tune across engines (mtptui tune {self.name} --arms ...) runs another "
                               f"engine's profile; restart, diff and lint take the host's own "

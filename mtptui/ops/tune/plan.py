@@ -201,9 +201,8 @@ async def _original_of(session: HostSession, home: str) -> Original | None:
 
 def unused_name(host: HostConfig, name: str) -> str:
     """``name``, or ``name-2``, ``name-3``, ... when the host has a profile called that already."""
-    taken, number = set(host.profiles), 2
-    found = name
-    while found in taken:
+    found, number = name, 2
+    while found in host.profiles:
         found, number = f"{name}-{number}", number + 1
     return found
 
